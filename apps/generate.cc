@@ -1,0 +1,168 @@
+#include "apps/generate.h"
+
+#include <tbb/parallel_for.h>
+#include <zlib.h>
+
+#include <charconv>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "shards/file_util.h"
+#include "shards/interrupt.h"
+
+namespace sg {
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+struct Edge {
+  uint64_t src, dst;
+  float weight;
+};
+
+Edge rmat_edge(const RmatOptions& o, uint64_t index) {
+  uint64_t state = splitmix64(o.seed * 0x100000001b3ULL ^ splitmix64(index));
+  uint64_t src = 0, dst = 0;
+  for (uint32_t bit = 0; bit < o.scale; ++bit) {
+    state = splitmix64(state);
+    const double r = static_cast<double>(state >> 11) * 0x1.0p-53;
+    // a=0.57 (0,0)  b=0.19 (0,1)  c=0.19 (1,0)  d=0.05 (1,1)
+    const uint64_t right = (r >= 0.57 && r < 0.76) || r >= 0.95;
+    const uint64_t down = r >= 0.76;
+    src = (src << 1) | down;
+    dst = (dst << 1) | right;
+  }
+  state = splitmix64(state);
+  return Edge{src, dst, static_cast<float>(1 + state % 255)};
+}
+
+std::vector<uint64_t> permutation(uint64_t n, uint64_t seed) {
+  std::vector<uint64_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  uint64_t state = splitmix64(seed ^ 0x5bd1e995ULL);
+  for (uint64_t i = n; i > 1; --i) {  // Fisher-Yates
+    state = splitmix64(state);
+    std::swap(perm[i - 1], perm[state % i]);
+  }
+  return perm;
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+class Output {
+ public:
+  ~Output() {
+    if (gz_ != nullptr) gzclose(gz_);
+  }
+  Status open(const std::string& path) {
+    path_ = path;
+    if (ends_with(path, ".gz")) {
+      gz_ = gzopen(path.c_str(), "wb1");
+      if (gz_ == nullptr) return Status::IOError(path + ": cannot create");
+      return Status::OK();
+    }
+    return File::create(path, &file_);
+  }
+  Status write(const std::string& bytes) {
+    if (gz_ != nullptr) {
+      if (gzwrite(gz_, bytes.data(), static_cast<unsigned>(bytes.size())) != static_cast<int>(bytes.size())) {
+        return Status::IOError(path_ + ": write failed");
+      }
+      return Status::OK();
+    }
+    SG_RETURN_IF_ERROR(file_.pwrite_all(bytes.data(), bytes.size(), offset_));
+    offset_ += bytes.size();
+    return Status::OK();
+  }
+  Status close() {
+    if (gz_ != nullptr) {
+      const int rc = gzclose(gz_);
+      gz_ = nullptr;
+      return rc == Z_OK ? Status::OK() : Status::IOError(path_ + ": write failed");
+    }
+    return file_.close();
+  }
+
+ private:
+  std::string path_;
+  gzFile gz_ = nullptr;
+  File file_;
+  uint64_t offset_ = 0;
+};
+
+enum class Encoding { kText, kBin32, kBin64 };
+
+void append_edge(std::string* out, const Edge& e, Encoding encoding, bool weights) {
+  if (encoding == Encoding::kText) {
+    char line[64];
+    char* p = std::to_chars(line, line + 24, e.src).ptr;
+    *p++ = ' ';
+    p = std::to_chars(p, p + 24, e.dst).ptr;
+    if (weights) {
+      *p++ = ' ';
+      p = std::to_chars(p, p + 8, static_cast<int>(e.weight)).ptr;
+    }
+    *p++ = '\n';
+    out->append(line, p);
+    return;
+  }
+  if (encoding == Encoding::kBin32) {
+    const uint32_t ids[2] = {static_cast<uint32_t>(e.src), static_cast<uint32_t>(e.dst)};
+    out->append(reinterpret_cast<const char*>(ids), sizeof(ids));
+  } else {
+    const uint64_t ids[2] = {e.src, e.dst};
+    out->append(reinterpret_cast<const char*>(ids), sizeof(ids));
+  }
+  if (weights) out->append(reinterpret_cast<const char*>(&e.weight), sizeof(float));
+}
+
+}  // namespace
+
+Status generate_rmat(const RmatOptions& o, const std::string& path) {
+  if (o.scale < 1 || o.scale > 31) return Status::InvalidArgument("--scale must be in 1..31");
+  if (o.edge_factor < 1) return Status::InvalidArgument("--edge-factor must be at least 1");
+  const Encoding encoding = ends_with(path, ".bin32") ? Encoding::kBin32
+                            : ends_with(path, ".bin64") ? Encoding::kBin64
+                                                        : Encoding::kText;
+  const uint64_t vertices = uint64_t{1} << o.scale;
+  const uint64_t edges = vertices * o.edge_factor;
+  const std::vector<uint64_t> perm = permutation(vertices, o.seed);
+  Output out;
+  SG_RETURN_IF_ERROR(out.open(path));
+  if (encoding == Encoding::kText) {
+    SG_RETURN_IF_ERROR(out.write("# shardgraph rmat scale=" + std::to_string(o.scale) + " edge_factor=" +
+                                 std::to_string(o.edge_factor) + " seed=" + std::to_string(o.seed) + "\n# Nodes: " + std::to_string(vertices) +
+                                 " Edges: " + std::to_string(edges) + "\n"));
+  }
+  // Batches of blocks: blocks are formatted in parallel, written in order.
+  constexpr uint64_t kBlockEdges = 1 << 16;
+  constexpr size_t kBlocksPerBatch = 64;
+  std::vector<std::string> blocks(kBlocksPerBatch);
+  for (uint64_t batch_start = 0; batch_start < edges; batch_start += kBlockEdges * kBlocksPerBatch) {
+    if (interrupt_requested()) return Status::Interrupted("generate stopped by a signal");
+    tbb::parallel_for(size_t{0}, kBlocksPerBatch, [&](size_t b) {
+      blocks[b].clear();
+      const uint64_t begin = std::min(edges, batch_start + b * kBlockEdges);
+      const uint64_t end = std::min(edges, begin + kBlockEdges);
+      for (uint64_t i = begin; i < end; ++i) {
+        Edge e = rmat_edge(o, i);
+        e.src = perm[e.src];
+        e.dst = perm[e.dst];
+        append_edge(&blocks[b], e, encoding, o.weights);
+      }
+    });
+    for (const std::string& block : blocks) SG_RETURN_IF_ERROR(out.write(block));
+  }
+  return out.close();
+}
+
+}  // namespace sg

@@ -1,0 +1,128 @@
+#include "apps/graph_info.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace sg {
+namespace {
+
+using nlohmann::json;
+
+struct DegreeSummary {
+  uint64_t max = 0, zero = 0, p50 = 0, p99 = 0;
+  double mean = 0;
+};
+
+DegreeSummary summarize(const std::vector<uint32_t>& degrees) {
+  DegreeSummary s;
+  if (degrees.empty()) return s;
+  std::vector<uint32_t> sorted(degrees);
+  std::sort(sorted.begin(), sorted.end());
+  uint64_t total = 0;
+  for (uint32_t d : sorted) {
+    total += d;
+    s.zero += d == 0;
+  }
+  s.max = sorted.back();
+  s.mean = static_cast<double>(total) / static_cast<double>(sorted.size());
+  s.p50 = sorted[sorted.size() / 2];
+  s.p99 = sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
+  return s;
+}
+
+uint64_t stored_bytes(const Graph& g) {
+  uint64_t bytes = 0;
+  for (size_t s = 0; s < g.stored_space_count(); ++s) bytes += g.stored_space(s).meta.logical_bytes;
+  return bytes;
+}
+
+double per(uint64_t bytes, uint64_t count) { return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count); }
+
+std::string format(const char* fmt, auto... args) {
+  char line[512];
+  std::snprintf(line, sizeof(line), fmt, args...);
+  return line;
+}
+
+}  // namespace
+
+std::string graph_info_text(const Graph& g) {
+  const Manifest& m = g.manifest();
+  std::string out;
+  out += format("graph          %s (id %s, format %d, codec %s)\n", g.dir().c_str(), m.graph_id.c_str(), m.format_version,
+                m.codec.c_str());
+  out += format("vertices       %llu\n", static_cast<unsigned long long>(m.num_vertices));
+  out += format("edges          %llu (%s)\n", static_cast<unsigned long long>(m.num_edges), m.directed ? "directed" : "undirected");
+  out += format("weighted       %s\n", m.weighted ? "float32" : "no");
+  out += format("ids            %s\n", m.id_map_file.empty() ? format("dense, original = id + %llu", static_cast<unsigned long long>(m.id_base)).c_str()
+                                                             : "remapped (id map stored)");
+  out += format("intervals      %zu\n", m.interval_starts.size());
+  out += format("chunk target   %u bytes\n", m.chunk_bytes);
+  out += format("devices        %zu, stripe %llu bytes\n", m.devices.size(), static_cast<unsigned long long>(m.stripe_bytes));
+  for (size_t s = 0; s < g.stored_space_count(); ++s) {
+    const SpaceManifest& sm = g.stored_space(s).meta;
+    out += format("space %-8s %llu chunks, %llu arcs, %llu bytes (%.3f bytes/arc)\n",
+                  (sm.name + (g.directed() ? "" : "=in")).c_str(), static_cast<unsigned long long>(sm.chunks),
+                  static_cast<unsigned long long>(sm.arcs), static_cast<unsigned long long>(sm.logical_bytes),
+                  per(sm.logical_bytes, sm.arcs));
+    for (size_t d = 0; d < sm.device_files.size(); ++d) {
+      out += format("  device %-5zu %llu bytes  %s/%s\n", d, static_cast<unsigned long long>(sm.device_bytes[d]),
+                    m.devices[d] == "." ? "<graph>" : m.devices[d].c_str(), sm.device_files[d].c_str());
+    }
+  }
+  out += format("bytes/edge     %.3f (all spaces)\n", per(stored_bytes(g), m.num_edges));
+  const char* names[] = {"out-degree", "in-degree"};
+  for (size_t s = 0; s < (g.directed() ? 2u : 1u); ++s) {
+    const DegreeSummary d = summarize(g.stored_space(s).degrees);
+    out += format("%-14s max %llu, mean %.2f, median %llu, p99 %llu, zero %llu\n", g.directed() ? names[s] : "degree",
+                  static_cast<unsigned long long>(d.max), d.mean, static_cast<unsigned long long>(d.p50),
+                  static_cast<unsigned long long>(d.p99), static_cast<unsigned long long>(d.zero));
+  }
+  const IngestRecord& in = m.ingest;
+  out += format("input          %s (%s), %llu edges read, %llu sorted runs, memory %llu\n", in.source.c_str(),
+                in.input_format.c_str(), static_cast<unsigned long long>(in.input_edges),
+                static_cast<unsigned long long>(in.sorted_runs), static_cast<unsigned long long>(in.memory_bytes));
+  out += format("self-loops     %llu (%s)\n", static_cast<unsigned long long>(in.self_loops), in.self_loops_dropped ? "dropped" : "kept");
+  out += format("duplicates     %llu (%s)\n", static_cast<unsigned long long>(in.duplicate_edges),
+                in.duplicates_dropped ? "dropped" : "kept");
+  return out;
+}
+
+std::string graph_info_json(const Graph& g) {
+  const Manifest& m = g.manifest();
+  json spaces = json::array();
+  for (size_t s = 0; s < g.stored_space_count(); ++s) {
+    const EdgeSpace& space = g.stored_space(s);
+    const DegreeSummary d = summarize(space.degrees);
+    spaces.push_back({{"name", space.meta.name},
+                      {"chunks", space.meta.chunks},
+                      {"arcs", space.meta.arcs},
+                      {"bytes", space.meta.logical_bytes},
+                      {"bytes_per_arc", per(space.meta.logical_bytes, space.meta.arcs)},
+                      {"device_bytes", space.meta.device_bytes},
+                      {"degree", {{"max", d.max}, {"mean", d.mean}, {"median", d.p50}, {"p99", d.p99}, {"zero", d.zero}}}});
+  }
+  json j{{"graph", g.dir()},
+         {"vertices", m.num_vertices},
+         {"edges", m.num_edges},
+         {"directed", m.directed},
+         {"weighted", m.weighted},
+         {"remapped", !m.id_map_file.empty()},
+         {"intervals", m.interval_starts.size()},
+         {"chunk_bytes", m.chunk_bytes},
+         {"stripe_bytes", m.stripe_bytes},
+         {"devices", m.devices},
+         {"spaces", spaces},
+         {"bytes", stored_bytes(g)},
+         {"bytes_per_edge", per(stored_bytes(g), m.num_edges)},
+         {"self_loops", m.ingest.self_loops},
+         {"self_loops_dropped", m.ingest.self_loops_dropped},
+         {"duplicate_edges", m.ingest.duplicate_edges},
+         {"duplicates_dropped", m.ingest.duplicates_dropped},
+         {"input_edges", m.ingest.input_edges},
+         {"sorted_runs", m.ingest.sorted_runs}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace sg

@@ -1,0 +1,167 @@
+// shardgraph command line (DESIGN §8). Exit codes: 0 ok, 1 runtime error,
+// 2 usage error. Errors are one line on stderr.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "apps/cli_util.h"
+#include "apps/generate.h"
+#include "apps/graph_info.h"
+#include "shards/graph.h"
+#include "shards/ingest.h"
+#include "shards/interrupt.h"
+#include "shards/verify.h"
+
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+int fail(const sg::Status& status) {
+  std::fprintf(stderr, "shardgraph: error: %s\n", status.message().c_str());
+  return status.code() == sg::Status::Code::kInvalidArgument ? kExitUsage : kExitRuntime;
+}
+
+uint64_t size_option(const std::string& name, const std::string& text) {
+  uint64_t bytes = 0;
+  if (!sg::parse_size(text, &bytes)) throw UsageError(name + ": '" + text + "' is not a size (e.g. 64M, 2G, 4096)");
+  return bytes;
+}
+
+struct GenerateArgs {
+  std::string kind;
+  sg::RmatOptions rmat;
+  std::string output;
+};
+
+int run_generate(const GenerateArgs& a) {
+  sg::Status s = sg::generate_rmat(a.rmat, a.output);
+  if (!s.ok()) {
+    std::remove(a.output.c_str());  // never leave a truncated edge list behind
+    return fail(s);
+  }
+  return 0;
+}
+
+struct IngestArgs {
+  sg::IngestOptions options;
+  std::string memory = "1G", chunk = "256K", stripe = "4M";
+};
+
+int run_ingest(IngestArgs& a) {
+  a.options.memory_bytes = size_option("--memory", a.memory);
+  const uint64_t chunk = size_option("--chunk-bytes", a.chunk);
+  if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
+  a.options.chunk_bytes = static_cast<uint32_t>(chunk);
+  a.options.stripe_bytes = size_option("--stripe-bytes", a.stripe);
+  sg::IngestSummary summary;
+  sg::Status s = sg::ingest_graph(a.options, &summary);
+  if (!s.ok()) return fail(s);
+  std::printf("ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sorted runs, %.2f s, peak RSS %llu KiB\n",
+              a.options.input.c_str(), a.options.output.c_str(), static_cast<unsigned long long>(summary.num_vertices),
+              static_cast<unsigned long long>(summary.num_edges), summary.intervals,
+              static_cast<unsigned long long>(summary.stored_bytes),
+              summary.num_edges ? static_cast<double>(summary.stored_bytes) / static_cast<double>(summary.num_edges) : 0.0,
+              static_cast<unsigned long long>(summary.sorted_runs), summary.seconds,
+              static_cast<unsigned long long>(sg::peak_rss_bytes() / 1024));
+  return 0;
+}
+
+int run_info(const std::string& dir, bool as_json) {
+  sg::Graph graph;
+  sg::Status s = sg::Graph::open(dir, &graph);
+  if (!s.ok()) return fail(s);
+  std::fputs((as_json ? sg::graph_info_json(graph) : sg::graph_info_text(graph)).c_str(), stdout);
+  return 0;
+}
+
+int run_verify(const std::string& dir) {
+  sg::Graph graph;
+  sg::Status s = sg::Graph::open(dir, &graph);
+  if (!s.ok()) return fail(s);
+  sg::VerifyReport report;
+  s = sg::verify_graph(graph, &report);
+  if (!s.ok()) {
+    std::fprintf(stderr, "shardgraph: verify failed: %s\n", s.message().c_str());
+    return kExitRuntime;
+  }
+  std::printf("ok: %llu chunks, %llu arcs, %llu bytes checked\n", static_cast<unsigned long long>(report.chunks),
+              static_cast<unsigned long long>(report.arcs), static_cast<unsigned long long>(report.bytes));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
+  app.require_subcommand(1);
+
+  GenerateArgs gen;
+  auto* generate = app.add_subcommand("generate", "write a synthetic edge list");
+  generate->add_option("kind", gen.kind, "generator: rmat")->required()->check(CLI::IsMember({"rmat"}));
+  generate->add_option("--scale", gen.rmat.scale, "log2 of the vertex count")->required();
+  generate->add_option("--edge-factor", gen.rmat.edge_factor, "edges per vertex")->capture_default_str();
+  generate->add_option("--seed", gen.rmat.seed, "random seed")->capture_default_str();
+  generate->add_flag("--weights", gen.rmat.weights, "add integer weights 1..255");
+  generate->add_option("-o,--output", gen.output, "edge list file (.gz = gzip text, .bin32/.bin64 = binary)")->required();
+
+  IngestArgs ing;
+  auto* ingest = app.add_subcommand("ingest", "build a graph directory from an edge list");
+  ingest->add_option("input", ing.options.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
+  ingest->add_option("-o,--output", ing.options.output, "graph directory to create")->required();
+  ingest->add_option("--format", ing.options.format, "snap|mtx|bin32|bin64 (default: from the file name)")
+      ->check(CLI::IsMember({"snap", "mtx", "bin32", "bin64"}));
+  ingest->add_flag("--weights", ing.options.binary_weights, "binary input records carry a float32 weight");
+  ingest->add_flag("--undirected", ing.options.undirected, "treat every edge as undirected");
+  ingest->add_flag("--drop-self-loops", ing.options.drop_self_loops, "remove edges v->v");
+  ingest->add_flag("--dedup", ing.options.dedup, "remove duplicate edges (keeps the smallest weight)");
+  ingest->add_flag("--remap", ing.options.remap, "map sparse or 64-bit ids to dense ids (map stored)");
+  ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G)")->capture_default_str();
+  ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
+  ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");
+  ingest->add_option("--device", ing.options.devices, "device directory for edge data (repeatable)");
+  ingest->add_option("--stripe-bytes", ing.stripe, "stripe depth across devices (multiple of 4K)")->capture_default_str();
+
+  std::string info_dir;
+  bool info_json = false;
+  auto* info = app.add_subcommand("info", "describe a graph");
+  info->add_option("graph", info_dir, "graph directory")->required();
+  info->add_flag("--json", info_json, "print JSON");
+
+  std::string verify_dir;
+  auto* verify = app.add_subcommand("verify", "re-read and check every chunk of a graph");
+  verify->add_option("graph", verify_dir, "graph directory")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    const int rc = app.exit(e);
+    if (std::getenv("SHARDGRAPH_REPORT_RSS") != nullptr) std::printf("peak RSS %llu KiB\n", static_cast<unsigned long long>(sg::peak_rss_bytes() / 1024));
+    return rc;
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "shardgraph: usage error: %s (see --help)\n", e.what());
+    return kExitUsage;
+  }
+  sg::install_interrupt_handlers();
+  try {
+    if (*generate) return run_generate(gen);
+    if (*ingest) return run_ingest(ing);
+    if (*info) return run_info(info_dir, info_json);
+    if (*verify) return run_verify(verify_dir);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "shardgraph: usage error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "shardgraph: error: %s\n", e.what());
+    return kExitRuntime;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,461 @@
+#include "shards/edge_reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace sg {
+namespace {
+
+constexpr size_t kReadBufferBytes = 1 << 20;
+constexpr size_t kMaxLineBytes = 1 << 16;  // a longer line is malformed input
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string strip_gz(const std::string& path) { return ends_with(path, ".gz") ? path.substr(0, path.size() - 3) : path; }
+
+// Reads a file (gzip or plain) in large blocks.
+class ByteSource {
+ public:
+  ~ByteSource() {
+    if (file_ != nullptr) gzclose(file_);
+  }
+  Status open(const std::string& path) {
+    path_ = path;
+    file_ = gzopen(path.c_str(), "rb");
+    if (file_ == nullptr) return Status::NotFound(path + ": cannot open input: " + std::strerror(errno));
+    gzbuffer(file_, 256 * 1024);
+    return Status::OK();
+  }
+  // Reads up to `bytes`; returns the count (0 at the end).
+  Status read(char* dst, size_t bytes, size_t* got) {
+    const int n = gzread(file_, dst, static_cast<unsigned>(bytes));
+    if (n < 0) {
+      int errnum = 0;
+      const char* msg = gzerror(file_, &errnum);
+      return Status::IOError(path_ + ": read: " + (errnum == Z_ERRNO ? std::strerror(errno) : msg));
+    }
+    *got = static_cast<size_t>(n);
+    return Status::OK();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  gzFile file_ = nullptr;
+};
+
+// Splits the input into lines without copying; handles CRLF.
+class LineSource {
+ public:
+  Status open(const std::string& path) {
+    buffer_.resize(kReadBufferBytes + kMaxLineBytes);
+    return source_.open(path);
+  }
+  // Sets *line (without line end); *more = false at the end of input.
+  Status next_line(std::string_view* line, bool* more) {
+    for (;;) {
+      const char* begin = buffer_.data() + pos_;
+      const char* end = buffer_.data() + filled_;
+      const char* newline = static_cast<const char*>(std::memchr(begin, '\n', static_cast<size_t>(end - begin)));
+      if (newline != nullptr || (eof_ && begin < end)) {
+        const char* line_end = newline != nullptr ? newline : end;
+        pos_ = static_cast<size_t>(line_end - buffer_.data()) + (newline != nullptr ? 1 : 0);
+        if (line_end > begin && line_end[-1] == '\r') --line_end;
+        *line = std::string_view(begin, static_cast<size_t>(line_end - begin));
+        ++line_number_;
+        *more = true;
+        return Status::OK();
+      }
+      if (eof_) {
+        *more = false;
+        return Status::OK();
+      }
+      SG_RETURN_IF_ERROR(refill());
+    }
+  }
+  uint64_t line_number() const { return line_number_; }
+  const std::string& path() const { return source_.path(); }
+  std::string where() const { return source_.path() + ":" + std::to_string(line_number_); }
+
+ private:
+  Status refill() {
+    const size_t keep = filled_ - pos_;
+    if (keep >= kMaxLineBytes) {
+      return Status::InvalidArgument(source_.path() + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
+                                     std::to_string(kMaxLineBytes) + " bytes");
+    }
+    std::memmove(buffer_.data(), buffer_.data() + pos_, keep);
+    pos_ = 0;
+    filled_ = keep;
+    size_t got = 0;
+    SG_RETURN_IF_ERROR(source_.read(buffer_.data() + filled_, buffer_.size() - filled_, &got));
+    if (got == 0) eof_ = true;
+    filled_ += got;
+    return Status::OK();
+  }
+
+  ByteSource source_;
+  std::vector<char> buffer_;
+  size_t pos_ = 0;
+  size_t filled_ = 0;
+  bool eof_ = false;
+  uint64_t line_number_ = 0;
+};
+
+bool is_separator(char c) { return c == ' ' || c == '\t' || c == ','; }
+
+// Splits a data line into at most `max` fields.
+size_t split_fields(std::string_view line, std::string_view* fields, size_t max) {
+  size_t count = 0;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_separator(line[i])) ++i;
+    if (i >= line.size()) break;
+    const size_t start = i;
+    while (i < line.size() && !is_separator(line[i])) ++i;
+    if (count == max) return max + 1;
+    fields[count++] = line.substr(start, i - start);
+  }
+  return count;
+}
+
+bool parse_u64(std::string_view field, uint64_t* value) {
+  const char* end = field.data() + field.size();
+  auto [ptr, ec] = std::from_chars(field.data(), end, *value);
+  return ec == std::errc() && ptr == end;
+}
+
+bool parse_weight(std::string_view field, float* value) {
+  const char* end = field.data() + field.size();
+  auto [ptr, ec] = std::from_chars(field.data(), end, *value);
+  return ec == std::errc() && ptr == end && std::isfinite(*value);
+}
+
+Status bad_line(const LineSource& lines, const std::string& reason) {
+  return Status::InvalidArgument(lines.where() + ": " + reason);
+}
+
+Status parse_id(const LineSource& lines, std::string_view field, const char* which, uint64_t* id) {
+  if (parse_u64(field, id)) return Status::OK();
+  return bad_line(lines, std::string("invalid ") + which + " vertex id '" + std::string(field.substr(0, 40)) + "'");
+}
+
+std::string id_limit_text(const RawEdge& edge, uint64_t base) {
+  return "vertex id " + std::to_string(std::max(edge.src, edge.dst)) + " with base " + std::to_string(base) +
+         " does not fit 32-bit dense ids; ingest with --remap";
+}
+
+bool is_comment_or_blank(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  return i == line.size() || line[i] == '#' || line[i] == '%';
+}
+
+class SnapReader : public EdgeReader {
+ public:
+  Status open(const std::string& path) {
+    allow_header_ = ends_with(strip_gz(path), ".csv");
+    shape_.format = InputFormat::kSnap;
+    return lines_.open(path);
+  }
+  const InputShape& shape() const override { return shape_; }
+
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
+    batch->clear();
+    std::string_view line;
+    bool more = true;
+    while (batch->size() < max_edges) {
+      SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
+      if (!more) break;
+      if (is_comment_or_blank(line)) {
+        if (columns_ == 0) read_nodes_header(line);
+        continue;
+      }
+      std::string_view fields[3];
+      const size_t count = split_fields(line, fields, 3);
+      if (columns_ == 0 && allow_header_ && !parse_u64(fields[0], &scratch_)) {
+        allow_header_ = false;  // a CSV header line such as "id_1,id_2"
+        continue;
+      }
+      if (count < 2 || count > 3) {
+        return bad_line(lines_, "expected 'src dst [weight]', found " + std::to_string(count > 3 ? 4 : count) +
+                                    (count > 3 ? " or more fields" : " field(s)"));
+      }
+      if (columns_ == 0) {
+        columns_ = count;
+        first_data_line_ = lines_.line_number();
+        shape_.weighted = count == 3;
+      } else if (count != columns_) {
+        return bad_line(lines_, "has " + std::to_string(count) + " fields but line " +
+                                    std::to_string(first_data_line_) + " has " + std::to_string(columns_));
+      }
+      RawEdge edge{0, 0, 1.0f};
+      SG_RETURN_IF_ERROR(parse_id(lines_, fields[0], "source", &edge.src));
+      SG_RETURN_IF_ERROR(parse_id(lines_, fields[1], "destination", &edge.dst));
+      if (count == 3 && !parse_weight(fields[2], &edge.weight)) {
+        return bad_line(lines_, "invalid weight '" + std::string(fields[2].substr(0, 40)) + "'");
+      }
+      if (edge.src > max_id_ || edge.dst > max_id_) return bad_line(lines_, id_limit_text(edge, 0));
+      batch->push_back(edge);
+    }
+    return Status::OK();
+  }
+
+ private:
+  // SNAP's "# Nodes: 7115 Edges: 103689" header: the vertex count is a
+  // lower bound for |V| (ids may still be larger).
+  void read_nodes_header(std::string_view line) {
+    const size_t at = line.find("Nodes:");
+    if (at == std::string_view::npos) return;
+    size_t i = at + 6;
+    while (i < line.size() && line[i] == ' ') ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] >= '0' && line[j] <= '9') ++j;
+    uint64_t nodes = 0;
+    if (j > i && parse_u64(line.substr(i, j - i), &nodes) && nodes <= max_id_) shape_.declared_vertices = nodes;
+  }
+
+  LineSource lines_;
+  InputShape shape_;
+  bool allow_header_ = false;
+  size_t columns_ = 0;
+  uint64_t first_data_line_ = 0;
+  uint64_t scratch_ = 0;
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+class MtxReader : public EdgeReader {
+ public:
+  Status open(const std::string& path) {
+    SG_RETURN_IF_ERROR(lines_.open(path));
+    shape_.format = InputFormat::kMtx;
+    shape_.id_base = 1;
+    return read_header();
+  }
+  const InputShape& shape() const override { return shape_; }
+
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
+    batch->clear();
+    std::string_view line;
+    bool more = true;
+    while (batch->size() < max_edges) {
+      SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
+      if (!more) {
+        if (entries_ != declared_entries_) {
+          return Status::InvalidArgument(lines_.path() + ":" + std::to_string(lines_.line_number()) +
+                                         ": file ends after " + std::to_string(entries_) + " of " +
+                                         std::to_string(declared_entries_) + " entries");
+        }
+        break;
+      }
+      if (is_comment_or_blank(line)) continue;
+      if (entries_ == declared_entries_) return bad_line(lines_, "more entries than the header declares");
+      std::string_view fields[3];
+      const size_t count = split_fields(line, fields, 3);
+      const size_t expected = shape_.weighted ? 3 : 2;
+      if (count != expected) {
+        return bad_line(lines_, "expected " + std::to_string(expected) + " fields for a " + field_ + " matrix");
+      }
+      RawEdge edge{0, 0, 1.0f};
+      SG_RETURN_IF_ERROR(parse_id(lines_, fields[0], "row", &edge.src));
+      SG_RETURN_IF_ERROR(parse_id(lines_, fields[1], "column", &edge.dst));
+      if (edge.src < 1 || edge.src > rows_ || edge.dst < 1 || edge.dst > cols_) {
+        return bad_line(lines_, "index outside the " + std::to_string(rows_) + " x " + std::to_string(cols_) + " matrix");
+      }
+      if (shape_.weighted && !parse_weight(fields[2], &edge.weight)) {
+        return bad_line(lines_, "invalid value '" + std::string(fields[2].substr(0, 40)) + "'");
+      }
+      if (edge.src - 1 > max_id_ || edge.dst - 1 > max_id_) return bad_line(lines_, id_limit_text(edge, 1));
+      ++entries_;
+      batch->push_back(edge);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status read_header() {
+    std::string_view line;
+    bool more = true;
+    SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
+    std::string_view words[6];
+    const size_t count = more ? split_fields(line, words, 5) : 0;
+    if (count != 5 || lower(words[0]) != "%%matrixmarket" || lower(words[1]) != "matrix") {
+      return Status::InvalidArgument(lines_.path() + ":1: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
+    }
+    if (lower(words[2]) != "coordinate") {
+      return Status::InvalidArgument(lines_.path() + ":1: only 'coordinate' Matrix Market files hold graphs, not '" +
+                                     std::string(words[2]) + "'");
+    }
+    field_ = lower(words[3]);
+    if (field_ != "pattern" && field_ != "integer" && field_ != "real") {
+      return Status::InvalidArgument(lines_.path() + ":1: unsupported field '" + field_ + "' (pattern, integer, real)");
+    }
+    const std::string symmetry = lower(words[4]);
+    if (symmetry != "general" && symmetry != "symmetric") {
+      return Status::InvalidArgument(lines_.path() + ":1: unsupported symmetry '" + symmetry + "' (general, symmetric)");
+    }
+    shape_.weighted = field_ != "pattern";
+    shape_.symmetric = symmetry == "symmetric";
+    do {
+      SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
+    } while (more && is_comment_or_blank(line));
+    if (!more) return Status::InvalidArgument(lines_.path() + ": missing the 'rows cols entries' size line");
+    std::string_view sizes[3];
+    if (split_fields(line, sizes, 3) != 3 || !parse_u64(sizes[0], &rows_) || !parse_u64(sizes[1], &cols_) ||
+        !parse_u64(sizes[2], &declared_entries_)) {
+      return bad_line(lines_, "expected the size line 'rows cols entries'");
+    }
+    if (shape_.symmetric && rows_ != cols_) return bad_line(lines_, "a symmetric matrix must be square");
+    shape_.declared_vertices = std::max(rows_, cols_);
+    return Status::OK();
+  }
+
+  LineSource lines_;
+  InputShape shape_;
+  std::string field_;
+  uint64_t rows_ = 0, cols_ = 0, declared_entries_ = 0, entries_ = 0;
+};
+
+class BinaryReader : public EdgeReader {
+ public:
+  Status open(const std::string& path, InputFormat format, bool weighted) {
+    shape_.format = format;
+    shape_.weighted = weighted;
+    id_bytes_ = format == InputFormat::kBin32 ? 4 : 8;
+    record_bytes_ = 2 * id_bytes_ + (weighted ? 4 : 0);
+    buffer_.resize(record_bytes_ * 65536);
+    return source_.open(path);
+  }
+  const InputShape& shape() const override { return shape_; }
+
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
+    batch->clear();
+    while (batch->size() < max_edges) {
+      const size_t want = std::min(buffer_.size(), (max_edges - batch->size()) * record_bytes_);
+      size_t got = 0;
+      SG_RETURN_IF_ERROR(fill(want, &got));
+      if (got % record_bytes_ != 0) {
+        return Status::InvalidArgument(source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
+                                       ": truncated (file size is not a multiple of the " +
+                                       std::to_string(record_bytes_) + "-byte " + format_name(shape_.format) +
+                                       (shape_.weighted ? " weighted" : "") + " record)");
+      }
+      if (got == 0) break;
+      for (size_t at = 0; at < got; at += record_bytes_) {
+        const RawEdge edge = decode(buffer_.data() + at);
+        if (edge.src > max_id_ || edge.dst > max_id_) {
+          return Status::InvalidArgument(source_.path() + ": record " + std::to_string(records_ + at / record_bytes_ + 1) +
+                                         ": " + id_limit_text(edge, 0));
+        }
+        batch->push_back(edge);
+      }
+      records_ += got / record_bytes_;
+    }
+    return Status::OK();
+  }
+
+ private:
+  // Reads until `want` bytes or the end of input.
+  Status fill(size_t want, size_t* got) {
+    *got = 0;
+    while (*got < want) {
+      size_t n = 0;
+      SG_RETURN_IF_ERROR(source_.read(buffer_.data() + *got, want - *got, &n));
+      if (n == 0) break;
+      *got += n;
+    }
+    return Status::OK();
+  }
+  RawEdge decode(const char* p) const {
+    RawEdge edge{0, 0, 1.0f};
+    if (id_bytes_ == 4) {
+      uint32_t s, d;
+      std::memcpy(&s, p, 4);
+      std::memcpy(&d, p + 4, 4);
+      edge.src = s;
+      edge.dst = d;
+    } else {
+      std::memcpy(&edge.src, p, 8);
+      std::memcpy(&edge.dst, p + 8, 8);
+    }
+    if (shape_.weighted) std::memcpy(&edge.weight, p + 2 * id_bytes_, 4);
+    return edge;
+  }
+
+  ByteSource source_;
+  InputShape shape_;
+  size_t id_bytes_ = 4;
+  size_t record_bytes_ = 8;
+  uint64_t records_ = 0;
+  std::vector<char> buffer_;
+};
+
+}  // namespace
+
+const char* format_name(InputFormat format) {
+  switch (format) {
+    case InputFormat::kSnap: return "snap";
+    case InputFormat::kMtx: return "mtx";
+    case InputFormat::kBin32: return "bin32";
+    case InputFormat::kBin64: return "bin64";
+  }
+  return "?";
+}
+
+Status resolve_format(const std::string& path, const std::string& name, InputFormat* format) {
+  if (name.empty()) {
+    const std::string base = strip_gz(path);
+    if (ends_with(base, ".mtx")) *format = InputFormat::kMtx;
+    else if (ends_with(base, ".bin32")) *format = InputFormat::kBin32;
+    else if (ends_with(base, ".bin64")) *format = InputFormat::kBin64;
+    else *format = InputFormat::kSnap;
+    return Status::OK();
+  }
+  for (InputFormat f : {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64}) {
+    if (name == format_name(f)) {
+      *format = f;
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64)");
+}
+
+Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
+                        std::unique_ptr<EdgeReader>* reader) {
+  switch (format) {
+    case InputFormat::kSnap: {
+      auto snap = std::make_unique<SnapReader>();
+      SG_RETURN_IF_ERROR(snap->open(path));
+      *reader = std::move(snap);
+      return Status::OK();
+    }
+    case InputFormat::kMtx: {
+      auto mtx = std::make_unique<MtxReader>();
+      SG_RETURN_IF_ERROR(mtx->open(path));
+      *reader = std::move(mtx);
+      return Status::OK();
+    }
+    case InputFormat::kBin32:
+    case InputFormat::kBin64: {
+      auto bin = std::make_unique<BinaryReader>();
+      SG_RETURN_IF_ERROR(bin->open(path, format, binary_weighted));
+      *reader = std::move(bin);
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("unknown format");
+}
+
+}  // namespace sg

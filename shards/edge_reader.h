@@ -1,0 +1,61 @@
+// Streaming readers for the input edge-list formats:
+//   snap   text, one "src dst [weight]" per line, separated by spaces, tabs
+//          or commas; '#' and '%' start comment lines; a .csv file may start
+//          with one header line; gzip (.gz) is read transparently.
+//   mtx    Matrix Market "coordinate" (pattern|integer|real, general|symmetric),
+//          1-based indices; a symmetric matrix is an undirected graph.
+//   bin32 / bin64   little-endian (src, dst) pairs of uint32 / uint64, each
+//          followed by a float32 weight when the input is declared weighted.
+// Errors name the file and line (text) or record (binary).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace sg {
+
+enum class InputFormat { kSnap, kMtx, kBin32, kBin64 };
+
+const char* format_name(InputFormat format);
+// `name` empty => detect from the file name (.mtx, .bin32, .bin64, else snap).
+Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
+
+struct RawEdge {
+  uint64_t src;
+  uint64_t dst;
+  float weight;
+};
+
+struct InputShape {
+  InputFormat format = InputFormat::kSnap;
+  bool weighted = false;
+  bool symmetric = false;        // mtx "symmetric": treat as undirected
+  uint64_t id_base = 0;          // 1 for Matrix Market
+  uint64_t declared_vertices = 0;  // mtx: max(rows, cols); 0 if unknown
+};
+
+class EdgeReader {
+ public:
+  virtual ~EdgeReader() = default;
+  // Fills `batch` with up to `max_edges` edges; an empty batch means the end.
+  virtual Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) = 0;
+  // Valid after open (text: after the first data line is seen, i.e. after the
+  // first next_batch call).
+  virtual const InputShape& shape() const = 0;
+  // Ids (after subtracting the format's base) above this are an input error
+  // that names the line; ingest sets it to the 32-bit limit unless --remap.
+  void set_max_id(uint64_t max_id) { max_id_ = max_id; }
+
+ protected:
+  uint64_t max_id_ = UINT64_MAX;
+};
+
+// `binary_weighted` only applies to bin32/bin64.
+Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
+                        std::unique_ptr<EdgeReader>* reader);
+
+}  // namespace sg

@@ -1,0 +1,142 @@
+#include "shards/file_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sg {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+File& File::operator=(File&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    path_ = std::move(other.path_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status File::open_read(const std::string& path, File* file, bool direct) {
+  int flags = O_RDONLY | O_CLOEXEC;
+  if (direct) flags |= O_DIRECT;
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::NotFound(path + ": " + errno_text(err));
+    return Status::IOError(path + ": open: " + errno_text(err));
+  }
+  *file = File(fd, path);
+  return Status::OK();
+}
+
+Status File::create(const std::string& path, File* file) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError(path + ": create: " + errno_text(errno));
+  *file = File(fd, path);
+  return Status::OK();
+}
+
+Status File::pwrite_all(const void* data, size_t bytes, uint64_t offset) const {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pwrite(fd_, p, bytes, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(path_ + ": write at offset " + std::to_string(offset) + ": " + errno_text(errno));
+    }
+    p += n;
+    bytes -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+Status File::pread_all(void* data, size_t bytes, uint64_t offset) const {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pread(fd_, p, bytes, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Status::IOError(path_ + ": read at offset " + std::to_string(offset) + ": " + errno_text(errno));
+    }
+    if (n == 0) {
+      return Status::Corruption(path_ + ": file ends before offset " + std::to_string(offset + bytes));
+    }
+    p += n;
+    bytes -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+Status File::sync() const {
+  if (::fsync(fd_) != 0) return Status::IOError(path_ + ": fsync: " + errno_text(errno));
+  return Status::OK();
+}
+
+Status File::size(uint64_t* bytes) const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return Status::IOError(path_ + ": stat: " + errno_text(errno));
+  *bytes = static_cast<uint64_t>(st.st_size);
+  return Status::OK();
+}
+
+Status File::close() {
+  if (fd_ < 0) return Status::OK();
+  const int rc = ::close(fd_);
+  fd_ = -1;
+  if (rc != 0) return Status::IOError(path_ + ": close: " + errno_text(errno));
+  return Status::OK();
+}
+
+Status read_whole_file(const std::string& path, std::string* contents) {
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(path, &file));
+  uint64_t bytes = 0;
+  SG_RETURN_IF_ERROR(file.size(&bytes));
+  contents->resize(bytes);
+  return file.pread_all(contents->data(), bytes, 0);
+}
+
+Status fsync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(dir + ": open directory: " + errno_text(errno));
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return Status::IOError(dir + ": fsync: " + errno_text(err));
+  return Status::OK();
+}
+
+Status write_file_atomic(const std::string& path, const void* data, size_t bytes) {
+  const std::string temp = path + ".tmp";
+  {
+    File file;
+    SG_RETURN_IF_ERROR(File::create(temp, &file));
+    Status s = file.pwrite_all(data, bytes, 0);
+    if (s.ok()) s = file.sync();
+    if (s.ok()) s = file.close();
+    if (!s.ok()) {
+      ::unlink(temp.c_str());
+      return s;
+    }
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return Status::IOError(path + ": rename: " + errno_text(err));
+  }
+  const size_t slash = path.find_last_of('/');
+  return fsync_directory(slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash));
+}
+
+}  // namespace sg

@@ -1,0 +1,47 @@
+// Small POSIX file helpers that report failures as Status with the path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace sg {
+
+// Owns a file descriptor.
+class File {
+ public:
+  File() = default;
+  explicit File(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  File(File&& other) noexcept { *this = std::move(other); }
+  File& operator=(File&& other) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File();
+
+  static Status open_read(const std::string& path, File* file, bool direct = false);
+  static Status create(const std::string& path, File* file);  // truncates
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  bool is_open() const { return fd_ >= 0; }
+
+  Status pwrite_all(const void* data, size_t bytes, uint64_t offset) const;
+  Status pread_all(void* data, size_t bytes, uint64_t offset) const;
+  Status sync() const;
+  Status size(uint64_t* bytes) const;
+  Status close();
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+Status read_whole_file(const std::string& path, std::string* contents);
+// Writes `contents` to `path` via a temporary file, fsync and rename.
+Status write_file_atomic(const std::string& path, const void* data, size_t bytes);
+Status fsync_directory(const std::string& dir);
+std::string errno_text(int err);
+
+}  // namespace sg

@@ -1,0 +1,118 @@
+#include "shards/graph.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "compression/checksum.h"
+
+namespace sg {
+namespace {
+
+template <typename T>
+Status load_array(const std::string& path, uint64_t expected_checksum, size_t expected_count, std::vector<T>* out) {
+  std::string bytes;
+  SG_RETURN_IF_ERROR(read_whole_file(path, &bytes));
+  if (bytes.size() % sizeof(T) != 0 || (expected_count != SIZE_MAX && bytes.size() / sizeof(T) != expected_count)) {
+    return Status::Corruption(path + ": unexpected size " + std::to_string(bytes.size()));
+  }
+  if (checksum64(bytes.data(), bytes.size()) != expected_checksum) {
+    return Status::Corruption(path + ": checksum mismatch");
+  }
+  out->resize(bytes.size() / sizeof(T));
+  std::memcpy(out->data(), bytes.data(), bytes.size());
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Graph::open(const std::string& dir, Graph* graph) {
+  graph->dir_ = dir;
+  const std::string manifest_path = dir + "/manifest.json";
+  std::string text;
+  Status s = read_whole_file(manifest_path, &text);
+  if (s.code() == Status::Code::kNotFound) {
+    return Status::NotFound(dir + ": not a graph (no manifest.json; was the ingest completed?)");
+  }
+  SG_RETURN_IF_ERROR(s);
+  SG_RETURN_IF_ERROR(Manifest::parse(text, manifest_path, &graph->manifest_));
+  const Manifest& m = graph->manifest_;
+  graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
+  graph->spaces_.clear();
+  graph->spaces_.resize(m.spaces.size());
+  for (size_t i = 0; i < m.spaces.size(); ++i) SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], &graph->spaces_[i]));
+  graph->id_map_.clear();
+  if (!m.id_map_file.empty()) {
+    SG_RETURN_IF_ERROR(load_array(dir + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &graph->id_map_));
+  }
+  return Status::OK();
+}
+
+Status Graph::load_space(const SpaceManifest& meta, EdgeSpace* space) {
+  space->meta = meta;
+  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.index_file, meta.index_checksum, meta.chunks, &space->index));
+  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &space->degrees));
+  space->device_files.resize(manifest_.devices.size());
+  for (size_t d = 0; d < manifest_.devices.size(); ++d) {
+    const std::string& device = manifest_.devices[d];
+    const std::string path = (device == "." ? dir_ : device) + "/" + meta.device_files[d];
+    space->device_paths.push_back(path);
+    Status s = File::open_read(path, &space->device_files[d]);
+    if (s.code() == Status::Code::kNotFound) {
+      return Status::NotFound(path + ": device file of space " + meta.name + " is missing (device " + device + ")");
+    }
+    SG_RETURN_IF_ERROR(s);
+    uint64_t bytes = 0;
+    SG_RETURN_IF_ERROR(space->device_files[d].size(&bytes));
+    if (bytes != meta.device_bytes[d]) {
+      return Status::Corruption(path + ": size " + std::to_string(bytes) + " but the manifest says " +
+                                std::to_string(meta.device_bytes[d]));
+    }
+  }
+  return Status::OK();
+}
+
+std::string Graph::describe_chunk(const EdgeSpace& space, size_t chunk) const {
+  const ChunkIndexEntry& e = space.index[chunk];
+  std::string where;
+  layout_.split(e.offset, std::max<uint64_t>(e.bytes, 1), [&](const StripePiece& piece) {
+    if (!where.empty()) where += ", ";
+    where += space.device_paths[piece.device] + " @" + std::to_string(piece.device_offset);
+  });
+  return "chunk " + std::to_string(chunk) + " of " + space.meta.name + " (" + where + ")";
+}
+
+Status Graph::read_chunk_of(const EdgeSpace& space, size_t chunk, uint8_t* payload) const {
+  const ChunkIndexEntry& e = space.index[chunk];
+  if (e.offset + e.bytes > space.meta.logical_bytes) {
+    return Status::Corruption(describe_chunk(space, chunk) + ": extends past the end of the space");
+  }
+  Status status;
+  layout_.split(e.offset, e.bytes, [&](const StripePiece& piece) {
+    if (!status.ok()) return;
+    status = space.device_files[piece.device].pread_all(payload + (piece.logical_offset - e.offset), piece.bytes,
+                                                        piece.device_offset);
+  });
+  if (!status.ok()) return Status::IOError(describe_chunk(space, chunk) + ": " + status.message());
+  if (checksum64(payload, e.bytes) != e.checksum) {
+    return Status::Corruption(describe_chunk(space, chunk) + ": checksum mismatch");
+  }
+  return Status::OK();
+}
+
+Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
+  return read_chunk_of(space(kind), chunk, payload);
+}
+
+bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
+  if (id_map_.empty()) {
+    if (original < manifest_.id_base || original - manifest_.id_base >= manifest_.num_vertices) return false;
+    *vertex = static_cast<uint32_t>(original - manifest_.id_base);
+    return true;
+  }
+  auto it = std::lower_bound(id_map_.begin(), id_map_.end(), original);
+  if (it == id_map_.end() || *it != original) return false;
+  *vertex = static_cast<uint32_t>(it - id_map_.begin());
+  return true;
+}
+
+}  // namespace sg

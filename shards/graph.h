@@ -1,0 +1,72 @@
+// An opened graph directory: manifest, chunk indexes and degrees in memory,
+// device files open for reading. Reads chunks through the stripe layout
+// (positional reads) and checks each one against its checksum.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+#include "shards/chunk_format.h"
+#include "shards/file_util.h"
+#include "shards/manifest.h"
+#include "shards/striping.h"
+
+namespace sg {
+
+enum class SpaceKind { kOut = 0, kIn = 1 };
+
+struct EdgeSpace {
+  SpaceManifest meta;
+  std::vector<ChunkIndexEntry> index;
+  std::vector<uint32_t> degrees;
+  std::vector<File> device_files;
+  std::vector<std::string> device_paths;
+};
+
+class Graph {
+ public:
+  // Opens `dir`; checks the manifest, index/degree checksums and that every
+  // device file exists with the expected size.
+  static Status open(const std::string& dir, Graph* graph);
+
+  const Manifest& manifest() const { return manifest_; }
+  const std::string& dir() const { return dir_; }
+  uint32_t num_vertices() const { return static_cast<uint32_t>(manifest_.num_vertices); }
+  bool directed() const { return manifest_.directed; }
+  bool weighted() const { return manifest_.weighted; }
+  StripeLayout layout() const { return layout_; }
+  size_t device_count() const { return manifest_.devices.size(); }
+
+  // The in-space of an undirected graph is its out-space.
+  const EdgeSpace& space(SpaceKind kind) const {
+    return spaces_[manifest_.directed ? static_cast<size_t>(kind) : 0];
+  }
+  size_t stored_space_count() const { return spaces_.size(); }
+  const EdgeSpace& stored_space(size_t i) const { return spaces_[i]; }
+
+  // Reads chunk `chunk` of `kind` into `payload` (at least entry.bytes) and
+  // checks its checksum. Errors name the space, chunk and device file(s).
+  Status read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const;
+  Status read_chunk_of(const EdgeSpace& space, size_t chunk, uint8_t* payload) const;
+  // "chunk 12 of out (bytes 49152..53248 on /d0/sg-…-out.d0)"
+  std::string describe_chunk(const EdgeSpace& space, size_t chunk) const;
+
+  uint64_t original_id(uint32_t vertex) const {
+    return id_map_.empty() ? vertex + manifest_.id_base : id_map_[vertex];
+  }
+  // Dense id of an original id; false if no vertex has it.
+  bool dense_id(uint64_t original, uint32_t* vertex) const;
+
+ private:
+  Status load_space(const SpaceManifest& meta, EdgeSpace* space);
+
+  std::string dir_;
+  Manifest manifest_;
+  StripeLayout layout_;
+  std::vector<EdgeSpace> spaces_;
+  std::vector<uint64_t> id_map_;
+};
+
+}  // namespace sg

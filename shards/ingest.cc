@@ -1,0 +1,436 @@
+#include "shards/ingest.h"
+
+#include <tbb/parallel_sort.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include "compression/checksum.h"
+#include "shards/edge_reader.h"
+#include "shards/external_sort.h"
+#include "shards/interrupt.h"
+#include "shards/manifest.h"
+#include "shards/space_writer.h"
+#include "shards/striped_writer.h"
+
+namespace sg {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kReadBatchEdges = 1 << 16;
+constexpr size_t kMergeBufferBytes = 256 * 1024;  // per run during the merge
+constexpr size_t kWriteBufferBytes = 1 << 20;
+constexpr uint64_t kMinMemoryBytes = 4 << 20;
+
+std::string random_graph_id() {
+  std::random_device device;
+  const uint64_t value = (uint64_t{device()} << 32) ^ device();
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+template <typename T>
+Status write_array_file(const std::string& path, const std::vector<T>& values, uint64_t* checksum) {
+  *checksum = checksum64(values.data(), values.size() * sizeof(T));
+  return write_file_atomic(path, values.data(), values.size() * sizeof(T));
+}
+
+class IngestJob {
+ public:
+  explicit IngestJob(const IngestOptions& options) : opt_(options) {}
+  ~IngestJob() { cleanup(); }
+
+  Status run(IngestSummary* summary);
+
+ private:
+  Status check_options();
+  Status prepare_directories();
+  Status open_reader();
+  Status collect_ids();
+  Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst);
+  Status sort_phase();
+  Status spill(std::vector<SortEdge>* buffer);
+  void choose_intervals();
+  Status write_space(size_t space);
+  Status write_metadata();
+  Status commit();
+  void cleanup();
+  uint64_t input_id_limit() const;
+
+  const IngestOptions& opt_;
+  InputFormat format_ = InputFormat::kSnap;
+  std::unique_ptr<EdgeReader> reader_;
+  InputShape shape_;
+  bool undirected_ = false;
+
+  std::string graph_id_;
+  std::string temp_dir_;
+  bool committed_ = false;
+  std::vector<std::string> device_dirs_;    // canonical; "." = graph directory
+  std::vector<std::string> created_files_;  // outside temp_dir_, removed on failure
+
+  std::vector<uint64_t> id_map_;  // --remap: sorted distinct original ids
+  uint64_t max_dense_id_ = 0;
+  bool saw_edge_ = false;
+  std::vector<uint32_t> out_counts_, in_counts_;  // pre-filter degrees, for intervals
+  std::vector<std::unique_ptr<RunSet>> runs_;     // per space
+  uint64_t num_vertices_ = 0;
+  std::vector<uint32_t> interval_starts_;
+  uint64_t stored_loops_ = 0;  // self-loop arcs written to the out-space
+  Manifest manifest_;
+};
+
+Status IngestJob::check_options() {
+  if (opt_.output.empty()) return Status::InvalidArgument("no output graph directory given (-o)");
+  std::error_code ec;
+  if (fs::exists(opt_.output, ec)) {
+    return Status::InvalidArgument(opt_.output + ": already exists; remove it or choose another output");
+  }
+  if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
+  if (opt_.chunk_bytes < 64) return Status::InvalidArgument("--chunk-bytes must be at least 64");
+  if (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0) {
+    return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
+  }
+  return resolve_format(opt_.input, opt_.format, &format_);
+}
+
+Status IngestJob::prepare_directories() {
+  const fs::path output = fs::absolute(opt_.output).lexically_normal();
+  const fs::path parent = output.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) return Status::NotFound(parent.string() + ": output's parent directory does not exist");
+  graph_id_ = random_graph_id();
+  temp_dir_ = (parent / ("." + output.filename().string() + ".ingest-" + graph_id_)).string();
+  if (!fs::create_directory(temp_dir_, ec)) return Status::IOError(temp_dir_ + ": cannot create: " + ec.message());
+  if (opt_.devices.empty()) {
+    device_dirs_ = {"."};
+    return Status::OK();
+  }
+  for (const std::string& dir : opt_.devices) {
+    if (!fs::is_directory(dir, ec)) return Status::NotFound(dir + ": device directory does not exist");
+    const std::string canonical = fs::canonical(dir, ec).string();
+    if (std::find(device_dirs_.begin(), device_dirs_.end(), canonical) != device_dirs_.end()) {
+      return Status::InvalidArgument(dir + ": device directory given twice");
+    }
+    if (::access(canonical.c_str(), W_OK) != 0) return Status::IOError(dir + ": device directory is not writable");
+    device_dirs_.push_back(canonical);
+  }
+  return Status::OK();
+}
+
+uint64_t IngestJob::input_id_limit() const { return opt_.remap ? UINT64_MAX : uint64_t{UINT32_MAX} - 1; }
+
+Status IngestJob::open_reader() {
+  return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_);
+}
+
+// --remap: the dense id of an original id is its rank among the distinct ids,
+// so the order of ids (and of results) is kept. Needs 8 bytes per distinct id.
+Status IngestJob::collect_ids() {
+  SG_RETURN_IF_ERROR(open_reader());
+  std::vector<RawEdge> batch;
+  std::vector<uint64_t> pending, merged;
+  const size_t pending_limit = std::max<size_t>(opt_.memory_bytes / 8 / sizeof(uint64_t), 1 << 16);
+  auto fold = [&] {
+    std::sort(pending.begin(), pending.end());
+    pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+    merged.clear();
+    std::set_union(id_map_.begin(), id_map_.end(), pending.begin(), pending.end(), std::back_inserter(merged));
+    id_map_.swap(merged);
+    pending.clear();
+  };
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
+    if (batch.empty()) break;
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    for (const RawEdge& e : batch) {
+      pending.push_back(e.src);
+      pending.push_back(e.dst);
+    }
+    if (pending.size() >= pending_limit) fold();
+  }
+  fold();
+  merged.shrink_to_fit();
+  if (id_map_.size() > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 distinct ids");
+  return Status::OK();
+}
+
+Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) {
+  if (opt_.remap) {
+    *src = static_cast<uint32_t>(std::lower_bound(id_map_.begin(), id_map_.end(), raw.src) - id_map_.begin());
+    *dst = static_cast<uint32_t>(std::lower_bound(id_map_.begin(), id_map_.end(), raw.dst) - id_map_.begin());
+    return Status::OK();
+  }
+  const uint64_t base = shape_.id_base;
+  const uint64_t limit = uint64_t{UINT32_MAX} - 1;
+  if (raw.src < base || raw.dst < base) return Status::InvalidArgument(opt_.input + ": vertex id below the format's base");
+  if (raw.src - base > limit || raw.dst - base > limit) {
+    return Status::InvalidArgument(opt_.input + ": vertex id " + std::to_string(std::max(raw.src, raw.dst)) +
+                                   " does not fit 32-bit dense ids; ingest with --remap");
+  }
+  *src = static_cast<uint32_t>(raw.src - base);
+  *dst = static_cast<uint32_t>(raw.dst - base);
+  return Status::OK();
+}
+
+Status IngestJob::spill(std::vector<SortEdge>* buffer) {
+  if (buffer->empty()) return Status::OK();
+  tbb::parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
+  SG_RETURN_IF_ERROR(runs_[0]->add_run(buffer->data(), buffer->size()));
+  if (!undirected_) {
+    for (SortEdge& e : *buffer) std::swap(e.key, e.neighbour);
+    tbb::parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
+    SG_RETURN_IF_ERROR(runs_[1]->add_run(buffer->data(), buffer->size()));
+  }
+  buffer->clear();
+  return Status::OK();
+}
+
+Status IngestJob::sort_phase() {
+  SG_RETURN_IF_ERROR(open_reader());
+  reader_->set_max_id(input_id_limit());
+  const size_t capacity = opt_.sort_buffer_edges != 0 ? std::max<size_t>(opt_.sort_buffer_edges, 2)
+                                                      : std::max<size_t>(opt_.memory_bytes / 2 / sizeof(SortEdge), 1024);
+  std::vector<SortEdge> buffer;
+  buffer.reserve(capacity);
+  std::vector<RawEdge> batch;
+  bool first = true;
+  auto count = [](std::vector<uint32_t>& counts, uint32_t v) {
+    if (v >= counts.size()) counts.resize(std::max<size_t>(size_t{v} + 1, counts.size() * 3 / 2), 0);
+    ++counts[v];
+  };
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
+    if (first) {
+      shape_ = reader_->shape();
+      undirected_ = opt_.undirected || shape_.symmetric;
+      const size_t spaces = undirected_ ? 1 : 2;
+      const char* names[] = {"out", "in"};
+      for (size_t s = 0; s < spaces; ++s) runs_.push_back(std::make_unique<RunSet>(temp_dir_ + "/" + names[s]));
+      first = false;
+    }
+    if (batch.empty()) break;
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    manifest_.ingest.input_edges += batch.size();
+    for (const RawEdge& raw : batch) {
+      uint32_t src = 0, dst = 0;
+      SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
+      saw_edge_ = true;
+      max_dense_id_ = std::max<uint64_t>(max_dense_id_, std::max(src, dst));
+      const float weight = shape_.weighted ? raw.weight : 1.0f;
+      if (buffer.size() + 2 > capacity) SG_RETURN_IF_ERROR(spill(&buffer));
+      buffer.push_back(SortEdge{src, dst, weight});
+      count(out_counts_, src);
+      if (undirected_) {
+        if (src != dst) {
+          buffer.push_back(SortEdge{dst, src, weight});
+          count(out_counts_, dst);
+        }
+      } else {
+        count(in_counts_, dst);
+      }
+    }
+  }
+  SG_RETURN_IF_ERROR(spill(&buffer));
+  std::vector<SortEdge>().swap(buffer);  // release before the merge
+  manifest_.ingest.sorted_runs = runs_[0]->runs_written() + (runs_.size() > 1 ? runs_[1]->runs_written() : 0);
+
+  num_vertices_ = opt_.remap ? id_map_.size() : (saw_edge_ ? max_dense_id_ + 1 : 0);
+  // Declared vertices (mtx rows, SNAP "# Nodes:") add isolated vertices;
+  // remapped ids only exist for ids that occur.
+  if (!opt_.remap) num_vertices_ = std::max<uint64_t>(num_vertices_, shape_.declared_vertices);
+  if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
+  if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
+  out_counts_.resize(num_vertices_, 0);
+  if (!undirected_) in_counts_.resize(num_vertices_, 0);
+  return Status::OK();
+}
+
+// Intervals split the vertices so each holds about the same number of edges
+// (in + out, plus one per vertex). Default count: each interval's share of the
+// compressed spaces (estimated at 4 bytes per arc) is about 1/8 of the budget.
+void IngestJob::choose_intervals() {
+  uint64_t total_weight = 0;
+  auto weight = [&](uint64_t v) -> uint64_t {
+    return uint64_t{1} + out_counts_[v] + (undirected_ ? 0 : in_counts_[v]);
+  };
+  for (uint64_t v = 0; v < num_vertices_; ++v) total_weight += weight(v);
+  uint64_t intervals = opt_.intervals;
+  if (intervals == 0) {
+    const uint64_t estimated_bytes = 4 * (total_weight - num_vertices_);
+    intervals = std::max<uint64_t>(1, (estimated_bytes + opt_.memory_bytes / 8 - 1) / (opt_.memory_bytes / 8));
+  }
+  intervals = std::clamp<uint64_t>(intervals, 1, num_vertices_);
+  // Ideal boundaries by prefix weight, then nudged so every interval holds
+  // at least one vertex (a heavy vertex can pass several targets at once).
+  std::vector<uint64_t> ideal;
+  uint64_t seen = 0;
+  for (uint64_t v = 0; v < num_vertices_ && ideal.size() + 1 < intervals; ++v) {
+    seen += weight(v);
+    while (ideal.size() + 1 < intervals && seen >= total_weight * (ideal.size() + 1) / intervals) ideal.push_back(v + 1);
+  }
+  ideal.resize(intervals - 1, num_vertices_);
+  interval_starts_ = {0};
+  for (uint64_t k = 1; k < intervals; ++k) {
+    const uint64_t start = std::clamp<uint64_t>(ideal[k - 1], uint64_t{interval_starts_.back()} + 1, num_vertices_ - (intervals - k));
+    interval_starts_.push_back(static_cast<uint32_t>(start));
+  }
+}
+
+Status IngestJob::write_space(size_t space) {
+  const std::string name = space == 0 ? "out" : "in";
+  RunSet& runs = *runs_[space];
+  const size_t merge_bytes = std::max<size_t>(opt_.memory_bytes / 2, 4 * kMergeBufferBytes);
+  const size_t fanin = opt_.merge_fanin != 0 ? opt_.merge_fanin : merge_bytes / kMergeBufferBytes;
+  SG_RETURN_IF_ERROR(runs.reduce(fanin, kMergeBufferBytes));
+  RunMerger merger;
+  SG_RETURN_IF_ERROR(merger.open(runs.runs(), std::max(kMergeBufferBytes, merge_bytes / std::max<size_t>(runs.runs().size(), 1))));
+
+  SpaceManifest meta;
+  meta.name = name;
+  std::vector<std::string> paths;
+  for (size_t d = 0; d < device_dirs_.size(); ++d) {
+    const std::string file = device_dirs_[d] == "." ? name + ".d" + std::to_string(d)
+                                                     : "sg-" + graph_id_ + "-" + name + ".d" + std::to_string(d);
+    meta.device_files.push_back(file);
+    paths.push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_dirs_[d] + "/." + file + ".tmp");
+    if (device_dirs_[d] != ".") created_files_.push_back(paths.back());
+  }
+  StripedWriter out;
+  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(opt_.stripe_bytes, static_cast<uint32_t>(paths.size())), kWriteBufferBytes));
+  SpaceWriter writer(&out, static_cast<uint32_t>(num_vertices_), interval_starts_, opt_.chunk_bytes, shape_.weighted);
+
+  const bool count_input = space == 0;  // each input edge is in the out-space once
+  SortEdge previous{UINT32_MAX, UINT32_MAX, 0};
+  uint64_t polled = 0;
+  for (;;) {
+    SortEdge e;
+    bool has = false;
+    SG_RETURN_IF_ERROR(merger.next(&e, &has));
+    if (!has) break;
+    if ((++polled & 0xfffff) == 0 && interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    const bool duplicate = e.key == previous.key && e.neighbour == previous.neighbour;
+    const bool loop = e.key == e.neighbour;
+    previous = e;
+    if (count_input && (!undirected_ || e.key <= e.neighbour)) {
+      manifest_.ingest.self_loops += loop && !duplicate;
+      manifest_.ingest.duplicate_edges += duplicate;
+    }
+    if ((opt_.drop_self_loops && loop) || (opt_.dedup && duplicate)) continue;
+    stored_loops_ += loop && count_input;
+    SG_RETURN_IF_ERROR(writer.add_edge(e.key, e.neighbour, e.weight));
+  }
+  SG_RETURN_IF_ERROR(writer.finish());
+  SG_RETURN_IF_ERROR(out.finish());
+  runs.remove_all();
+
+  meta.logical_bytes = out.logical_offset();
+  meta.chunks = writer.index().size();
+  meta.arcs = writer.edges();
+  for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta.device_bytes.push_back(out.device_bytes(d));
+  meta.index_file = name + ".index";
+  meta.degree_file = name + ".degrees";
+  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta.index_file, writer.index(), &meta.index_checksum));
+  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta.degree_file, writer.degrees(), &meta.degree_checksum));
+  manifest_.spaces.push_back(meta);
+  return Status::OK();
+}
+
+Status IngestJob::write_metadata() {
+  Manifest& m = manifest_;
+  m.graph_id = graph_id_;
+  m.num_vertices = num_vertices_;
+  m.directed = !undirected_;
+  m.weighted = shape_.weighted;
+  const uint64_t arcs = m.spaces[0].arcs;
+  m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
+  m.id_base = opt_.remap ? 0 : shape_.id_base;
+  if (opt_.remap) {
+    m.id_map_file = "id_map.u64";
+    SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
+  }
+  m.chunk_bytes = opt_.chunk_bytes;
+  m.stripe_bytes = opt_.stripe_bytes;
+  m.interval_starts = interval_starts_;
+  m.devices = device_dirs_;
+  m.ingest.source = opt_.input;
+  m.ingest.input_format = format_name(format_);
+  m.ingest.self_loops_dropped = opt_.drop_self_loops;
+  m.ingest.duplicates_dropped = opt_.dedup;
+  m.ingest.memory_bytes = opt_.memory_bytes;
+  return Status::OK();
+}
+
+Status IngestJob::commit() {
+  // Device files first (under their final names), then the manifest, then
+  // the directory rename that makes the graph visible.
+  for (const SpaceManifest& space : manifest_.spaces) {
+    for (size_t d = 0; d < device_dirs_.size(); ++d) {
+      if (device_dirs_[d] == ".") continue;
+      const std::string temp = device_dirs_[d] + "/." + space.device_files[d] + ".tmp";
+      const std::string final_path = device_dirs_[d] + "/" + space.device_files[d];
+      if (::rename(temp.c_str(), final_path.c_str()) != 0) {
+        return Status::IOError(final_path + ": rename: " + errno_text(errno));
+      }
+      created_files_.push_back(final_path);
+    }
+  }
+  for (const std::string& dir : device_dirs_) {
+    if (dir != ".") SG_RETURN_IF_ERROR(fsync_directory(dir));
+  }
+  const std::string json = manifest_.to_json();
+  SG_RETURN_IF_ERROR(write_file_atomic(temp_dir_ + "/manifest.json", json.data(), json.size()));
+  SG_RETURN_IF_ERROR(fsync_directory(temp_dir_));
+  const fs::path output = fs::absolute(opt_.output).lexically_normal();
+  if (::rename(temp_dir_.c_str(), output.c_str()) != 0) {
+    return Status::IOError(output.string() + ": rename into place: " + errno_text(errno));
+  }
+  committed_ = true;
+  return fsync_directory(output.parent_path().string());
+}
+
+void IngestJob::cleanup() {
+  if (committed_) return;
+  for (auto& runs : runs_) runs->remove_all();
+  for (const std::string& path : created_files_) ::unlink(path.c_str());
+  std::error_code ec;
+  if (!temp_dir_.empty()) fs::remove_all(temp_dir_, ec);
+}
+
+Status IngestJob::run(IngestSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  SG_RETURN_IF_ERROR(check_options());
+  SG_RETURN_IF_ERROR(prepare_directories());
+  if (opt_.remap) SG_RETURN_IF_ERROR(collect_ids());
+  SG_RETURN_IF_ERROR(sort_phase());
+  choose_intervals();
+  std::vector<uint32_t>().swap(in_counts_);
+  std::vector<uint32_t>().swap(out_counts_);
+  for (size_t s = 0; s < runs_.size(); ++s) SG_RETURN_IF_ERROR(write_space(s));
+  SG_RETURN_IF_ERROR(write_metadata());
+  SG_RETURN_IF_ERROR(commit());
+  summary->num_vertices = manifest_.num_vertices;
+  summary->num_edges = manifest_.num_edges;
+  summary->input_edges = manifest_.ingest.input_edges;
+  summary->sorted_runs = manifest_.ingest.sorted_runs;
+  summary->intervals = static_cast<uint32_t>(interval_starts_.size());
+  summary->stored_bytes = 0;
+  for (const SpaceManifest& s : manifest_.spaces) summary->stored_bytes += s.logical_bytes;
+  summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ingest_graph(const IngestOptions& options, IngestSummary* summary) {
+  IngestJob job(options);
+  return job.run(summary);
+}
+
+}  // namespace sg

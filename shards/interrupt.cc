@@ -1,0 +1,20 @@
+#include "shards/interrupt.h"
+
+#include <atomic>
+#include <csignal>
+
+namespace sg {
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_signal(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+}  // namespace
+
+void install_interrupt_handlers() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+}
+
+bool interrupt_requested() { return g_interrupted.load(std::memory_order_relaxed); }
+void request_interrupt() { g_interrupted.store(true, std::memory_order_relaxed); }
+
+}  // namespace sg

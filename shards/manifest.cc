@@ -1,0 +1,144 @@
+#include "shards/manifest.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sg {
+namespace {
+
+using nlohmann::json;
+
+std::string hex64(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+uint64_t parse_hex64(const std::string& text) {
+  if (text.size() != 16) throw std::invalid_argument("checksum must be 16 hex digits");
+  return std::stoull(text, nullptr, 16);
+}
+
+json space_to_json(const SpaceManifest& s) {
+  return json{{"name", s.name},
+              {"logical_bytes", s.logical_bytes},
+              {"chunks", s.chunks},
+              {"arcs", s.arcs},
+              {"index_file", s.index_file},
+              {"index_xxh3", hex64(s.index_checksum)},
+              {"degree_file", s.degree_file},
+              {"degree_xxh3", hex64(s.degree_checksum)},
+              {"device_files", s.device_files},
+              {"device_bytes", s.device_bytes}};
+}
+
+SpaceManifest space_from_json(const json& j) {
+  SpaceManifest s;
+  s.name = j.at("name").get<std::string>();
+  s.logical_bytes = j.at("logical_bytes").get<uint64_t>();
+  s.chunks = j.at("chunks").get<uint64_t>();
+  s.arcs = j.at("arcs").get<uint64_t>();
+  s.index_file = j.at("index_file").get<std::string>();
+  s.index_checksum = parse_hex64(j.at("index_xxh3").get<std::string>());
+  s.degree_file = j.at("degree_file").get<std::string>();
+  s.degree_checksum = parse_hex64(j.at("degree_xxh3").get<std::string>());
+  s.device_files = j.at("device_files").get<std::vector<std::string>>();
+  s.device_bytes = j.at("device_bytes").get<std::vector<uint64_t>>();
+  return s;
+}
+
+}  // namespace
+
+std::string Manifest::to_json() const {
+  json spaces_json = json::array();
+  for (const SpaceManifest& s : spaces) spaces_json.push_back(space_to_json(s));
+  json j{{"format", "shardgraph"},
+         {"format_version", format_version},
+         {"graph_id", graph_id},
+         {"num_vertices", num_vertices},
+         {"num_edges", num_edges},
+         {"directed", directed},
+         {"weighted", weighted},
+         {"weight_type", weighted ? weight_type : "none"},
+         {"codec", codec},
+         {"ordering", ordering},
+         {"id_base", id_base},
+         {"id_map_file", id_map_file},
+         {"id_map_xxh3", hex64(id_map_checksum)},
+         {"chunk_bytes", chunk_bytes},
+         {"stripe_bytes", stripe_bytes},
+         {"interval_starts", interval_starts},
+         {"devices", devices},
+         {"spaces", spaces_json},
+         {"ingest",
+          {{"source", ingest.source},
+           {"input_format", ingest.input_format},
+           {"input_edges", ingest.input_edges},
+           {"self_loops", ingest.self_loops},
+           {"duplicate_edges", ingest.duplicate_edges},
+           {"self_loops_dropped", ingest.self_loops_dropped},
+           {"duplicates_dropped", ingest.duplicates_dropped},
+           {"sorted_runs", ingest.sorted_runs},
+           {"memory_bytes", ingest.memory_bytes}}}};
+  return j.dump(1) + "\n";
+}
+
+Status Manifest::parse(const std::string& text, const std::string& path, Manifest* m) {
+  try {
+    const json j = json::parse(text);
+    if (j.at("format").get<std::string>() != "shardgraph") return Status::Corruption(path + ": not a shardgraph manifest");
+    m->format_version = j.at("format_version").get<int>();
+    if (m->format_version != kFormatVersion) {
+      return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) +
+                                     " is not supported (this build reads " + std::to_string(kFormatVersion) + ")");
+    }
+    m->graph_id = j.at("graph_id").get<std::string>();
+    m->num_vertices = j.at("num_vertices").get<uint64_t>();
+    m->num_edges = j.at("num_edges").get<uint64_t>();
+    m->directed = j.at("directed").get<bool>();
+    m->weighted = j.at("weighted").get<bool>();
+    m->codec = j.at("codec").get<std::string>();
+    if (m->codec != kCodecName) return Status::InvalidArgument(path + ": unknown codec '" + m->codec + "'");
+    m->ordering = j.at("ordering").get<std::string>();
+    m->id_base = j.at("id_base").get<uint64_t>();
+    m->id_map_file = j.at("id_map_file").get<std::string>();
+    m->id_map_checksum = parse_hex64(j.at("id_map_xxh3").get<std::string>());
+    m->chunk_bytes = j.at("chunk_bytes").get<uint32_t>();
+    m->stripe_bytes = j.at("stripe_bytes").get<uint64_t>();
+    m->interval_starts = j.at("interval_starts").get<std::vector<uint32_t>>();
+    m->devices = j.at("devices").get<std::vector<std::string>>();
+    m->spaces.clear();
+    for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s));
+    const json& in = j.at("ingest");
+    m->ingest.source = in.at("source").get<std::string>();
+    m->ingest.input_format = in.at("input_format").get<std::string>();
+    m->ingest.input_edges = in.at("input_edges").get<uint64_t>();
+    m->ingest.self_loops = in.at("self_loops").get<uint64_t>();
+    m->ingest.duplicate_edges = in.at("duplicate_edges").get<uint64_t>();
+    m->ingest.self_loops_dropped = in.at("self_loops_dropped").get<bool>();
+    m->ingest.duplicates_dropped = in.at("duplicates_dropped").get<bool>();
+    m->ingest.sorted_runs = in.at("sorted_runs").get<uint64_t>();
+    m->ingest.memory_bytes = in.at("memory_bytes").get<uint64_t>();
+  } catch (const std::exception& e) {
+    return Status::Corruption(path + ": " + e.what());
+  }
+  // Structural checks, so readers can trust the numbers.
+  const size_t expected_spaces = m->directed ? 2 : 1;
+  if (m->spaces.size() != expected_spaces) return Status::Corruption(path + ": wrong number of edge spaces");
+  if (m->num_vertices == 0 || m->num_vertices > UINT32_MAX) return Status::Corruption(path + ": bad num_vertices");
+  if (m->devices.empty()) return Status::Corruption(path + ": no devices");
+  if (m->stripe_bytes == 0 || m->stripe_bytes % 4096 != 0) return Status::Corruption(path + ": bad stripe_bytes");
+  if (m->interval_starts.empty() || m->interval_starts[0] != 0) return Status::Corruption(path + ": bad intervals");
+  for (size_t i = 1; i < m->interval_starts.size(); ++i) {
+    if (m->interval_starts[i] <= m->interval_starts[i - 1] || m->interval_starts[i] >= m->num_vertices) {
+      return Status::Corruption(path + ": interval starts not increasing");
+    }
+  }
+  for (const SpaceManifest& s : m->spaces) {
+    if (s.device_files.size() != m->devices.size() || s.device_bytes.size() != m->devices.size()) {
+      return Status::Corruption(path + ": space " + s.name + " lists the wrong number of device files");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace sg

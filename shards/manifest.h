@@ -1,0 +1,67 @@
+// manifest.json: the description of a graph directory (DESIGN §3). A graph
+// exists only once its manifest has been written (last, atomically).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace sg {
+
+constexpr int kFormatVersion = 1;
+constexpr const char* kCodecName = "varint-delta-1";
+
+struct SpaceManifest {
+  std::string name;  // "out" or "in"
+  uint64_t logical_bytes = 0;
+  uint64_t chunks = 0;
+  uint64_t arcs = 0;  // adjacency entries stored in this space
+  std::string index_file;
+  uint64_t index_checksum = 0;
+  std::string degree_file;
+  uint64_t degree_checksum = 0;
+  std::vector<std::string> device_files;  // one per device, in device order
+  std::vector<uint64_t> device_bytes;
+};
+
+// What ingest saw in the input; `info` reports it.
+struct IngestRecord {
+  std::string source;
+  std::string input_format;
+  uint64_t input_edges = 0;
+  uint64_t self_loops = 0;          // present in the input
+  uint64_t duplicate_edges = 0;     // present in the input (beyond the first copy)
+  bool self_loops_dropped = false;
+  bool duplicates_dropped = false;
+  uint64_t sorted_runs = 0;
+  uint64_t memory_bytes = 0;
+};
+
+struct Manifest {
+  int format_version = kFormatVersion;
+  std::string graph_id;
+  uint64_t num_vertices = 0;
+  uint64_t num_edges = 0;  // directed: arcs; undirected: edges (each once)
+  bool directed = true;
+  bool weighted = false;
+  std::string weight_type = "float32";
+  std::string codec = kCodecName;
+  std::string ordering = "none";
+  uint64_t id_base = 0;     // original id = dense id + id_base (no id map)
+  std::string id_map_file;  // empty unless remapped: uint64 original ids
+  uint64_t id_map_checksum = 0;
+  uint32_t chunk_bytes = 0;
+  uint64_t stripe_bytes = 0;
+  std::vector<uint32_t> interval_starts;  // first vertex of each interval
+  std::vector<std::string> devices;       // "." = the graph directory itself
+  std::vector<SpaceManifest> spaces;      // "out" then "in" (directed only)
+  IngestRecord ingest;
+
+  std::string to_json() const;
+  // Parses and checks the manifest; errors name `path`.
+  static Status parse(const std::string& text, const std::string& path, Manifest* manifest);
+};
+
+}  // namespace sg

@@ -1,0 +1,40 @@
+// Writes one edge space as a sequential logical stream, striped over the
+// space's device files. Data is staged in a bounded buffer and written with
+// pwrite at each piece's device offset, so every device file is written
+// front to back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+#include "shards/file_util.h"
+#include "shards/striping.h"
+
+namespace sg {
+
+class StripedWriter {
+ public:
+  // Creates (truncates) one file per device at `device_paths`.
+  Status open(const std::vector<std::string>& device_paths, StripeLayout layout, size_t buffer_bytes);
+  // Appends bytes at the current logical offset.
+  Status append(const void* data, size_t bytes);
+  // Appends zero bytes up to the next multiple of `alignment`.
+  Status pad_to(uint64_t alignment);
+  uint64_t logical_offset() const { return logical_offset_; }
+  // Flushes, fsyncs and closes the files; sizes each to its share.
+  Status finish();
+  uint64_t device_bytes(uint32_t device) const { return layout_.device_bytes(logical_offset_, device); }
+
+ private:
+  Status flush();
+  StripeLayout layout_;
+  std::vector<File> files_;
+  std::vector<uint8_t> buffer_;
+  size_t buffered_ = 0;
+  uint64_t buffer_logical_start_ = 0;
+  uint64_t logical_offset_ = 0;
+};
+
+}  // namespace sg

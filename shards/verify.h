@@ -1,0 +1,21 @@
+// `shardgraph verify`: re-reads every chunk of every space and checks its
+// checksum, that it decodes exactly, that lists are sorted (also across the
+// pieces of a split list), that chunks tile the vertices and respect interval
+// boundaries, and that the stored degrees and edge counts match the lists.
+#pragma once
+
+#include <cstdint>
+
+#include "shards/graph.h"
+
+namespace sg {
+
+struct VerifyReport {
+  uint64_t chunks = 0;
+  uint64_t arcs = 0;
+  uint64_t bytes = 0;
+};
+
+Status verify_graph(const Graph& graph, VerifyReport* report);
+
+}  // namespace sg

@@ -1,0 +1,164 @@
+// Bad input and damaged graphs: one clear error line, a non-zero exit, and
+// nothing left behind that looks like a graph.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "shards/graph.h"
+#include "shards/verify.h"
+#include "test_util.h"
+
+using namespace sg;
+
+namespace {
+
+// Runs an ingest expected to fail; checks exit code, message and that the
+// directory holds only `input` afterwards.
+void expect_ingest_error(const std::string& name, const std::string& text, const std::string& extra_args,
+                         const std::string& message, int exit_code = 2) {
+  CAPTURE(name);
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / name, text);
+  std::string output;
+  const int rc = sgtest::run_cli("ingest " + (dir / name) + " -o " + (dir / "g") + " " + extra_args, &output);
+  CHECK(rc == exit_code);
+  CHECK_MESSAGE(output.find(message) != std::string::npos, output);
+  CHECK(std::count(output.begin(), output.end(), '\n') == 1);  // one line
+  CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{name});
+}
+
+}  // namespace
+
+TEST_CASE("malformed text input names file and line, leaves nothing") {
+  expect_ingest_error("bad.txt", "0 1\n1 2\n2 x\n", "", "bad.txt:3: invalid destination vertex id 'x'");
+  expect_ingest_error("neg.txt", "# c\n0 -1\n", "", "neg.txt:2: invalid destination vertex id '-1'");
+  expect_ingest_error("cols.txt", "0 1\n0 1 2 3\n", "", "cols.txt:2: expected 'src dst [weight]'");
+  expect_ingest_error("mixed.txt", "0 1\n0 1 2\n", "", "mixed.txt:2: has 3 fields but line 1 has 2");
+  expect_ingest_error("w.txt", "0 1 abc\n", "", "w.txt:1: invalid weight 'abc'");
+  expect_ingest_error("big.txt", "0 4294967295\n", "", "big.txt:1: vertex id 4294967295");
+  expect_ingest_error("empty.txt", "# nothing\n", "", "holds no edges");
+}
+
+TEST_CASE("malformed matrix market and binary input") {
+  expect_ingest_error("a.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "", "a.mtx:1: only 'coordinate'");
+  expect_ingest_error("b.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n", "",
+                      "b.mtx:3: file ends after 1 of 2 entries");
+  expect_ingest_error("c.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 4\n", "",
+                      "c.mtx:3: index outside the 3 x 3 matrix");
+  expect_ingest_error("d.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n", "",
+                      "d.mtx:4: more entries than the header declares");
+  expect_ingest_error("e.bin32", std::string("\0\0\0\0\1\0\0\0\2\0", 10), "", "e.bin32: record 2: truncated");
+}
+
+TEST_CASE("missing device directory, existing output and bad options are clear errors") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "g.txt", "0 1\n");
+  std::string output;
+  CHECK(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "nope"), &output) == 1);
+  CHECK(output.find("nope: device directory does not exist") != std::string::npos);
+  CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"g.txt"});
+
+  std::filesystem::create_directory(dir / "g");
+  CHECK(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g"), &output) == 2);
+  CHECK(output.find("already exists") != std::string::npos);
+  CHECK(sgtest::list_dir(dir / "g").empty());  // untouched
+
+  CHECK(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "h") + " --memory 12Q", &output) == 2);
+  CHECK(output.find("--memory") != std::string::npos);
+  CHECK(sgtest::run_cli("ingest " + (dir / "missing.txt") + " -o " + (dir / "h"), &output) == 1);
+  CHECK(output.find("missing.txt") != std::string::npos);
+  CHECK(sgtest::run_cli("info " + (dir / "g"), &output) == 1);
+  CHECK(output.find("not a graph") != std::string::npos);
+  CHECK(sgtest::run_cli("frobnicate", &output) == 2);
+}
+
+TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
+  sgtest::TempDir dir;
+  std::string edges;
+  for (int i = 0; i < 3000; ++i) edges += std::to_string(i % 97) + " " + std::to_string((i * 31) % 89) + "\n";
+  sgtest::write_text(dir / "g.txt", edges);
+  std::filesystem::create_directory(dir / "d0");
+  std::filesystem::create_directory(dir / "d1");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --chunk-bytes 256 --stripe-bytes 4K --device " +
+                              (dir / "d0") + " --device " + (dir / "d1"),
+                          &output) == 0);
+  REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+  CHECK(output.find("ok:") != std::string::npos);
+
+  // Flip one byte inside the third chunk of the in-space.
+  Graph g;
+  REQUIRE(Graph::open(dir / "g", &g).ok());
+  const EdgeSpace& in = g.space(SpaceKind::kIn);
+  REQUIRE(in.index.size() > 3);
+  const uint64_t logical = in.index[2].offset + in.index[2].bytes / 2;
+  const uint32_t device = g.layout().device_of(logical);
+  const std::string path = in.device_paths[device];
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(g.layout().device_offset_of(logical)));
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x40);
+    f.seekp(static_cast<std::streamoff>(g.layout().device_offset_of(logical)));
+    f.write(&c, 1);
+  }
+  CHECK(sgtest::run_cli("verify " + (dir / "g"), &output) == 1);
+  CHECK_MESSAGE(output.find("chunk 2 of in") != std::string::npos, output);
+  CHECK_MESSAGE(output.find(path) != std::string::npos, output);
+  CHECK(output.find("checksum mismatch") != std::string::npos);
+  std::vector<uint8_t> payload(in.index[2].bytes);
+  Status s = g.read_chunk(SpaceKind::kIn, 2, payload.data());
+  CHECK(s.code() == Status::Code::kCorruption);
+}
+
+TEST_CASE("damaged metadata and missing device files stop the open") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "g.txt", "0 1\n1 2\n");
+  std::filesystem::create_directory(dir / "d0");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) == 0);
+  {
+    std::fstream f(dir / "g/out.degrees", std::ios::in | std::ios::out | std::ios::binary);
+    f.put('\x7f');
+  }
+  CHECK(sgtest::run_cli("info " + (dir / "g"), &output) == 1);
+  CHECK(output.find("out.degrees: checksum mismatch") != std::string::npos);
+
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "h") + " --device " + (dir / "d0"), &output) == 0);
+  Graph h;
+  REQUIRE(Graph::open(dir / "h", &h).ok());
+  std::filesystem::remove(h.space(SpaceKind::kIn).device_paths[0]);
+  CHECK(sgtest::run_cli("verify " + (dir / "h"), &output) == 1);
+  CHECK(output.find("is missing") != std::string::npos);
+}
+
+TEST_CASE("out-of-core ingest: budget a quarter of the input, RSS near the budget") {
+  sgtest::TempDir dir;
+  std::string output;
+  // 2^17 vertices x 32 = 4M edges = 32 MiB of bin32 input; budget 8 MiB.
+  REQUIRE(sgtest::run_cli("generate rmat --scale 17 --edge-factor 32 --seed 5 -o " + (dir / "e.bin32"), &output) == 0);
+  // The process's fixed cost (binary, libraries) measured on a no-op.
+  auto peak_kib = [](const std::string& text) {
+    const size_t at = text.find("peak RSS ");
+    REQUIRE(at != std::string::npos);
+    return std::stoull(text.substr(at + 9)) * 1024;
+  };
+  REQUIRE(sgtest::run_cli("--help", &output, "SHARDGRAPH_REPORT_RSS=1") == 0);
+  const uint64_t idle_rss = peak_kib(output);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.bin32") + " -o " + (dir / "g") + " --memory 8M", &output) == 0);
+  const uint64_t rss = peak_kib(output);
+  const uint64_t budget = 8 << 20;
+  MESSAGE("peak RSS " << rss / 1024 << " KiB, idle " << idle_rss / 1024 << " KiB, budget " << budget / 1024 << " KiB");
+#ifndef SHARDGRAPH_SANITIZED  // sanitizer shadow memory is not the engine's
+  CHECK(rss <= idle_rss + budget + budget / 2);
+#endif
+  Graph g;
+  REQUIRE(Graph::open(dir / "g", &g).ok());
+  CHECK(g.manifest().ingest.sorted_runs >= 8);
+  CHECK(g.manifest().num_edges == 4u << 20);
+  VerifyReport report;
+  CHECK(verify_graph(g, &report).ok());
+}

@@ -1,0 +1,94 @@
+#include "test_util.h"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace sgtest {
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/sgtest-XXXXXX";
+  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void write_snap(const std::string& path, const std::vector<Arc>& arcs, bool weighted) {
+  std::ofstream out(path);
+  out << "# test graph\n";
+  for (const Arc& a : arcs) {
+    out << a.src << '\t' << a.dst;
+    if (weighted) out << '\t' << a.weight;
+    out << '\n';
+  }
+  REQUIRE(out.good());
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind) {
+  const sg::EdgeSpace& space = graph.space(kind);
+  std::vector<Arc> arcs;
+  std::vector<uint32_t> scratch;
+  for (size_t c = 0; c < space.index.size(); ++c) {
+    std::vector<uint8_t> payload(space.index[c].bytes + 8);
+    sg::Status s = graph.read_chunk(kind, c, payload.data());
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    s = sg::for_each_list(payload.data(), space.index[c], graph.num_vertices(), graph.weighted(), &scratch,
+                          [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float* w) {
+                            for (uint32_t i = 0; i < n; ++i) {
+                              arcs.push_back(Arc{graph.original_id(v), graph.original_id(nbrs[i]), w ? w[i] : 1.0f});
+                            }
+                          });
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+  }
+  return arcs;
+}
+
+int run_cli(const std::string& args, std::string* output, const std::string& env) {
+  TempDir dir;
+  const std::string log = dir / "out.txt";
+  const std::string command = env + " " + std::string(SHARDGRAPH_BIN) + " " + args + " >" + log + " 2>&1";
+  const int rc = std::system(command.c_str());
+  if (output != nullptr) *output = read_text(log);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+uint64_t next_random(uint64_t* state) {
+  uint64_t x = (*state += 0x9e3779b97f4a7c15ULL);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace sgtest

@@ -1,0 +1,49 @@
+// Helpers for tests: temporary directories, edge-list writers, a decoder
+// that reads a graph back into plain arc lists, and a CLI runner.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "shards/graph.h"
+
+namespace sgtest {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct Arc {
+  uint64_t src, dst;
+  float weight;
+  bool operator<(const Arc& o) const { return std::tie(src, dst, weight) < std::tie(o.src, o.dst, o.weight); }
+  bool operator==(const Arc& o) const { return src == o.src && dst == o.dst && weight == o.weight; }
+};
+
+// Text edge list "src dst[ weight]" per line.
+void write_snap(const std::string& path, const std::vector<Arc>& arcs, bool weighted);
+void write_text(const std::string& path, const std::string& text);
+std::string read_text(const std::string& path);
+
+// Every arc of a stored space as (key vertex, neighbour, weight) in
+// original ids, in storage order. Fails the test on any decode error.
+std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind);
+
+// Runs the CLI with `args`; returns the exit code and stdout+stderr.
+int run_cli(const std::string& args, std::string* output, const std::string& env = "");
+
+// Files in `dir` (names only), to check nothing is left behind.
+std::vector<std::string> list_dir(const std::string& dir);
+
+uint64_t next_random(uint64_t* state);
+
+}  // namespace sgtest
