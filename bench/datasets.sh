@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Ingests and verifies every graph of ../shared/datasets (skips when absent);
+# prints one JSON record per dataset.
+#   bench/datasets.sh [WORKDIR] [MEMORY]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+data="$root/../shared/datasets"
+work=${1:-$(mktemp -d)}; mem=${2:-64M}
+sg="$root/build/shardgraph"
+mkdir -p "$work"
+[ -d "$data" ] || { echo "no datasets at $data; skipped" >&2; exit 0; }
+# name | file | ingest options (how each source is laid out: see its README)
+while IFS='|' read -r name file opts; do
+  [ -f "$data/$name/$file" ] || { echo "missing $name/$file; skipped" >&2; continue; }
+  rm -rf "$work/$name"
+  # shellcheck disable=SC2086
+  line=$("$sg" ingest "$data/$name/$file" -o "$work/$name" --memory "$mem" $opts)
+  "$sg" verify "$work/$name" >/dev/null
+  python3 - "$name" "$opts" "$line" "$("$sg" info --json "$work/$name")" <<'PY'
+import json, re, sys
+name, opts, line, info = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+print(json.dumps({"bench": "dataset-ingest", "dataset": name, "options": opts.strip(),
+                  "vertices": info["vertices"], "edges": info["edges"], "directed": info["directed"],
+                  "bytes_per_edge": round(info["bytes_per_edge"], 3),
+                  "seconds": float(re.search(r"([\d.]+) s,", line).group(1)), "verified": True}))
+PY
+done <<'LIST'
+ca-AstroPh|ca-AstroPh-cc1.txt.gz|--undirected
+cit-HepPh|cit-HepPh.txt.gz|--remap
+cit-HepTh|cit-HepTh.txt.gz|--remap
+cnr-2000|cnr-2000.arcs.tsv.gz|
+dblp-2010|dblp-2010.arcs.tsv.gz|
+ego-Twitter|ego-Twitter-undirected.txt.gz|--undirected
+email-Enron|email-Enron.txt.gz|
+luxembourg_osm|luxembourg_osm.mtx|
+musae-github|musae_git_edges.csv|--undirected
+p2p-Gnutella31|p2p-Gnutella31.txt.gz|
+uk-2007-05-100000|uk-2007-05@100000.arcs.tsv.gz|
+wiki-Vote|wiki-Vote.txt.gz|--remap
+LIST
