@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <unistd.h>
 
 #include "apps/cli_util.h"
 #include "apps/generate.h"
 #include "apps/graph_info.h"
+#include "apps/run_command.h"
 #include "shards/graph.h"
 #include "shards/ingest.h"
 #include "shards/interrupt.h"
@@ -96,6 +98,27 @@ int run_verify(const std::string& dir) {
   return 0;
 }
 
+struct RunArgs {
+  sg::RunOptions options;
+  std::string memory = "1G", backend = "auto";
+  uint64_t source = 0;
+};
+
+int run_run(RunArgs& a, const CLI::Option* source_option) {
+  a.options.memory_bytes = size_option("--memory", a.memory);
+  if (!sg::parse_backend(a.backend, &a.options.backend)) throw UsageError("--io-backend must be auto, uring or psync");
+  if (source_option->count() > 0) a.options.source = a.source;
+  a.options.progress = ::isatty(2) != 0;
+  std::string summary;
+  sg::Status s = sg::run_app(a.options, &summary);
+  if (!s.ok()) {
+    if (a.options.progress) std::fputc('\n', stderr);
+    return fail(s);
+  }
+  std::fputs(summary.c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,6 +161,24 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "re-read and check every chunk of a graph");
   verify->add_option("graph", verify_dir, "graph directory")->required();
 
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "run an algorithm on a graph");
+  run->add_option("app", run_args.options.app, "pagerank | spmv | bfs | wcc | sssp")
+      ->required()
+      ->check(CLI::IsMember({"pagerank", "spmv", "bfs", "wcc", "sssp"}));
+  run->add_option("graph", run_args.options.graph, "graph directory")->required();
+  const CLI::Option* source_option = run->add_option("--source", run_args.source, "source vertex (original id) for bfs/sssp");
+  run->add_option("--iterations", run_args.options.iterations, "pagerank iterations (default 20) / spmv products (default 1)");
+  run->add_option("--tolerance", run_args.options.tolerance, "pagerank: stop when the L1 change is below this");
+  run->add_option("--threads", run_args.options.threads, "compute threads (default: all cores)");
+  run->add_option("--memory", run_args.memory, "memory budget (e.g. 256M)")->capture_default_str();
+  run->add_option("--io-backend", run_args.backend, "auto | uring | psync")->capture_default_str();
+  run->add_option("--output", run_args.options.output, "write one 'id value' line per vertex");
+  run->add_option("--stats", run_args.options.stats, "write per-step statistics as JSON");
+  run->add_flag("--unit-weights", run_args.options.unit_weights, "sssp: weight 1 for every edge");
+  run->add_flag("--parents", run_args.options.parents, "bfs: also write each vertex's parent");
+  run->add_option("--top", run_args.options.top, "pagerank/spmv: print this many top vertices")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -156,6 +197,7 @@ int main(int argc, char** argv) {
     if (*ingest) return run_ingest(ing);
     if (*info) return run_info(info_dir, info_json);
     if (*verify) return run_verify(verify_dir);
+    if (*run) return run_run(run_args, source_option);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "shardgraph: usage error: %s\n", e.what());
     return kExitUsage;

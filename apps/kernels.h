@@ -1,0 +1,33 @@
+// The algorithms, each a free function over the engine (one file each,
+// GAPBS style). They use edge_map / vertex_map only: no I/O code here.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "core/engine.h"
+
+namespace sg {
+
+struct PageRankOptions {
+  int iterations = 20;
+  double tolerance = 0;  // stop early when the L1 change of an iteration is below it
+  double damping = 0.85;
+};
+// Returns the iterations run.
+Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<double>* ranks, int* iterations_run);
+
+struct SpmvOptions {
+  int iterations = 1;  // y = (A^T)^k x
+};
+Status spmv(Engine* engine, const SpmvOptions& options, VertexArray<double>* y);
+
+constexpr int32_t kUnreached = -1;
+constexpr uint32_t kNoParent = UINT32_MAX;
+Status bfs(Engine* engine, uint32_t source, VertexArray<int32_t>* depth, VertexArray<uint32_t>* parent);
+
+Status wcc(Engine* engine, VertexArray<uint32_t>* labels);
+
+Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<float>* distance);
+
+}  // namespace sg

@@ -1,0 +1,215 @@
+#include "apps/run_command.h"
+
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "apps/cli_util.h"
+#include "apps/kernels.h"
+
+namespace sg {
+namespace {
+
+// Writes "id value" lines in dense id order (= original id order).
+template <typename Format>
+Status write_output(const std::string& path, const Graph& graph, Format&& format) {
+  std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"), &std::fclose);
+  if (!out) return Status::IOError(path + ": cannot create output");
+  std::vector<char> buffer(1 << 20);
+  std::setvbuf(out.get(), buffer.data(), _IOFBF, buffer.size());
+  char value[64];
+  for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+    format(v, value, sizeof(value));
+    std::fprintf(out.get(), "%llu %s\n", static_cast<unsigned long long>(graph.original_id(v)), value);
+  }
+  if (std::ferror(out.get()) || std::fflush(out.get()) != 0) return Status::IOError(path + ": write failed");
+  return Status::OK();
+}
+
+std::string top_values(const Graph& graph, const VertexArray<double>& values, int top) {
+  std::vector<uint32_t> order(graph.num_vertices());
+  std::iota(order.begin(), order.end(), 0);
+  const size_t k = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(k), order.end(),
+                    [&](uint32_t a, uint32_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); });
+  std::string text = "top " + std::to_string(k) + " vertices:\n";
+  char line[96];
+  for (size_t i = 0; i < k; ++i) {
+    std::snprintf(line, sizeof(line), "  %2zu. %-12llu %.9g\n", i + 1,
+                  static_cast<unsigned long long>(graph.original_id(order[i])), values[order[i]]);
+    text += line;
+  }
+  return text;
+}
+
+Status resolve_source(const Graph& graph, const RunOptions& o, uint32_t* source) {
+  if (o.source.has_value()) {
+    if (!graph.dense_id(*o.source, source)) {
+      return Status::InvalidArgument("--source " + std::to_string(*o.source) + " is not a vertex of " + graph.dir());
+    }
+    return Status::OK();
+  }
+  // Default: the vertex with the most out-edges (reaches something).
+  const auto& degree = graph.space(SpaceKind::kOut).degrees;
+  *source = static_cast<uint32_t>(std::max_element(degree.begin(), degree.end()) - degree.begin());
+  return Status::OK();
+}
+
+Status write_stats(const RunOptions& o, const Engine& engine, double seconds, const std::string& extra_json) {
+  const RunTotals totals = sum_steps(engine.steps());
+  nlohmann::json j{{"app", o.app},
+                   {"graph", o.graph},
+                   {"vertices", engine.num_vertices()},
+                   {"edges", engine.graph().manifest().num_edges},
+                   {"io_backend", backend_name(engine.backend())},
+                   {"threads", o.threads},
+                   {"memory_bytes", o.memory_bytes},
+                   {"memory_planned_bytes", engine.memory_used()},
+                   {"peak_rss_bytes", peak_rss_bytes()},
+                   {"seconds", seconds},
+                   {"bytes_read", totals.bytes_read},
+                   {"requests", totals.requests},
+                   {"io_wait_seconds", totals.io_wait_seconds},
+                   {"notices", engine.notices()},
+                   {"result", nlohmann::json::parse(extra_json)},
+                   {"steps", nlohmann::json::parse(steps_to_json(engine.steps()))}};
+  const std::string text = j.dump(1) + "\n";
+  std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(o.stats.c_str(), "w"), &std::fclose);
+  if (!out || std::fwrite(text.data(), 1, text.size(), out.get()) != text.size()) {
+    return Status::IOError(o.stats + ": cannot write stats");
+  }
+  return Status::OK();
+}
+
+Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std::string* result_json) {
+  const Graph& graph = engine->graph();
+  char line[256];
+  if (o.app == "pagerank" || o.app == "spmv") {
+    VertexArray<double> values;
+    if (o.app == "pagerank") {
+      PageRankOptions p;
+      if (o.iterations > 0) p.iterations = o.iterations;
+      p.tolerance = o.tolerance;
+      int run = 0;
+      SG_RETURN_IF_ERROR(pagerank(engine, p, &values, &run));
+      std::snprintf(line, sizeof(line), "pagerank: %d iterations\n", run);
+      *result_json = "{\"iterations\": " + std::to_string(run) + "}";
+    } else {
+      SpmvOptions s;
+      if (o.iterations > 0) s.iterations = o.iterations;
+      SG_RETURN_IF_ERROR(spmv(engine, s, &values));
+      std::snprintf(line, sizeof(line), "spmv: %d products\n", s.iterations);
+      *result_json = "{\"iterations\": " + std::to_string(s.iterations) + "}";
+    }
+    *summary = line + top_values(graph, values, o.top);
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, "%.9g", values[v]); });
+  }
+  if (o.app == "bfs") {
+    uint32_t source = 0;
+    SG_RETURN_IF_ERROR(resolve_source(graph, o, &source));
+    VertexArray<int32_t> depth;
+    VertexArray<uint32_t> parent;
+    SG_RETURN_IF_ERROR(bfs(engine, source, &depth, &parent));
+    uint64_t reached = 0;
+    int32_t max_depth = 0;
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+      reached += depth[v] != kUnreached;
+      max_depth = std::max(max_depth, depth[v]);
+    }
+    std::snprintf(line, sizeof(line), "bfs from %llu: %llu vertices reached, max depth %d\n",
+                  static_cast<unsigned long long>(graph.original_id(source)), static_cast<unsigned long long>(reached), max_depth);
+    *summary = line;
+    *result_json = "{\"source\": " + std::to_string(graph.original_id(source)) + ", \"reached\": " + std::to_string(reached) +
+                   ", \"max_depth\": " + std::to_string(max_depth) + "}";
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) {
+      if (o.parents && parent[v] != kNoParent) {
+        std::snprintf(buf, size, "%d %llu", depth[v], static_cast<unsigned long long>(graph.original_id(parent[v])));
+      } else {
+        std::snprintf(buf, size, o.parents ? "%d -1" : "%d", depth[v]);
+      }
+    });
+  }
+  if (o.app == "wcc") {
+    VertexArray<uint32_t> labels;
+    SG_RETURN_IF_ERROR(wcc(engine, &labels));
+    uint64_t components = 0;
+    std::vector<uint32_t> size(graph.num_vertices(), 0);
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+      components += labels[v] == v;
+      ++size[labels[v]];
+    }
+    const uint32_t largest = *std::max_element(size.begin(), size.end());
+    std::snprintf(line, sizeof(line), "wcc: %llu components, largest %u vertices\n", static_cast<unsigned long long>(components), largest);
+    *summary = line;
+    *result_json = "{\"components\": " + std::to_string(components) + ", \"largest\": " + std::to_string(largest) + "}";
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
+      std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(graph.original_id(labels[v])));
+    });
+  }
+  if (o.app == "sssp") {
+    uint32_t source = 0;
+    SG_RETURN_IF_ERROR(resolve_source(graph, o, &source));
+    VertexArray<float> distance;
+    SG_RETURN_IF_ERROR(sssp(engine, source, o.unit_weights, &distance));
+    uint64_t reached = 0;
+    float farthest = 0;
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+      if (std::isinf(distance[v])) continue;
+      ++reached;
+      farthest = std::max(farthest, distance[v]);
+    }
+    std::snprintf(line, sizeof(line), "sssp from %llu: %llu vertices reached, farthest %.9g\n",
+                  static_cast<unsigned long long>(graph.original_id(source)), static_cast<unsigned long long>(reached), farthest);
+    *summary = line;
+    *result_json = "{\"source\": " + std::to_string(graph.original_id(source)) + ", \"reached\": " + std::to_string(reached) + "}";
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
+      if (std::isinf(distance[v])) std::snprintf(buf, n, "inf");
+      else std::snprintf(buf, n, "%.9g", distance[v]);
+    });
+  }
+  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, spmv, bfs, wcc, sssp)");
+}
+
+}  // namespace
+
+Status run_app(const RunOptions& o, std::string* summary) {
+  std::unique_ptr<tbb::global_control> threads;
+  if (o.threads > 0) {
+    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(o.threads));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Graph graph;
+  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph));
+  Engine engine;
+  EngineOptions e;
+  e.memory_bytes = o.memory_bytes;
+  e.backend = o.backend;
+  e.progress = o.progress;
+  e.label = o.app;
+  e.window_bytes = o.window_bytes;
+  SG_RETURN_IF_ERROR(engine.open(graph, e));
+  std::string result_json = "{}";
+  SG_RETURN_IF_ERROR(run_kernel(o, &engine, summary, &result_json));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (o.progress) std::fputc('\n', stderr);
+  const RunTotals totals = sum_steps(engine.steps());
+  char line[256];
+  std::snprintf(line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n", seconds,
+                static_cast<unsigned long long>(totals.bytes_read), static_cast<unsigned long long>(totals.requests),
+                backend_name(engine.backend()), totals.io_wait_seconds, static_cast<unsigned long long>(peak_rss_bytes() / 1024));
+  *summary += line;
+  if (!o.stats.empty()) SG_RETURN_IF_ERROR(write_stats(o, engine, seconds, result_json));
+  return Status::OK();
+}
+
+}  // namespace sg

@@ -1,0 +1,36 @@
+// `shardgraph run APP GRAPH`: opens the graph and the engine, runs one
+// kernel, writes --output (one "id value" line per vertex, original ids,
+// sorted by id) and --stats (JSON), and prints a short summary.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "compression/status.h"
+#include "shards/device_queue.h"
+
+namespace sg {
+
+struct RunOptions {
+  std::string app;  // pagerank | spmv | bfs | wcc | sssp
+  std::string graph;
+  std::optional<uint64_t> source;  // original id
+  int iterations = 0;              // 0 = the app's default
+  double tolerance = 0;
+  int threads = 0;  // 0 = all cores
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  IoBackend backend = IoBackend::kAuto;
+  std::string output;
+  std::string stats;
+  bool unit_weights = false;
+  bool parents = false;
+  bool progress = false;
+  int top = 10;
+  uint64_t window_bytes = 0;  // tests
+};
+
+// Runs and returns the summary text (printed by the CLI) in *summary.
+Status run_app(const RunOptions& options, std::string* summary);
+
+}  // namespace sg

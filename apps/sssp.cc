@@ -1,0 +1,60 @@
+// Single-source shortest paths by frontier-based Bellman-Ford (as in Ligra's
+// BellmanFord): vertices whose distance dropped relax their out-edges in the
+// next round. Distances are read from the Old copy and written (write-min)
+// to the Latest one, so each round is deterministic. Negative weights are
+// allowed; a negative cycle reachable from the source is an error.
+#include <limits>
+
+#include "apps/kernels.h"
+#include "core/atomics.h"
+#include "core/replicated_array.h"
+
+namespace sg {
+namespace {
+
+struct Relax {
+  const float* old_distance;
+  float* distance;
+  bool unit_weights;
+  bool update(uint32_t u, uint32_t v, float w) {
+    const float candidate = old_distance[u] + (unit_weights ? 1.0f : w);
+    if (candidate < distance[v]) {
+      distance[v] = candidate;
+      return true;
+    }
+    return false;
+  }
+  bool update_atomic(uint32_t u, uint32_t v, float w) {
+    return write_min(&distance[v], old_distance[u] + (unit_weights ? 1.0f : w));
+  }
+  bool cond(uint32_t) const { return true; }
+};
+
+}  // namespace
+
+Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<float>* distance) {
+  const uint32_t n = engine->num_vertices();
+  if (!engine->graph().weighted() && !unit_weights) {
+    return Status::InvalidArgument("sssp needs a weighted graph; use --unit-weights to give every edge weight 1");
+  }
+  ReplicatedArray<float> dist;
+  SG_RETURN_IF_ERROR(dist.allocate(engine, "sssp.distance"));
+  dist.fill(*engine, std::numeric_limits<float>::infinity());
+  dist.old_values()[source] = dist.latest()[source] = 0;
+  VertexSubset frontier = VertexSubset::single(n, source);
+  int round = 0;
+  for (; !frontier.is_empty() && round <= static_cast<int>(n); ++round) {
+    engine->set_iteration(round);
+    Relax relax{dist.old_values(), dist.latest(), unit_weights};
+    VertexSubset changed;
+    SG_RETURN_IF_ERROR(engine->edge_map(frontier, relax, &changed));
+    dist.commit(*engine, changed);
+    frontier = std::move(changed);
+  }
+  if (!frontier.is_empty()) return Status::InvalidArgument("sssp: a negative cycle is reachable from the source");
+  SG_RETURN_IF_ERROR(engine->allocate(distance, "sssp.result"));
+  engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { (*distance)[v] = dist.latest()[v]; });
+  return Status::OK();
+}
+
+}  // namespace sg

@@ -1,0 +1,189 @@
+// The engine (DESIGN §6): Ligra-style edge_map / vertex_map over an
+// out-of-core graph. An app passes a functor with
+//   bool update(src, dst, weight)         // pull: one writer per dst
+//   bool update_atomic(src, dst, weight)  // push: concurrent writers
+//   bool cond(dst)                        // false: dst needs no more updates
+// and gets back the subset of destinations whose update returned true.
+//
+// Modes (full sequential scans in this version):
+//  - pull: stream the in-space interval by interval; each window of chunks is
+//    decoded into a CSR keyed by destination (window_graph.h) and every
+//    destination gathers from its active in-neighbours;
+//  - push: stream the out-space of the intervals that hold an active
+//    vertex (the others are skipped) and apply update_atomic.
+// `reversed` runs the same over the transposed graph (pull reads the
+// out-space, push the in-space), e.g. for WCC on a directed graph.
+// Reads run ahead of compute (ChunkStream); compute is parallel with TBB.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/run_stats.h"
+#include "core/vertex_array.h"
+#include "core/vertex_subset.h"
+#include "core/window_graph.h"
+#include "shards/chunk_stream.h"
+#include "shards/graph.h"
+
+namespace sg {
+
+enum class Direction { kAuto, kPull, kPush };
+
+struct EngineOptions {
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  IoBackend backend = IoBackend::kAuto;
+  std::string scratch_dir;   // for file-backed vertex arrays; default: the graph directory
+  bool progress = false;     // one status line on stderr after each step
+  std::string label = "run";
+  uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
+};
+
+struct EdgeMapOptions {
+  Direction direction = Direction::kAuto;
+  bool reversed = false;
+};
+
+class Engine {
+ public:
+  Status open(const Graph& graph, const EngineOptions& options);
+
+  const Graph& graph() const { return *graph_; }
+  uint32_t num_vertices() const { return graph_->num_vertices(); }
+  const std::vector<uint32_t>& out_degree() const { return graph_->space(SpaceKind::kOut).degrees; }
+  const std::vector<uint32_t>& in_degree() const { return graph_->space(SpaceKind::kIn).degrees; }
+  uint64_t num_arcs() const { return graph_->space(SpaceKind::kOut).meta.arcs; }
+
+  // Allocates a zeroed vertex array; file-backed when the budget is spent.
+  template <typename T>
+  Status allocate(VertexArray<T>* array, const std::string& name) {
+    const uint64_t bytes = uint64_t{num_vertices()} * sizeof(T);
+    const bool fits = memory_used_ + bytes <= options_.memory_bytes;
+    if (fits) memory_used_ += bytes;
+    else note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
+    return array->allocate(num_vertices(), fits ? std::string() : scratch_path(name));
+  }
+
+  void set_iteration(int iteration) { iteration_ = iteration; }
+
+  template <typename F>
+  Status edge_map(const VertexSubset& frontier, F& f, VertexSubset* next, EdgeMapOptions options = {}) {
+    const VertexSubset* active = &frontier;
+    VertexSubset dense_copy;
+    if (!frontier.is_dense()) {
+      dense_copy = frontier;
+      dense_copy.to_dense();
+      active = &dense_copy;
+    }
+    const bool all = active->is_all();
+    const Direction direction = choose_direction(*active, options);
+    *next = VertexSubset::dense_builder(num_vertices());
+    VertexSubset* out = next;
+    Status status;
+    if (direction == Direction::kPull) {
+      status = scan(*active, options.reversed ? SpaceKind::kOut : SpaceKind::kIn, false, options.reversed,
+                    [&](const WindowGraph& w) {
+                      for_each_window_vertex(w, [&](uint32_t v, uint32_t begin, uint32_t end) {
+                        if (!f.cond(v)) return;
+                        for (uint32_t e = begin; e < end; ++e) {
+                          const uint32_t u = w.neighbours[e];
+                          if (!all && !active->contains(u)) continue;
+                          if (f.update(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
+                          if (!f.cond(v)) break;
+                        }
+                      });
+                    });
+    } else {
+      status = scan(*active, options.reversed ? SpaceKind::kIn : SpaceKind::kOut, true, options.reversed,
+                    [&](const WindowGraph& w) {
+                      for_each_window_vertex(w, [&](uint32_t u, uint32_t begin, uint32_t end) {
+                        if (!all && !active->contains(u)) return;
+                        for (uint32_t e = begin; e < end; ++e) {
+                          const uint32_t v = w.neighbours[e];
+                          if (f.cond(v) && f.update_atomic(u, v, w.weights.empty() ? 1.0f : w.weights[e])) {
+                            out->set_atomic(v);
+                          }
+                        }
+                      });
+                    });
+    }
+    next->recount();
+    if (!steps_.empty()) steps_.back().next_active_vertices = next->size();
+    return status;
+  }
+
+  // Calls f(v) for every v in the subset, in parallel.
+  template <typename F>
+  void vertex_map(const VertexSubset& subset, F&& f) const {
+    if (subset.is_dense()) {
+      const auto& bits = subset.bits();
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, bits.size(), 256), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t word_index = r.begin(); word_index < r.end(); ++word_index) {
+          uint64_t word = bits[word_index];
+          while (word != 0) {
+            f(static_cast<uint32_t>(word_index * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
+            word &= word - 1;
+          }
+        }
+      });
+    } else {
+      const auto& ids = subset.list();
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, ids.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i < r.end(); ++i) f(ids[i]);
+      });
+    }
+  }
+
+  // The subset of `subset` for which f(v) is true.
+  template <typename F>
+  VertexSubset vertex_filter(const VertexSubset& subset, F&& f) const {
+    VertexSubset out = VertexSubset::dense_builder(num_vertices());
+    vertex_map(subset, [&](uint32_t v) {
+      if (f(v)) out.set_atomic(v);
+    });
+    out.recount();
+    return out;
+  }
+
+  const std::vector<StepStats>& steps() const { return steps_; }
+  const std::string& notices() const { return notices_; }
+  IoBackend backend() const { return io_.backend(); }
+  uint64_t memory_used() const { return memory_used_; }
+
+ private:
+  using WindowFn = std::function<void(const WindowGraph&)>;
+
+  // Streams the chunks of `kind` (all intervals, or with `skip_inactive`
+  // only those holding an active vertex) and calls compute per window.
+  Status scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed, const WindowFn& compute);
+  Direction choose_direction(const VertexSubset& active, const EdgeMapOptions& options) const;
+  std::string scratch_path(const std::string& name) const;
+  void note(const std::string& text);
+  void report_progress(const StepStats& step) const;
+
+  // f(vertex, begin, end) for each vertex run of the window, in parallel.
+  template <typename F>
+  static void for_each_window_vertex(const WindowGraph& w, F&& f) {
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, w.vertex_count, 512), [&](const tbb::blocked_range<uint32_t>& r) {
+      for (uint32_t i = r.begin(); i < r.end(); ++i) f(w.first_vertex + i, w.offsets[i], w.offsets[i + 1]);
+    });
+  }
+
+  const Graph* graph_ = nullptr;
+  EngineOptions options_;
+  IoContext io_;
+  std::vector<std::vector<ChunkSpan>> interval_chunks_;  // [stored space][interval]
+  WindowGraph window_;
+  uint64_t memory_used_ = 0;
+  int iteration_ = 0;
+  std::vector<StepStats> steps_;
+  std::string notices_;
+};
+
+}  // namespace sg

@@ -1,0 +1,35 @@
+// Interval replication (LOSC): an Old copy that updates read and a Latest
+// copy that they write. Within one edge_map every read sees the values of
+// the previous step, so results (and frontiers) do not depend on how threads
+// are scheduled; commit() makes Latest the new Old for the changed vertices.
+#pragma once
+
+#include <string>
+
+#include "core/engine.h"
+
+namespace sg {
+
+template <typename T>
+class ReplicatedArray {
+ public:
+  Status allocate(Engine* engine, const std::string& name) {
+    SG_RETURN_IF_ERROR(engine->allocate(&old_, name + ".old"));
+    return engine->allocate(&latest_, name + ".latest");
+  }
+  void fill(const Engine& engine, T value) {
+    engine.vertex_map(VertexSubset::all(engine.num_vertices()), [&](uint32_t v) { old_[v] = latest_[v] = value; });
+  }
+  T* old_values() { return old_.data(); }
+  T* latest() { return latest_.data(); }
+  void commit(const Engine& engine, const VertexSubset& changed) {
+    engine.vertex_map(changed, [&](uint32_t v) { old_[v] = latest_[v]; });
+  }
+  const VertexArray<T>& result() const { return latest_; }
+
+ private:
+  VertexArray<T> old_;
+  VertexArray<T> latest_;
+};
+
+}  // namespace sg

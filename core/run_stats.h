@@ -1,0 +1,46 @@
+// Statistics of one edge_map step: what was read from where, and where the
+// time went. `--stats FILE.json` writes them for a whole run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sg {
+
+struct StepStats {
+  int iteration = 0;
+  std::string mode;  // "pull" (full scan of the in-space) or "push" (full scan of the out-space)
+  bool reversed = false;  // over the transposed graph (e.g. WCC on directed graphs)
+  uint64_t active_vertices = 0;
+  uint64_t next_active_vertices = 0;
+  uint32_t intervals = 0;
+  uint32_t intervals_skipped = 0;
+  uint64_t chunks = 0;
+  uint64_t edges_decoded = 0;
+  std::vector<uint64_t> device_bytes;
+  std::vector<uint64_t> device_requests;
+  double io_wait_seconds = 0;
+  double decode_seconds = 0;
+  double compute_seconds = 0;
+  double seconds = 0;
+
+  uint64_t bytes_read() const {
+    uint64_t total = 0;
+    for (uint64_t b : device_bytes) total += b;
+    return total;
+  }
+};
+
+struct RunTotals {
+  uint64_t bytes_read = 0;
+  uint64_t requests = 0;
+  double seconds = 0;
+  double io_wait_seconds = 0;
+};
+
+RunTotals sum_steps(const std::vector<StepStats>& steps);
+// JSON array of the steps (one object per step).
+std::string steps_to_json(const std::vector<StepStats>& steps);
+
+}  // namespace sg

@@ -1,0 +1,91 @@
+#include "core/vertex_subset.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace sg {
+
+VertexSubset VertexSubset::dense_builder(uint32_t n) {
+  VertexSubset s;
+  s.n_ = n;
+  s.dense_ = true;
+  s.bits_.assign((size_t{n} + 63) / 64, 0);
+  return s;
+}
+
+VertexSubset VertexSubset::empty(uint32_t n) {
+  VertexSubset s;
+  s.n_ = n;
+  s.dense_ = false;
+  return s;
+}
+
+VertexSubset VertexSubset::all(uint32_t n) {
+  VertexSubset s = dense_builder(n);
+  std::fill(s.bits_.begin(), s.bits_.end(), ~uint64_t{0});
+  if (n % 64 != 0) s.bits_.back() = (uint64_t{1} << (n % 64)) - 1;
+  s.count_ = n;
+  return s;
+}
+
+VertexSubset VertexSubset::single(uint32_t n, uint32_t v) { return from_list(n, {v}); }
+
+VertexSubset VertexSubset::from_list(uint32_t n, std::vector<uint32_t> ids) {
+  VertexSubset s;
+  s.n_ = n;
+  s.dense_ = false;
+  s.count_ = ids.size();
+  s.ids_ = std::move(ids);
+  return s;
+}
+
+void VertexSubset::to_dense() {
+  if (dense_) return;
+  bits_.assign((size_t{n_} + 63) / 64, 0);
+  for (uint32_t v : ids_) set(v);
+  ids_.clear();
+  ids_.shrink_to_fit();
+  dense_ = true;
+}
+
+void VertexSubset::to_sparse() {
+  if (!dense_) return;
+  ids_.clear();
+  ids_.reserve(count_);
+  for_each([&](uint32_t v) { ids_.push_back(v); });
+  bits_.clear();
+  bits_.shrink_to_fit();
+  dense_ = false;
+}
+
+void VertexSubset::recount() {
+  count_ = tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(0, bits_.size()), uint64_t{0},
+      [&](const tbb::blocked_range<size_t>& r, uint64_t sum) {
+        for (size_t w = r.begin(); w < r.end(); ++w) sum += static_cast<uint64_t>(std::popcount(bits_[w]));
+        return sum;
+      },
+      [](uint64_t a, uint64_t b) { return a + b; });
+}
+
+void VertexSubset::add_all(const VertexSubset& other) {
+  for (size_t w = 0; w < bits_.size(); ++w) bits_[w] |= other.bits_[w];
+  recount();
+}
+
+bool VertexSubset::any_in(uint32_t begin, uint32_t end) const {
+  if (begin >= end) return false;
+  const size_t first_word = begin >> 6, last_word = (end - 1) >> 6;
+  for (size_t w = first_word; w <= last_word; ++w) {
+    uint64_t word = bits_[w];
+    if (w == first_word) word &= ~uint64_t{0} << (begin & 63);
+    if (w == last_word && (end & 63) != 0) word &= (uint64_t{1} << (end & 63)) - 1;
+    if (word != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace sg

@@ -1,0 +1,74 @@
+#include "core/window_graph.h"
+
+#include <tbb/parallel_for.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "compression/checksum.h"
+#include "compression/varint.h"
+
+namespace sg {
+namespace {
+
+// Decodes one chunk into the window CSR. `continues` = its first vertex is
+// the previous chunk's last one (a split list), whose run is already open.
+Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uint8_t* payload, bool continues,
+                         uint32_t edge_base, WindowGraph* out) {
+  if (checksum64(payload, e.bytes) != e.checksum) return Status::Corruption("checksum mismatch");
+  const uint64_t weight_bytes = graph.weighted() ? uint64_t{4} * e.edge_count : 0;
+  if (weight_bytes > e.bytes) return Status::Corruption("weight stream longer than chunk");
+  const uint8_t* p = payload + weight_bytes;
+  const uint8_t* end = payload + e.bytes;
+  uint32_t position = edge_base;
+  const uint32_t edge_end = edge_base + e.edge_count;
+  for (uint32_t i = 0; i < e.vertex_count; ++i) {
+    const uint32_t v = e.first_vertex + i;
+    if (i > 0 || !continues) out->offsets[v - out->first_vertex] = position;
+    uint32_t count = 0;
+    p = get_varint32(p, end, &count);
+    if (p == nullptr) return Status::Corruption("vertex " + std::to_string(v) + ": malformed list length");
+    if (count > edge_end - position) return Status::Corruption("vertex " + std::to_string(v) + ": more edges than the index says");
+    Status s = decode_neighbours(&p, end, v, graph.num_vertices(), count, out->neighbours.data() + position);
+    if (!s.ok()) return Status::Corruption("vertex " + std::to_string(v) + ": " + s.message());
+    position += count;
+  }
+  if (p != end) return Status::Corruption("trailing bytes after the last list");
+  if (position != edge_end) return Status::Corruption("edge count differs from index");
+  if (weight_bytes > 0) std::memcpy(out->weights.data() + edge_base, payload, weight_bytes);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out) {
+  const auto& index = space.index;
+  const uint32_t first = window.first_chunk, end = window.end_chunk;
+  out->first_vertex = index[first].first_vertex;
+  out->vertex_count = index[end - 1].end_vertex() - out->first_vertex;
+  std::vector<uint32_t> edge_base(end - first + 1, 0);
+  for (uint32_t c = first; c < end; ++c) edge_base[c - first + 1] = edge_base[c - first] + index[c].edge_count;
+  out->offsets.resize(size_t{out->vertex_count} + 1);
+  out->offsets[out->vertex_count] = edge_base.back();
+  out->neighbours.resize(edge_base.back());
+  out->weights.resize(graph.weighted() ? edge_base.back() : 0);
+
+  std::mutex error_mutex;
+  Status error;
+  uint32_t error_chunk = 0;
+  tbb::parallel_for(first, end, [&](uint32_t c) {
+    const bool continues = c > first && index[c].first_vertex + 1 == index[c - 1].end_vertex();
+    Status s = decode_chunk_into(graph, index[c], window.payload(index[c]), continues, edge_base[c - first], out);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (error.ok() || c < error_chunk) {
+        error = s;
+        error_chunk = c;
+      }
+    }
+  });
+  if (!error.ok()) return Status::Corruption(graph.describe_chunk(space, error_chunk) + ": " + error.message());
+  return Status::OK();
+}
+
+}  // namespace sg

@@ -1,0 +1,127 @@
+#include "reference.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <queue>
+
+namespace sgtest {
+
+RefGraph make_ref_graph(uint32_t n, const std::vector<Arc>& arcs, bool undirected) {
+  RefGraph g;
+  g.n = n;
+  g.out.resize(n);
+  g.in.resize(n);
+  auto add = [&](uint64_t u, uint64_t v, float w) {
+    g.out[u].push_back({static_cast<uint32_t>(v), w});
+    g.in[v].push_back({static_cast<uint32_t>(u), w});
+  };
+  for (const Arc& a : arcs) {
+    add(a.src, a.dst, a.weight);
+    if (undirected && a.src != a.dst) add(a.dst, a.src, a.weight);
+  }
+  for (auto* lists : {&g.out, &g.in}) {
+    for (auto& list : *lists) std::sort(list.begin(), list.end());
+  }
+  return g;
+}
+
+std::vector<double> ref_pagerank(const RefGraph& g, int iterations, double damping) {
+  const uint32_t n = g.n;
+  std::vector<double> rank(n, 1.0 / n), next(n);
+  for (int it = 0; it < iterations; ++it) {
+    double dangling = 0;
+    for (uint32_t u = 0; u < n; ++u) {
+      if (g.out[u].empty()) dangling += rank[u];
+    }
+    for (uint32_t v = 0; v < n; ++v) {
+      double sum = 0;
+      for (auto [u, w] : g.in[v]) sum += rank[u] / static_cast<double>(g.out[u].size());
+      next[v] = (1 - damping) / n + damping * (sum + dangling / n);
+    }
+    rank.swap(next);
+  }
+  return rank;
+}
+
+std::vector<double> ref_spmv(const RefGraph& g, int iterations) {
+  std::vector<double> x(g.n, 1.0), y(g.n);
+  for (int it = 0; it < iterations; ++it) {
+    for (uint32_t v = 0; v < g.n; ++v) {
+      y[v] = 0;
+      for (auto [u, w] : g.in[v]) y[v] += static_cast<double>(w) * x[u];
+    }
+    x = y;
+  }
+  return x;
+}
+
+void ref_bfs(const RefGraph& g, uint32_t source, std::vector<int32_t>* depth, std::vector<uint32_t>* parent) {
+  depth->assign(g.n, -1);
+  parent->assign(g.n, UINT32_MAX);
+  (*depth)[source] = 0;
+  (*parent)[source] = source;
+  std::queue<uint32_t> queue;
+  queue.push(source);
+  while (!queue.empty()) {
+    const uint32_t u = queue.front();
+    queue.pop();
+    for (auto [v, w] : g.out[u]) {
+      if ((*depth)[v] == -1) {
+        (*depth)[v] = (*depth)[u] + 1;
+        queue.push(v);
+      }
+    }
+  }
+  // Parent: the smallest in-neighbour one level up.
+  for (uint32_t v = 0; v < g.n; ++v) {
+    if (v == source || (*depth)[v] <= 0) continue;
+    for (auto [u, w] : g.in[v]) {
+      if ((*depth)[u] == (*depth)[v] - 1) {
+        (*parent)[v] = u;
+        break;
+      }
+    }
+  }
+}
+
+std::vector<uint32_t> ref_wcc(const RefGraph& g) {
+  std::vector<uint32_t> root(g.n);
+  std::iota(root.begin(), root.end(), 0);
+  auto find = [&](uint32_t x) {
+    while (root[x] != x) x = root[x] = root[root[x]];
+    return x;
+  };
+  for (uint32_t u = 0; u < g.n; ++u) {
+    for (auto [v, w] : g.out[u]) {
+      const uint32_t a = find(u), b = find(v);
+      if (a != b) root[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  std::vector<uint32_t> label(g.n);
+  for (uint32_t v = 0; v < g.n; ++v) label[v] = find(v);
+  return label;
+}
+
+std::vector<float> ref_sssp(const RefGraph& g, uint32_t source, bool unit_weights) {
+  std::vector<float> dist(g.n, std::numeric_limits<float>::infinity());
+  dist[source] = 0;
+  using Item = std::pair<float, uint32_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  heap.push({0.0f, source});
+  while (!heap.empty()) {
+    auto [d, u] = heap.top();
+    heap.pop();
+    if (d > dist[u]) continue;
+    for (auto [v, w] : g.out[u]) {
+      const float candidate = d + (unit_weights ? 1.0f : w);
+      if (candidate < dist[v]) {
+        dist[v] = candidate;
+        heap.push({candidate, v});
+      }
+    }
+  }
+  return dist;
+}
+
+}  // namespace sgtest

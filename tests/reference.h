@@ -1,0 +1,25 @@
+// Plain in-memory reference implementations of the apps, for comparison.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "test_util.h"
+
+namespace sgtest {
+
+struct RefGraph {
+  uint32_t n = 0;
+  std::vector<std::vector<std::pair<uint32_t, float>>> out, in;  // sorted by neighbour
+};
+
+// `arcs` in dense ids; undirected adds the reverse of every non-loop arc.
+RefGraph make_ref_graph(uint32_t n, const std::vector<Arc>& arcs, bool undirected);
+
+std::vector<double> ref_pagerank(const RefGraph& g, int iterations, double damping = 0.85);
+std::vector<double> ref_spmv(const RefGraph& g, int iterations);
+void ref_bfs(const RefGraph& g, uint32_t source, std::vector<int32_t>* depth, std::vector<uint32_t>* parent);
+std::vector<uint32_t> ref_wcc(const RefGraph& g);
+std::vector<float> ref_sssp(const RefGraph& g, uint32_t source, bool unit_weights);
+
+}  // namespace sgtest

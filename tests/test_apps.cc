@@ -1,0 +1,215 @@
+// Every app against the in-memory reference on many random graphs
+// (directed/undirected, weighted, isolated vertices, self-loops, duplicates,
+// a hub whose list spans several chunks), with 1-3 devices, tiny chunks,
+// stripes and windows, both I/O backends, and 1 or 2 threads.
+#include <doctest/doctest.h>
+#include <tbb/global_control.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "apps/kernels.h"
+#include "apps/run_command.h"
+#include "reference.h"
+#include "shards/ingest.h"
+#include "test_util.h"
+
+using namespace sg;
+using sgtest::Arc;
+
+namespace {
+
+struct Case {
+  bool undirected, weighted;
+  uint32_t devices;
+  IoBackend backend;
+  int threads;
+  uint64_t window_bytes;
+};
+
+std::vector<Arc> random_graph(uint64_t* state, uint32_t n, bool weighted) {
+  std::vector<Arc> arcs;
+  const size_t m = sgtest::next_random(state) % (6 * n);
+  const uint32_t hub = static_cast<uint32_t>(sgtest::next_random(state) % n);
+  const uint32_t isolated_from = n - n / 8;  // the last eighth gets no edges
+  for (size_t i = 0; i < m; ++i) {
+    uint32_t u = static_cast<uint32_t>(sgtest::next_random(state) % isolated_from);
+    uint32_t v = static_cast<uint32_t>(sgtest::next_random(state) % isolated_from);
+    const uint64_t kind = sgtest::next_random(state) % 12;
+    if (kind == 0) v = u;
+    if (kind >= 9) u = hub;
+    const float w = weighted ? static_cast<float>(1 + sgtest::next_random(state) % 20) : 1.0f;
+    arcs.push_back(Arc{u, v, w});
+    if (kind == 1) arcs.push_back(Arc{u, v, w});  // duplicate
+  }
+  return arcs;
+}
+
+void check_case(const Case& c, uint64_t seed) {
+  CAPTURE(seed);
+  CAPTURE(c.undirected);
+  CAPTURE(c.weighted);
+  CAPTURE(c.devices);
+  CAPTURE(backend_name(c.backend));
+  CAPTURE(c.threads);
+  CAPTURE(c.window_bytes);
+  uint64_t state = seed;
+  const uint32_t n = 8 + static_cast<uint32_t>(sgtest::next_random(&state) % 300);
+  const std::vector<Arc> arcs = random_graph(&state, n, c.weighted);
+  sgtest::TempDir dir;
+  std::string text = "# Nodes: " + std::to_string(n) + "\n";
+  for (const Arc& a : arcs) {
+    text += std::to_string(a.src) + " " + std::to_string(a.dst);
+    if (c.weighted) text += " " + std::to_string(static_cast<int>(a.weight));
+    text += "\n";
+  }
+  if (arcs.empty()) text += c.weighted ? "0 0 1\n" : "0 0\n";
+  sgtest::write_text(dir / "e.txt", text);
+  std::vector<Arc> all = arcs;
+  if (arcs.empty()) all.push_back(Arc{0, 0, 1});
+
+  IngestOptions o;
+  o.input = dir / "e.txt";
+  o.output = dir / "g";
+  o.undirected = c.undirected;
+  o.chunk_bytes = 64;
+  o.stripe_bytes = 4096;
+  o.intervals = 1 + static_cast<uint32_t>(seed % 5);
+  for (uint32_t d = 0; d < c.devices && c.devices > 1; ++d) {
+    std::filesystem::create_directory(dir / ("d" + std::to_string(d)));
+    o.devices.push_back(dir / ("d" + std::to_string(d)));
+  }
+  IngestSummary summary;
+  REQUIRE(ingest_graph(o, &summary).ok());
+  Graph graph;
+  REQUIRE(Graph::open(o.output, &graph).ok());
+  REQUIRE(graph.num_vertices() == n);
+
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(c.threads));
+  Engine engine;
+  EngineOptions e;
+  e.memory_bytes = 64 << 20;
+  e.backend = c.backend;
+  e.window_bytes = c.window_bytes;
+  REQUIRE(engine.open(graph, e).ok());
+  REQUIRE(engine.backend() == c.backend);
+
+  const sgtest::RefGraph ref = sgtest::make_ref_graph(n, all, c.undirected);
+  {
+    VertexArray<double> ranks;
+    int run = 0;
+    REQUIRE(pagerank(&engine, PageRankOptions{10, 0, 0.85}, &ranks, &run).ok());
+    const std::vector<double> expected = sgtest::ref_pagerank(ref, 10);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(ranks[v] - expected[v]) <= 1e-6);
+  }
+  {
+    VertexArray<double> y;
+    REQUIRE(spmv(&engine, SpmvOptions{2}, &y).ok());
+    const std::vector<double> expected = sgtest::ref_spmv(ref, 2);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(y[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
+  }
+  const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
+  {
+    VertexArray<int32_t> depth;
+    VertexArray<uint32_t> parent;
+    REQUIRE(bfs(&engine, source, &depth, &parent).ok());
+    std::vector<int32_t> expected_depth;
+    std::vector<uint32_t> expected_parent;
+    sgtest::ref_bfs(ref, source, &expected_depth, &expected_parent);
+    for (uint32_t v = 0; v < n; ++v) {
+      REQUIRE(depth[v] == expected_depth[v]);
+      REQUIRE(parent[v] == expected_parent[v]);
+    }
+  }
+  {
+    VertexArray<uint32_t> labels;
+    REQUIRE(wcc(&engine, &labels).ok());
+    const std::vector<uint32_t> expected = sgtest::ref_wcc(ref);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(labels[v] == expected[v]);
+  }
+  {
+    VertexArray<float> dist;
+    REQUIRE(sssp(&engine, source, !c.weighted, &dist).ok());
+    const std::vector<float> expected = sgtest::ref_sssp(ref, source, !c.weighted);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(dist[v] == expected[v]);
+  }
+}
+
+void run_cases(IoBackend backend, uint64_t seed) {
+  uint64_t state = seed;
+  for (int trial = 0; trial < 16; ++trial) {
+    const uint64_t r = sgtest::next_random(&state);
+    Case c{};
+    c.undirected = r & 1;
+    c.weighted = r & 2;
+    c.devices = 1 + static_cast<uint32_t>((r >> 2) % 3);
+    c.backend = backend;
+    c.threads = (r >> 4) & 1 ? 2 : 1;
+    c.window_bytes = (r >> 5) & 1 ? 8192 : 0;  // 8 KiB windows: many read-ahead cycles
+    check_case(c, sgtest::next_random(&state));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("apps match the in-memory reference: io_uring backend") { run_cases(IoBackend::kUring, 11); }
+TEST_CASE("apps match the in-memory reference: pread backend") { run_cases(IoBackend::kPsync, 12); }
+
+TEST_CASE("run writes original ids and stats and a corrupted chunk stops it naming the chunk") {
+  sgtest::TempDir dir;
+  std::string edges;
+  for (int i = 0; i < 4000; ++i) edges += std::to_string(1 + i % 301) + " " + std::to_string(1 + (i * 37) % 293) + "\n";
+  sgtest::write_text(dir / "e.txt", edges);
+  IngestOptions o;
+  o.input = dir / "e.txt";
+  o.output = dir / "g";
+  o.remap = true;
+  o.chunk_bytes = 512;
+  IngestSummary summary;
+  REQUIRE(ingest_graph(o, &summary).ok());
+  RunOptions r;
+  r.app = "bfs";
+  r.graph = dir / "g";
+  r.source = 1;
+  r.output = dir / "bfs.out";
+  r.stats = dir / "bfs.json";
+  std::string text;
+  Status s = run_app(r, &text);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  const std::string out = sgtest::read_text(dir / "bfs.out");
+  CHECK(out.rfind("1 0\n2 ", 0) == 0);  // original ids, sorted; source at depth 0
+  CHECK(sgtest::read_text(dir / "bfs.json").find("\"steps\"") != std::string::npos);
+
+  Graph g;
+  REQUIRE(Graph::open(dir / "g", &g).ok());
+  const EdgeSpace& in_space = g.space(SpaceKind::kIn);  // PageRank pulls over the in-space
+  {
+    std::fstream f(in_space.device_paths[0], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(in_space.index[1].offset + 3));
+    f.put('\x5a');
+  }
+  r.app = "pagerank";
+  s = run_app(r, &text);
+  CHECK(s.code() == Status::Code::kCorruption);
+  CHECK_MESSAGE(s.message().find("chunk 1 of in") != std::string::npos, s.message());
+  CHECK(s.message().find("checksum mismatch") != std::string::npos);
+}
+
+TEST_CASE("run: missing device directory and bad options are clear errors") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "e.txt", "0 1\n1 2\n");
+  std::filesystem::create_directory(dir / "d0");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) == 0);
+  CHECK(sgtest::run_cli("run sssp " + (dir / "g"), &output) == 2);
+  CHECK(output.find("--unit-weights") != std::string::npos);
+  CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --source 7", &output) == 2);
+  CHECK(output.find("--source 7 is not a vertex") != std::string::npos);
+  CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --io-backend psync --source 0", &output) == 0);
+  std::filesystem::remove_all(dir / "d0");
+  CHECK(sgtest::run_cli("run pagerank " + (dir / "g"), &output) == 1);
+  CHECK(output.find("is missing") != std::string::npos);
+  CHECK(std::count(output.begin(), output.end(), '\n') == 1);
+}
