@@ -1,6 +1,5 @@
 #include "apps/generate.h"
 
-#include <tbb/parallel_for.h>
 #include <zlib.h>
 
 #include <charconv>
@@ -10,6 +9,7 @@
 
 #include "shards/file_util.h"
 #include "shards/interrupt.h"
+#include "shards/parallel.h"
 
 namespace sg {
 namespace {
@@ -149,7 +149,8 @@ Status generate_rmat(const RmatOptions& o, const std::string& path) {
   std::vector<std::string> blocks(kBlocksPerBatch);
   for (uint64_t batch_start = 0; batch_start < edges; batch_start += kBlockEdges * kBlocksPerBatch) {
     if (interrupt_requested()) return Status::Interrupted("generate stopped by a signal");
-    tbb::parallel_for(size_t{0}, kBlocksPerBatch, [&](size_t b) {
+    parallel_for(size_t{0}, kBlocksPerBatch, size_t{1}, [&](size_t blocks_begin, size_t blocks_end) {
+     for (size_t b = blocks_begin; b < blocks_end; ++b) {
       blocks[b].clear();
       const uint64_t begin = std::min(edges, batch_start + b * kBlockEdges);
       const uint64_t end = std::min(edges, begin + kBlockEdges);
@@ -159,6 +160,7 @@ Status generate_rmat(const RmatOptions& o, const std::string& path) {
         e.dst = perm[e.dst];
         append_edge(&blocks[b], e, encoding, o.weights);
       }
+     }
     });
     for (const std::string& block : blocks) SG_RETURN_IF_ERROR(out.write(block));
   }

@@ -39,6 +39,21 @@ inline const uint8_t* get_varint64(const uint8_t* p, const uint8_t* end, uint64_
     *value = *p;
     return p + 1;
   }
+  if (end - p >= 5) {
+    // Up to four bytes (values < 2^28) with no per-byte end check: the bytes
+    // are known to be there. Minimality still holds: a last byte of zero is
+    // refused.
+    uint64_t result = p[0] & 0x7f;
+    for (int i = 1; i < 4; ++i) {
+      const uint64_t byte = p[i];
+      result |= (byte & 0x7f) << (7 * i);
+      if (byte < 0x80) {
+        if (byte == 0) return nullptr;
+        *value = result;
+        return p + i + 1;
+      }
+    }
+  }
   return get_varint_slow(p, end, 64, value);
 }
 

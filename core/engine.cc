@@ -80,8 +80,8 @@ Direction Engine::choose_direction(const VertexSubset& active, const EdgeMapOpti
   return frontier_edges > num_arcs() / 20 ? Direction::kPull : Direction::kPush;
 }
 
-Status Engine::scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed,
-                    const WindowFn& compute) {
+Status Engine::scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed, VertexRangeFn body,
+                    void* context) {
   const auto start = std::chrono::steady_clock::now();
   const size_t stored = graph_->directed() ? static_cast<size_t>(kind) : 0;
   const EdgeSpace& space = graph_->stored_space(stored);
@@ -108,6 +108,7 @@ Status Engine::scan(const VertexSubset& active, SpaceKind kind, bool skip_inacti
     requests_before.push_back(io_.device_counters(d).requests.load());
   }
   Status status;
+  WindowTimes times;
   {
     ChunkStream stream(&io_, kind, plan);
     for (;;) {
@@ -115,17 +116,14 @@ Status Engine::scan(const VertexSubset& active, SpaceKind kind, bool skip_inacti
       bool has = false;
       status = stream.next(&window, &has);
       if (!status.ok() || !has) break;
-      auto t0 = std::chrono::steady_clock::now();
-      status = build_window_graph(*graph_, space, window, &window_);
+      status = build_window_graph(*graph_, space, window, &window_, body, context, &times);
       if (!status.ok()) break;
-      step.decode_seconds += seconds_since(t0);
       step.chunks += window.end_chunk - window.first_chunk;
       step.edges_decoded += window_.edges();
-      t0 = std::chrono::steady_clock::now();
-      compute(window_);
-      step.compute_seconds += seconds_since(t0);
     }
     step.io_wait_seconds = stream.io_wait_seconds();
+    step.decode_seconds = static_cast<double>(times.decode_ns.load()) * 1e-9;
+    step.compute_seconds = static_cast<double>(times.compute_ns.load()) * 1e-9;
   }
   for (size_t d = 0; d < io_.device_count(); ++d) {
     step.device_bytes.push_back(io_.device_counters(d).bytes.load() - bytes_before[d]);

@@ -16,12 +16,8 @@
 // Reads run ahead of compute (ChunkStream); compute is parallel with TBB.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +27,7 @@
 #include "core/window_graph.h"
 #include "shards/chunk_stream.h"
 #include "shards/graph.h"
+#include "shards/parallel.h"
 
 namespace sg {
 
@@ -87,31 +84,33 @@ class Engine {
     VertexSubset* out = next;
     Status status;
     if (direction == Direction::kPull) {
+      auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
+        for (uint32_t i = begin; i < end; ++i) {
+          const uint32_t v = w.first_vertex + i;
+          if (!f.cond(v)) continue;
+          for (uint32_t e = w.offsets[i]; e < w.offsets[i + 1]; ++e) {
+            const uint32_t u = w.neighbours[e];
+            if (!all && !active->contains(u)) continue;
+            if (f.update(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
+            if (!f.cond(v)) break;
+          }
+        }
+      };
       status = scan(*active, options.reversed ? SpaceKind::kOut : SpaceKind::kIn, false, options.reversed,
-                    [&](const WindowGraph& w) {
-                      for_each_window_vertex(w, [&](uint32_t v, uint32_t begin, uint32_t end) {
-                        if (!f.cond(v)) return;
-                        for (uint32_t e = begin; e < end; ++e) {
-                          const uint32_t u = w.neighbours[e];
-                          if (!all && !active->contains(u)) continue;
-                          if (f.update(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
-                          if (!f.cond(v)) break;
-                        }
-                      });
-                    });
+                    &call_body<decltype(body)>, &body);
     } else {
+      auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
+        for (uint32_t i = begin; i < end; ++i) {
+          const uint32_t u = w.first_vertex + i;
+          if (!all && !active->contains(u)) continue;
+          for (uint32_t e = w.offsets[i]; e < w.offsets[i + 1]; ++e) {
+            const uint32_t v = w.neighbours[e];
+            if (f.cond(v) && f.update_atomic(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
+          }
+        }
+      };
       status = scan(*active, options.reversed ? SpaceKind::kIn : SpaceKind::kOut, true, options.reversed,
-                    [&](const WindowGraph& w) {
-                      for_each_window_vertex(w, [&](uint32_t u, uint32_t begin, uint32_t end) {
-                        if (!all && !active->contains(u)) return;
-                        for (uint32_t e = begin; e < end; ++e) {
-                          const uint32_t v = w.neighbours[e];
-                          if (f.cond(v) && f.update_atomic(u, v, w.weights.empty() ? 1.0f : w.weights[e])) {
-                            out->set_atomic(v);
-                          }
-                        }
-                      });
-                    });
+                    &call_body<decltype(body)>, &body);
     }
     next->recount();
     if (!steps_.empty()) steps_.back().next_active_vertices = next->size();
@@ -123,8 +122,8 @@ class Engine {
   void vertex_map(const VertexSubset& subset, F&& f) const {
     if (subset.is_dense()) {
       const auto& bits = subset.bits();
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, bits.size(), 256), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t word_index = r.begin(); word_index < r.end(); ++word_index) {
+      parallel_for(size_t{0}, bits.size(), size_t{256}, [&](size_t words_begin, size_t words_end) {
+        for (size_t word_index = words_begin; word_index < words_end; ++word_index) {
           uint64_t word = bits[word_index];
           while (word != 0) {
             f(static_cast<uint32_t>(word_index * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
@@ -134,8 +133,8 @@ class Engine {
       });
     } else {
       const auto& ids = subset.list();
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, ids.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i < r.end(); ++i) f(ids[i]);
+      parallel_for(size_t{0}, ids.size(), size_t{1024}, [&](size_t ids_begin, size_t ids_end) {
+        for (size_t i = ids_begin; i < ids_end; ++i) f(ids[i]);
       });
     }
   }
@@ -157,23 +156,20 @@ class Engine {
   uint64_t memory_used() const { return memory_used_; }
 
  private:
-  using WindowFn = std::function<void(const WindowGraph&)>;
+  template <typename Body>
+  static void call_body(void* body, const WindowGraph& w, uint32_t begin, uint32_t end) {
+    (*static_cast<Body*>(body))(w, begin, end);
+  }
 
   // Streams the chunks of `kind` (all intervals, or with `skip_inactive`
-  // only those holding an active vertex) and calls compute per window.
-  Status scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed, const WindowFn& compute);
+  // only those holding an active vertex); each chunk is decoded and handed
+  // to `body` for its vertices in the same task (window_graph.h).
+  Status scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed, VertexRangeFn body,
+              void* context);
   Direction choose_direction(const VertexSubset& active, const EdgeMapOptions& options) const;
   std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;
-
-  // f(vertex, begin, end) for each vertex run of the window, in parallel.
-  template <typename F>
-  static void for_each_window_vertex(const WindowGraph& w, F&& f) {
-    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, w.vertex_count, 512), [&](const tbb::blocked_range<uint32_t>& r) {
-      for (uint32_t i = r.begin(); i < r.end(); ++i) f(w.first_vertex + i, w.offsets[i], w.offsets[i + 1]);
-    });
-  }
 
   const Graph* graph_ = nullptr;
   EngineOptions options_;

@@ -20,9 +20,9 @@ struct StepStats {
   uint64_t edges_decoded = 0;
   std::vector<uint64_t> device_bytes;
   std::vector<uint64_t> device_requests;
-  double io_wait_seconds = 0;
-  double decode_seconds = 0;
-  double compute_seconds = 0;
+  double io_wait_seconds = 0;   // wall time the engine waited for reads
+  double decode_seconds = 0;    // CPU time decoding chunks, summed over threads
+  double compute_seconds = 0;   // CPU time in updates, summed over threads
   double seconds = 0;
 
   uint64_t bytes_read() const {

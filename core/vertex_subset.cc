@@ -1,10 +1,11 @@
 #include "core/vertex_subset.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
+
+#include "shards/parallel.h"
 
 namespace sg {
 
@@ -62,13 +63,13 @@ void VertexSubset::to_sparse() {
 }
 
 void VertexSubset::recount() {
-  count_ = tbb::parallel_reduce(
-      tbb::blocked_range<size_t>(0, bits_.size()), uint64_t{0},
-      [&](const tbb::blocked_range<size_t>& r, uint64_t sum) {
-        for (size_t w = r.begin(); w < r.end(); ++w) sum += static_cast<uint64_t>(std::popcount(bits_[w]));
-        return sum;
-      },
-      [](uint64_t a, uint64_t b) { return a + b; });
+  std::atomic<uint64_t> total{0};
+  parallel_for(size_t{0}, bits_.size(), size_t{4096}, [&](size_t begin, size_t end) {
+    uint64_t sum = 0;
+    for (size_t w = begin; w < end; ++w) sum += static_cast<uint64_t>(std::popcount(bits_[w]));
+    total.fetch_add(sum, std::memory_order_relaxed);
+  });
+  count_ = total.load();
 }
 
 void VertexSubset::add_all(const VertexSubset& other) {

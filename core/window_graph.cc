@@ -1,20 +1,26 @@
 #include "core/window_graph.h"
 
-#include <tbb/parallel_for.h>
 
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
 #include "compression/checksum.h"
 #include "compression/varint.h"
+#include "shards/parallel.h"
 
 namespace sg {
 namespace {
 
-// Decodes one chunk into the window CSR. `continues` = its first vertex is
-// the previous chunk's last one (a split list), whose run is already open.
-Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uint8_t* payload, bool continues,
-                         uint32_t edge_base, WindowGraph* out) {
+uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+
+// Decodes one chunk into the window CSR. The offset of a chunk's first vertex is written before chunks are decoded
+// in parallel, so a chunk can read the end of its last vertex (the next
+// chunk's start) without waiting for that chunk.
+Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uint8_t* payload, uint32_t edge_base,
+                         WindowGraph* out) {
   if (checksum64(payload, e.bytes) != e.checksum) return Status::Corruption("checksum mismatch");
   const uint64_t weight_bytes = graph.weighted() ? uint64_t{4} * e.edge_count : 0;
   if (weight_bytes > e.bytes) return Status::Corruption("weight stream longer than chunk");
@@ -24,7 +30,7 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
   const uint32_t edge_end = edge_base + e.edge_count;
   for (uint32_t i = 0; i < e.vertex_count; ++i) {
     const uint32_t v = e.first_vertex + i;
-    if (i > 0 || !continues) out->offsets[v - out->first_vertex] = position;
+    if (i > 0) out->offsets[v - out->first_vertex] = position;  // i == 0: filled before the parallel pass
     uint32_t count = 0;
     p = get_varint32(p, end, &count);
     if (p == nullptr) return Status::Corruption("vertex " + std::to_string(v) + ": malformed list length");
@@ -41,7 +47,8 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
 
 }  // namespace
 
-Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out) {
+Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out,
+                          VertexRangeFn on_vertices, void* context, WindowTimes* times) {
   const auto& index = space.index;
   const uint32_t first = window.first_chunk, end = window.end_chunk;
   out->first_vertex = index[first].first_vertex;
@@ -56,18 +63,45 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   std::mutex error_mutex;
   Status error;
   uint32_t error_chunk = 0;
-  tbb::parallel_for(first, end, [&](uint32_t c) {
-    const bool continues = c > first && index[c].first_vertex + 1 == index[c - 1].end_vertex();
-    Status s = decode_chunk_into(graph, index[c], window.payload(index[c]), continues, edge_base[c - first], out);
+  auto continues = [&](uint32_t c) { return c > first && index[c].first_vertex + 1 == index[c - 1].end_vertex(); };
+  for (uint32_t c = first; c < end; ++c) {
+    if (!continues(c)) out->offsets[index[c].first_vertex - out->first_vertex] = edge_base[c - first];
+  }
+  parallel_for(first, end, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
+   for (uint32_t c = chunk_begin; c < chunk_end; ++c) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = decode_chunk_into(graph, index[c], window.payload(index[c]), edge_base[c - first], out);
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (error.ok() || c < error_chunk) {
         error = s;
         error_chunk = c;
       }
+      continue;
     }
+    const auto t1 = std::chrono::steady_clock::now();
+    if (times != nullptr) times->decode_ns += elapsed_ns(t0, t1);
+    if (on_vertices == nullptr) continue;
+    // This chunk owns its vertices except a split list's shared ends.
+    uint32_t begin = index[c].first_vertex - out->first_vertex;
+    uint32_t stop = index[c].end_vertex() - out->first_vertex;
+    if (continues(c)) ++begin;
+    if (c + 1 < end && continues(c + 1)) --stop;
+    if (begin < stop) on_vertices(context, *out, begin, stop);
+    if (times != nullptr) times->compute_ns += elapsed_ns(t1, std::chrono::steady_clock::now());
+   }
   });
   if (!error.ok()) return Status::Corruption(graph.describe_chunk(space, error_chunk) + ": " + error.message());
+  if (on_vertices != nullptr) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint32_t c = first + 1; c < end; ++c) {
+      if (continues(c) && !(c + 1 < end && continues(c + 1) && index[c + 1].first_vertex == index[c].first_vertex)) {
+        const uint32_t local = index[c].first_vertex - out->first_vertex;
+        on_vertices(context, *out, local, local + 1);
+      }
+    }
+    if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());
+  }
   return Status::OK();
 }
 

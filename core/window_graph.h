@@ -6,6 +6,7 @@
 // consecutive chunks of the window land next to each other and form one run.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -25,8 +26,22 @@ struct WindowGraph {
   uint64_t edges() const { return neighbours.size(); }
 };
 
+// Called with a range [begin, end) of window-local vertex indices whose runs
+// are complete. Chunks call it right after decoding (the data is still in
+// cache); the vertices of lists split over several chunks of the window are
+// handed over after all chunks are decoded, one at a time, so every vertex
+// is passed exactly once per window.
+using VertexRangeFn = void (*)(void* context, const WindowGraph& window, uint32_t begin, uint32_t end);
+
+// CPU time spent decoding and in the callback, summed over threads.
+struct WindowTimes {
+  std::atomic<uint64_t> decode_ns{0};
+  std::atomic<uint64_t> compute_ns{0};
+};
+
 // Fills `out` from the chunks of `window`; checks every chunk's checksum and
 // bytes. Errors name the chunk and its device file(s).
-Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out);
+Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out,
+                          VertexRangeFn on_vertices = nullptr, void* context = nullptr, WindowTimes* times = nullptr);
 
 }  // namespace sg

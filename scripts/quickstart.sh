@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the main job on a built-in default: generate an
 # R-MAT graph (scale 18, 4M edges), ingest it out of core with a 64 MiB
-# budget, verify it and describe it. Output goes to ./quickstart/.
+# budget, verify and describe it, then run PageRank (10 iterations, 64 MiB)
+# and print the top 10 vertices. Output goes to ./quickstart/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -14,3 +15,4 @@ rm -rf "$work/rmat18"
 "$sg" ingest "$work/rmat18.txt" -o "$work/rmat18" --memory 64M
 "$sg" verify "$work/rmat18"
 "$sg" info "$work/rmat18"
+"$sg" run pagerank "$work/rmat18" --iterations 10 --memory 64M --output "$work/rmat18.pagerank.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: the release build (warnings are
-# errors) and the ASan+UBSan build. SHARDGRAPH_SKIP_SANITIZERS=1 runs only
-# the first.
+# errors), the ASan+UBSan build, and the engine tests under ThreadSanitizer.
+# SHARDGRAPH_SKIP_SANITIZERS=1 runs only the first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -14,4 +14,7 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ASan+UBSan build" >&2
   "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=address,undefined
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j 2)
+  echo "== ThreadSanitizer build (engine and app tests)" >&2
+  "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=thread
+  (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 -R '^(apps|run)[ :]')
 fi

@@ -1,6 +1,5 @@
 #include "shards/ingest.h"
 
-#include <tbb/parallel_sort.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "shards/external_sort.h"
 #include "shards/interrupt.h"
 #include "shards/manifest.h"
+#include "shards/parallel.h"
 #include "shards/space_writer.h"
 #include "shards/striped_writer.h"
 
@@ -181,11 +181,11 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) {
 
 Status IngestJob::spill(std::vector<SortEdge>* buffer) {
   if (buffer->empty()) return Status::OK();
-  tbb::parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
+  parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
   SG_RETURN_IF_ERROR(runs_[0]->add_run(buffer->data(), buffer->size()));
   if (!undirected_) {
     for (SortEdge& e : *buffer) std::swap(e.key, e.neighbour);
-    tbb::parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
+    parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
     SG_RETURN_IF_ERROR(runs_[1]->add_run(buffer->data(), buffer->size()));
   }
   buffer->clear();

@@ -1,0 +1,50 @@
+// The parallel loops shardgraph uses: TBB normally. Under ThreadSanitizer
+// (SHARDGRAPH_TSAN) a plain std::thread fork-join is used instead, because
+// Debian's TBB is not instrumented and TSan would report its internal
+// hand-offs as races; with std::thread, TSan checks shardgraph's own code
+// across real threads.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+#ifndef SHARDGRAPH_TSAN
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+#endif
+
+namespace sg {
+
+// Calls body(begin, end) on disjoint sub-ranges covering [begin, end).
+template <typename Index, typename Body>
+void parallel_for(Index begin, Index end, Index grain, Body&& body) {
+  if (begin >= end) return;
+#ifndef SHARDGRAPH_TSAN
+  tbb::parallel_for(tbb::blocked_range<Index>(begin, end, std::max<Index>(grain, 1)),
+                    [&](const tbb::blocked_range<Index>& r) { body(r.begin(), r.end()); });
+#else
+  constexpr Index kParts = 3;
+  const Index step = std::max<Index>((end - begin + kParts - 1) / kParts, std::max<Index>(grain, 1));
+  std::vector<std::thread> threads;
+  for (Index lo = begin + step; lo < end; lo += step) {
+    const Index hi = static_cast<Index>(std::min<Index>(end, lo + step));
+    threads.emplace_back([&body, lo, hi] { body(lo, hi); });
+  }
+  body(begin, std::min<Index>(end, begin + step));
+  for (std::thread& t : threads) t.join();
+#endif
+}
+
+template <typename Iterator, typename Less>
+void parallel_sort(Iterator begin, Iterator end, Less less) {
+#ifndef SHARDGRAPH_TSAN
+  tbb::parallel_sort(begin, end, less);
+#else
+  std::sort(begin, end, less);
+#endif
+}
+
+}  // namespace sg
