@@ -100,13 +100,16 @@ int run_verify(const std::string& dir) {
 
 struct RunArgs {
   sg::RunOptions options;
-  std::string memory = "1G", backend = "auto";
+  std::string memory = "1G", backend = "auto", io = "auto";
+  bool no_cache = false;
   uint64_t source = 0;
 };
 
 int run_run(RunArgs& a, const CLI::Option* source_option) {
   a.options.memory_bytes = size_option("--memory", a.memory);
   if (!sg::parse_backend(a.backend, &a.options.backend)) throw UsageError("--io-backend must be auto, uring or psync");
+  if (!sg::parse_io_mode(a.io, &a.options.io_mode)) throw UsageError("--io must be auto, full or selective");
+  a.options.cache = !a.no_cache;
   if (source_option->count() > 0) a.options.source = a.source;
   a.options.progress = ::isatty(2) != 0;
   std::string summary;
@@ -173,6 +176,11 @@ int main(int argc, char** argv) {
   run->add_option("--threads", run_args.options.threads, "compute threads (default: all cores)");
   run->add_option("--memory", run_args.memory, "memory budget (e.g. 256M)")->capture_default_str();
   run->add_option("--io-backend", run_args.backend, "auto | uring | psync")->capture_default_str();
+  run->add_option("--io", run_args.io, "auto (cost model) | full (scans) | selective (chunk reads)")->capture_default_str();
+  run->add_option("--device-class", run_args.options.device_class, "preset for uncalibrated devices: hdd | ssd | nvme")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"hdd", "ssd", "nvme"}));
+  run->add_flag("--no-cache", run_args.no_cache, "do not keep chunks in spare memory");
   run->add_option("--output", run_args.options.output, "write one 'id value' line per vertex");
   run->add_option("--stats", run_args.options.stats, "write per-step statistics as JSON");
   run->add_flag("--unit-weights", run_args.options.unit_weights, "sssp: weight 1 for every edge");

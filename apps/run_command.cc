@@ -68,6 +68,8 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"vertices", engine.num_vertices()},
                    {"edges", engine.graph().manifest().num_edges},
                    {"io_backend", backend_name(engine.backend())},
+                   {"io_mode", io_mode_name(o.io_mode)},
+                   {"cache_bytes", engine.cache_bytes()},
                    {"threads", o.threads},
                    {"memory_bytes", o.memory_bytes},
                    {"memory_planned_bytes", engine.memory_used()},
@@ -194,6 +196,9 @@ Status run_app(const RunOptions& o, std::string* summary) {
   EngineOptions e;
   e.memory_bytes = o.memory_bytes;
   e.backend = o.backend;
+  e.io_mode = o.io_mode;
+  e.device_class = o.device_class;
+  e.cache = o.cache;
   e.progress = o.progress;
   e.label = o.app;
   e.window_bytes = o.window_bytes;

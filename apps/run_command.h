@@ -8,7 +8,7 @@
 #include <string>
 
 #include "compression/status.h"
-#include "shards/device_queue.h"
+#include "core/engine.h"
 
 namespace sg {
 
@@ -21,6 +21,9 @@ struct RunOptions {
   int threads = 0;  // 0 = all cores
   uint64_t memory_bytes = uint64_t{1} << 30;
   IoBackend backend = IoBackend::kAuto;
+  IoMode io_mode = IoMode::kAuto;
+  std::string device_class = "hdd";
+  bool cache = true;
   std::string output;
   std::string stats;
   bool unit_weights = false;

@@ -37,6 +37,7 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
   if (!engine->graph().weighted() && !unit_weights) {
     return Status::InvalidArgument("sssp needs a weighted graph; use --unit-weights to give every edge weight 1");
   }
+  SG_RETURN_IF_ERROR(engine->allocate(distance, "sssp.result"));  // before the chunk cache takes what is left
   ReplicatedArray<float> dist;
   SG_RETURN_IF_ERROR(dist.allocate(engine, "sssp.distance"));
   dist.fill(*engine, std::numeric_limits<float>::infinity());
@@ -52,7 +53,6 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
     frontier = std::move(changed);
   }
   if (!frontier.is_empty()) return Status::InvalidArgument("sssp: a negative cycle is reachable from the source");
-  SG_RETURN_IF_ERROR(engine->allocate(distance, "sssp.result"));
   engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { (*distance)[v] = dist.latest()[v]; });
   return Status::OK();
 }

@@ -30,6 +30,7 @@ struct MinLabel {
 
 Status wcc(Engine* engine, VertexArray<uint32_t>* labels) {
   const uint32_t n = engine->num_vertices();
+  SG_RETURN_IF_ERROR(engine->allocate(labels, "wcc.result"));  // before the chunk cache takes what is left
   ReplicatedArray<uint32_t> label;
   SG_RETURN_IF_ERROR(label.allocate(engine, "wcc.label"));
   engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { label.old_values()[v] = label.latest()[v] = v; });
@@ -47,7 +48,6 @@ Status wcc(Engine* engine, VertexArray<uint32_t>* labels) {
     label.commit(*engine, changed);
     frontier = std::move(changed);
   }
-  SG_RETURN_IF_ERROR(engine->allocate(labels, "wcc.result"));
   engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { (*labels)[v] = label.latest()[v]; });
   return Status::OK();
 }

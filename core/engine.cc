@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 namespace sg {
@@ -27,7 +28,28 @@ std::vector<ChunkSpan> chunks_per_interval(const EdgeSpace& space, const std::ve
   return spans;
 }
 
+constexpr uint32_t kMaxCachedWindowChunks = 64;
+
 }  // namespace
+
+const char* io_mode_name(IoMode mode) {
+  switch (mode) {
+    case IoMode::kAuto: return "auto";
+    case IoMode::kFull: return "full";
+    case IoMode::kSelective: return "selective";
+  }
+  return "?";
+}
+
+bool parse_io_mode(const std::string& name, IoMode* mode) {
+  for (IoMode m : {IoMode::kAuto, IoMode::kFull, IoMode::kSelective}) {
+    if (name == io_mode_name(m)) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
+}
 
 Status Engine::open(const Graph& graph, const EngineOptions& options) {
   graph_ = &graph;
@@ -35,11 +57,14 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   notices_.clear();
   steps_.clear();
   // Memory: the graph's in-memory metadata, then I/O buffers (a quarter of
-  // the budget) and room to decode one window; vertex arrays get the rest.
+  // the budget) and room to decode one window; vertex arrays get the rest,
+  // and what they leave holds cached chunks.
   memory_used_ = 0;
+  std::vector<size_t> chunks;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    memory_used_ += graph.stored_space(s).index.size() * sizeof(ChunkIndexEntry);
+    memory_used_ += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + sizeof(void*));
     memory_used_ += graph.stored_space(s).degrees.size() * sizeof(uint32_t);
+    chunks.push_back(graph.stored_space(s).index.size());
   }
   memory_used_ += 3 * (uint64_t{graph.num_vertices()} / 8 + 8);  // frontiers
   IoOptions io;
@@ -53,10 +78,27 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   if (memory_used_ > options.memory_bytes) {
     note("the graph's metadata and I/O buffers (" + std::to_string(memory_used_) + " bytes) exceed --memory");
   }
+  cache_.reset(chunks);
   interval_chunks_.clear();
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     interval_chunks_.push_back(chunks_per_interval(graph.stored_space(s), graph.manifest().interval_starts));
   }
+  // Device profiles for the cost model.
+  std::vector<DeviceProfile> profiles;
+  std::string presets;
+  for (const std::string& device : graph.manifest().devices) {
+    const std::string dir = device == "." ? graph.dir() : device;
+    DeviceProfile profile;
+    bool preset = false;
+    SG_RETURN_IF_ERROR(load_device_profile(dir, options.device_class, &profile, &preset));
+    if (preset) presets += (presets.empty() ? "" : ", ") + dir;
+    profiles.push_back(profile);
+  }
+  if (!presets.empty() && options.io_mode == IoMode::kAuto) {
+    note("no calibrated profile for " + presets + "; using the '" + options.device_class +
+         "' preset (run 'shardgraph calibrate DIR' to measure)");
+  }
+  cost_model_ = CostModel(profiles, graph.layout(), 400e6 * static_cast<double>(parallel_threads()));
   return Status::OK();
 }
 
@@ -70,47 +112,197 @@ std::string Engine::scratch_path(const std::string& name) const {
   return dir + "/.scratch-" + std::to_string(::getpid()) + "-" + name;
 }
 
-Direction Engine::choose_direction(const VertexSubset& active, const EdgeMapOptions& options) const {
-  if (options.direction != Direction::kAuto) return options.direction;
-  // Ligra's rule: push while the frontier's out-edges are under |E|/20.
-  const std::vector<uint32_t>& degrees = options.reversed ? in_degree() : out_degree();
-  if (active.is_all()) return Direction::kPull;
-  uint64_t frontier_edges = active.size();
-  active.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
-  return frontier_edges > num_arcs() / 20 ? Direction::kPull : Direction::kPush;
+// Prices a plan: the uncached chunks as byte ranges on the devices, all of
+// them as decode work.
+void Engine::cost_plan(StepPlan* plan) const {
+  const size_t stored = stored_index(plan->kind);
+  const auto& index = graph_->stored_space(stored).index;
+  std::vector<ByteRange> ranges;
+  uint64_t cpu_bytes = 0;
+  for (const ChunkSpan& span : plan->spans) {
+    for (uint32_t c = span.begin; c < span.end; ++c) {
+      cpu_bytes += index[c].bytes;
+      if (cache_.find(stored, c) != nullptr) continue;
+      const uint64_t end = align_up(index[c].offset + index[c].bytes, kAlignBytes);
+      if (!ranges.empty() && ranges.back().offset + ranges.back().bytes == index[c].offset) {
+        ranges.back().bytes = end - ranges.back().offset;
+      } else {
+        ranges.push_back(ByteRange{index[c].offset, end - index[c].offset});
+      }
+    }
+  }
+  plan->predicted = cost_model_.cost(ranges, cpu_bytes);
 }
 
-Status Engine::scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed, VertexRangeFn body,
-                    void* context) {
-  const auto start = std::chrono::steady_clock::now();
-  const size_t stored = graph_->directed() ? static_cast<size_t>(kind) : 0;
-  const EdgeSpace& space = graph_->stored_space(stored);
+StepPlan Engine::plan_pull(SpaceKind kind) const {
+  StepPlan plan;
+  plan.pull = true;
+  plan.kind = kind;
+  for (const ChunkSpan& span : interval_chunks_[stored_index(kind)]) {
+    if (span.begin == span.end) ++plan.intervals_skipped;
+    else plan.spans.push_back(span);
+  }
+  cost_plan(&plan);
+  return plan;
+}
+
+// The chunks of one interval holding an active vertex, merged into spans;
+// a gap the cost model says is cheaper to read than to skip is read through.
+std::vector<ChunkSpan> Engine::selective_spans(const VertexSubset& active, size_t stored, ChunkSpan interval,
+                                               uint64_t* useful_bytes) const {
+  const auto& index = graph_->stored_space(stored).index;
+  const auto& degrees = graph_->stored_space(stored).degrees;
+  std::vector<ChunkSpan> spans;
+  for (uint32_t c = interval.begin; c < interval.end; ++c) {
+    const ChunkIndexEntry& e = index[c];
+    if (!active.any_in(e.first_vertex, e.end_vertex())) continue;
+    uint64_t active_edges = 0;
+    for (uint32_t v = e.first_vertex; v < e.end_vertex(); ++v) active_edges += active.contains(v) ? degrees[v] : 0;
+    if (e.edge_count > 0) *useful_bytes += e.bytes * std::min<uint64_t>(active_edges, e.edge_count) / e.edge_count;
+    if (!spans.empty()) {
+      const ChunkIndexEntry& last = index[spans.back().end - 1];
+      const uint64_t gap = e.offset - align_up(last.offset + last.bytes, kAlignBytes);
+      if (gap <= cost_model_.gap_fill_bytes()) {
+        spans.back().end = c + 1;
+        continue;
+      }
+    }
+    spans.push_back(ChunkSpan{c, c + 1});
+  }
+  return spans;
+}
+
+StepPlan Engine::plan_push(const VertexSubset& active, SpaceKind kind, IoMode mode) const {
+  StepPlan plan;
+  plan.pull = false;
+  plan.kind = kind;
+  const size_t stored = stored_index(kind);
   const auto& starts = graph_->manifest().interval_starts;
-  StepStats step;
-  step.iteration = iteration_;
-  step.mode = skip_inactive ? "push" : "pull";
-  step.reversed = reversed;
-  step.active_vertices = active.size();
-  step.intervals = static_cast<uint32_t>(starts.size());
-  std::vector<ChunkSpan> plan;
   for (size_t i = 0; i < starts.size(); ++i) {
-    const uint32_t end = i + 1 < starts.size() ? starts[i + 1] : graph_->num_vertices();
-    const ChunkSpan span = interval_chunks_[stored][i];
-    if ((skip_inactive && !active.is_all() && !active.any_in(starts[i], end)) || span.begin == span.end) {
-      ++step.intervals_skipped;
+    const ChunkSpan full = interval_chunks_[stored][i];
+    const uint32_t end_vertex = i + 1 < starts.size() ? starts[i + 1] : graph_->num_vertices();
+    if (full.begin == full.end || !active.any_in(starts[i], end_vertex)) {
+      ++plan.intervals_skipped;
       continue;
     }
-    plan.push_back(span);
+    if (mode == IoMode::kFull) {
+      plan.spans.push_back(full);
+      continue;
+    }
+    uint64_t useful = 0;
+    std::vector<ChunkSpan> selective = selective_spans(active, stored, full, &useful);
+    IntervalDecision decision;
+    decision.interval = static_cast<uint32_t>(i);
+    StepPlan one;
+    one.kind = kind;
+    one.spans = {full};
+    cost_plan(&one);
+    decision.full_seconds = one.predicted.seconds;
+    one.spans = selective;
+    cost_plan(&one);
+    decision.selective_seconds = one.predicted.seconds;
+    decision.selective = mode == IoMode::kSelective || decision.selective_seconds < decision.full_seconds;
+    plan.useful_bytes += useful;
+    if (decision.selective) plan.spans.insert(plan.spans.end(), selective.begin(), selective.end());
+    else plan.spans.push_back(full);
+    plan.intervals.push_back(decision);
+  }
+  cost_plan(&plan);
+  return plan;
+}
+
+StepPlan Engine::make_plan(const VertexSubset& active, const EdgeMapOptions& options) const {
+  const SpaceKind pull_kind = options.reversed ? SpaceKind::kOut : SpaceKind::kIn;
+  const SpaceKind push_kind = options.reversed ? SpaceKind::kIn : SpaceKind::kOut;
+  const IoMode mode = options_.io_mode;
+  if (options.direction == Direction::kPull) return plan_pull(pull_kind);
+  if (options.direction == Direction::kPush) return plan_push(active, push_kind, mode);
+  if (mode == IoMode::kSelective) return plan_push(active, push_kind, mode);
+  if (mode == IoMode::kFull) {
+    // Ligra's rule: push while the frontier's out-edges are under |E|/20.
+    const std::vector<uint32_t>& degrees = options.reversed ? in_degree() : out_degree();
+    uint64_t frontier_edges = active.size();
+    if (!active.is_all()) active.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
+    const bool pull = active.is_all() || frontier_edges > num_arcs() / 20;
+    return pull ? plan_pull(pull_kind) : plan_push(active, push_kind, mode);
+  }
+  StepPlan pull = plan_pull(pull_kind);
+  StepPlan push = plan_push(active, push_kind, IoMode::kAuto);
+  StepPlan& best = push.predicted.seconds < pull.predicted.seconds ? push : pull;
+  best.pull_seconds = pull.predicted.seconds;
+  best.push_seconds = push.predicted.seconds;
+  return std::move(best);
+}
+
+Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
+                           void* context, WindowTimes* times, StepStats* step) {
+  std::vector<const uint8_t*> payloads;
+  size_t i = 0;
+  while (i < chunks.size()) {
+    // A window of consecutive cached chunks.
+    size_t j = i + 1;
+    while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks) ++j;
+    payloads.clear();
+    for (size_t k = i; k < j; ++k) payloads.push_back(cache_.find(stored, chunks[k]));
+    ChunkWindow window;
+    window.first_chunk = chunks[i];
+    window.end_chunk = chunks[j - 1] + 1;
+    window.payloads = payloads.data();
+    SG_RETURN_IF_ERROR(build_window_graph(*graph_, space, window, &window_, body, context, times));
+    step->chunks += j - i;
+    step->cached_chunks += j - i;
+    step->edges_decoded += window_.edges();
+    i = j;
+  }
+  return Status::OK();
+}
+
+Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context) {
+  const auto start = std::chrono::steady_clock::now();
+  const size_t stored = stored_index(plan.kind);
+  const EdgeSpace& space = graph_->stored_space(stored);
+  StepStats step;
+  step.iteration = iteration_;
+  step.mode = plan.pull ? "pull" : "push";
+  step.io_mode = io_mode_name(options_.io_mode);
+  step.reversed = reversed;
+  step.active_vertices = active.size();
+  step.intervals = static_cast<uint32_t>(graph_->manifest().interval_starts.size());
+  step.intervals_skipped = plan.intervals_skipped;
+  step.predicted_seconds = plan.predicted.seconds;
+  step.predicted_io_seconds = plan.predicted.io_seconds;
+  step.predicted_cpu_seconds = plan.predicted.cpu_seconds;
+  step.predicted_bytes = plan.predicted.bytes;
+  step.predicted_requests = plan.predicted.requests;
+  step.pull_seconds = plan.pull_seconds;
+  step.push_seconds = plan.push_seconds;
+  step.decisions = plan.intervals;
+  for (const IntervalDecision& d : plan.intervals) step.selective_intervals += d.selective;
+  step.useful_bytes = plan.useful_bytes;
+
+  // Cached chunks are processed from memory; the rest is streamed.
+  std::vector<uint32_t> cached;
+  std::vector<ChunkSpan> to_read;
+  for (const ChunkSpan& span : plan.spans) {
+    for (uint32_t c = span.begin; c < span.end; ++c) {
+      if (cache_.find(stored, c) != nullptr) {
+        cached.push_back(c);
+      } else if (!to_read.empty() && to_read.back().end == c) {
+        ++to_read.back().end;
+      } else {
+        to_read.push_back(ChunkSpan{c, c + 1});
+      }
+    }
   }
   std::vector<uint64_t> bytes_before, requests_before;
   for (size_t d = 0; d < io_.device_count(); ++d) {
     bytes_before.push_back(io_.device_counters(d).bytes.load());
     requests_before.push_back(io_.device_counters(d).requests.load());
   }
-  Status status;
   WindowTimes times;
-  {
-    ChunkStream stream(&io_, kind, plan);
+  Status status = scan_cached(space, stored, cached, body, context, &times, &step);
+  if (status.ok()) {
+    ChunkStream stream(&io_, plan.kind, to_read);
     for (;;) {
       ChunkWindow window;
       bool has = false;
@@ -120,16 +312,29 @@ Status Engine::scan(const VertexSubset& active, SpaceKind kind, bool skip_inacti
       if (!status.ok()) break;
       step.chunks += window.end_chunk - window.first_chunk;
       step.edges_decoded += window_.edges();
+      if (options_.cache) {
+        for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
+          const uint64_t used = memory_used_ + cache_.bytes();
+          const uint64_t room = used < options_.memory_bytes ? options_.memory_bytes - used : 0;
+          if (!cache_.admit(stored, c, window.payload(c, space.index[c]), space.index[c].bytes, room)) break;
+        }
+      }
     }
     step.io_wait_seconds = stream.io_wait_seconds();
-    step.decode_seconds = static_cast<double>(times.decode_ns.load()) * 1e-9;
-    step.compute_seconds = static_cast<double>(times.compute_ns.load()) * 1e-9;
   }
+  step.decode_seconds = static_cast<double>(times.decode_ns.load()) * 1e-9;
+  step.compute_seconds = static_cast<double>(times.compute_ns.load()) * 1e-9;
   for (size_t d = 0; d < io_.device_count(); ++d) {
     step.device_bytes.push_back(io_.device_counters(d).bytes.load() - bytes_before[d]);
     step.device_requests.push_back(io_.device_counters(d).requests.load() - requests_before[d]);
   }
   step.seconds = seconds_since(start);
+  uint64_t decoded_bytes = 0;
+  for (const ChunkSpan& span : plan.spans) {
+    for (uint32_t c = span.begin; c < span.end; ++c) decoded_bytes += space.index[c].bytes;
+  }
+  const double cpu_wall = (step.decode_seconds + step.compute_seconds) / static_cast<double>(parallel_threads());
+  cost_model_.observe_cpu(decoded_bytes, cpu_wall);
   steps_.push_back(step);
   if (options_.progress) report_progress(step);
   return status;

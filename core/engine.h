@@ -1,30 +1,29 @@
-// The engine (DESIGN §6): Ligra-style edge_map / vertex_map over an
+// The engine (DESIGN §6-7): Ligra-style edge_map / vertex_map over an
 // out-of-core graph. An app passes a functor with
 //   bool update(src, dst, weight)         // pull: one writer per dst
 //   bool update_atomic(src, dst, weight)  // push: concurrent writers
 //   bool cond(dst)                        // false: dst needs no more updates
 // and gets back the subset of destinations whose update returned true.
 //
-// Modes (full sequential scans in this version):
-//  - pull: stream the in-space interval by interval; each window of chunks is
-//    decoded into a CSR keyed by destination (window_graph.h) and every
-//    destination gathers from its active in-neighbours;
-//  - push: stream the out-space of the intervals that hold an active
-//    vertex (the others are skipped) and apply update_atomic.
-// `reversed` runs the same over the transposed graph (pull reads the
-// out-space, push the in-space), e.g. for WCC on a directed graph.
-// Reads run ahead of compute (ChunkStream); compute is parallel with TBB.
+// Each step is planned (plan.h): dense pull streams the in-space; push reads,
+// per interval holding an active source, either the whole out-shard (full
+// scan) or only the chunks holding active lists (selective). With
+// --io auto the cost model picks the cheapest; --io full / selective force
+// it. Chunks come from the chunk cache or the devices (ChunkStream, reads
+// ahead of compute); each is decoded and its vertices updated in one task.
+// `reversed` runs over the transposed graph (e.g. WCC on directed graphs).
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/chunk_cache.h"
 #include "core/run_stats.h"
 #include "core/vertex_array.h"
 #include "core/vertex_subset.h"
 #include "core/window_graph.h"
+#include "scheduler/cost_model.h"
 #include "shards/chunk_stream.h"
 #include "shards/graph.h"
 #include "shards/parallel.h"
@@ -32,12 +31,18 @@
 namespace sg {
 
 enum class Direction { kAuto, kPull, kPush };
+enum class IoMode { kAuto, kFull, kSelective };
+const char* io_mode_name(IoMode mode);
+bool parse_io_mode(const std::string& name, IoMode* mode);
 
 struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;
   IoBackend backend = IoBackend::kAuto;
-  std::string scratch_dir;   // for file-backed vertex arrays; default: the graph directory
-  bool progress = false;     // one status line on stderr after each step
+  IoMode io_mode = IoMode::kAuto;
+  std::string device_class = "hdd";  // preset for devices without a calibrated profile
+  bool cache = true;                 // keep chunks in the memory the budget leaves
+  std::string scratch_dir;           // for file-backed vertex arrays; default: the graph directory
+  bool progress = false;             // one status line on stderr after each step
   std::string label = "run";
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
 };
@@ -45,6 +50,18 @@ struct EngineOptions {
 struct EdgeMapOptions {
   Direction direction = Direction::kAuto;
   bool reversed = false;
+};
+
+// What a step will read and why.
+struct StepPlan {
+  bool pull = false;
+  SpaceKind kind = SpaceKind::kIn;
+  std::vector<ChunkSpan> spans;  // chunks to process, in order
+  PlanCost predicted;
+  double pull_seconds = -1, push_seconds = -1;  // the alternatives costed (-1: not considered)
+  std::vector<IntervalDecision> intervals;
+  uint32_t intervals_skipped = 0;
+  uint64_t useful_bytes = 0;  // estimated bytes of the active lists (push)
 };
 
 class Engine {
@@ -56,6 +73,7 @@ class Engine {
   const std::vector<uint32_t>& out_degree() const { return graph_->space(SpaceKind::kOut).degrees; }
   const std::vector<uint32_t>& in_degree() const { return graph_->space(SpaceKind::kIn).degrees; }
   uint64_t num_arcs() const { return graph_->space(SpaceKind::kOut).meta.arcs; }
+  const CostModel& cost_model() const { return cost_model_; }
 
   // Allocates a zeroed vertex array; file-backed when the budget is spent.
   template <typename T>
@@ -79,11 +97,11 @@ class Engine {
       active = &dense_copy;
     }
     const bool all = active->is_all();
-    const Direction direction = choose_direction(*active, options);
+    const StepPlan plan = make_plan(*active, options);
     *next = VertexSubset::dense_builder(num_vertices());
     VertexSubset* out = next;
     Status status;
-    if (direction == Direction::kPull) {
+    if (plan.pull) {
       auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
         for (uint32_t i = begin; i < end; ++i) {
           const uint32_t v = w.first_vertex + i;
@@ -96,8 +114,7 @@ class Engine {
           }
         }
       };
-      status = scan(*active, options.reversed ? SpaceKind::kOut : SpaceKind::kIn, false, options.reversed,
-                    &call_body<decltype(body)>, &body);
+      status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     } else {
       auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
         for (uint32_t i = begin; i < end; ++i) {
@@ -109,8 +126,7 @@ class Engine {
           }
         }
       };
-      status = scan(*active, options.reversed ? SpaceKind::kIn : SpaceKind::kOut, true, options.reversed,
-                    &call_body<decltype(body)>, &body);
+      status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     }
     next->recount();
     if (!steps_.empty()) steps_.back().next_active_vertices = next->size();
@@ -154,6 +170,7 @@ class Engine {
   const std::string& notices() const { return notices_; }
   IoBackend backend() const { return io_.backend(); }
   uint64_t memory_used() const { return memory_used_; }
+  uint64_t cache_bytes() const { return cache_.bytes(); }
 
  private:
   template <typename Body>
@@ -161,12 +178,20 @@ class Engine {
     (*static_cast<Body*>(body))(w, begin, end);
   }
 
-  // Streams the chunks of `kind` (all intervals, or with `skip_inactive`
-  // only those holding an active vertex); each chunk is decoded and handed
-  // to `body` for its vertices in the same task (window_graph.h).
-  Status scan(const VertexSubset& active, SpaceKind kind, bool skip_inactive, bool reversed, VertexRangeFn body,
-              void* context);
-  Direction choose_direction(const VertexSubset& active, const EdgeMapOptions& options) const;
+  StepPlan make_plan(const VertexSubset& active, const EdgeMapOptions& options) const;
+  StepPlan plan_pull(SpaceKind kind) const;
+  StepPlan plan_push(const VertexSubset& active, SpaceKind kind, IoMode mode) const;
+  void cost_plan(StepPlan* plan) const;
+  std::vector<ChunkSpan> selective_spans(const VertexSubset& active, size_t stored, ChunkSpan interval,
+                                         uint64_t* useful_bytes) const;
+  size_t stored_index(SpaceKind kind) const { return graph_->directed() ? static_cast<size_t>(kind) : 0; }
+
+  // Processes the plan's chunks (cached ones from memory, the rest streamed
+  // from the devices); each chunk is decoded and handed to `body` for its
+  // vertices in the same task (window_graph.h).
+  Status scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
+  Status scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
+                     void* context, WindowTimes* times, StepStats* step);
   std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;
@@ -174,6 +199,8 @@ class Engine {
   const Graph* graph_ = nullptr;
   EngineOptions options_;
   IoContext io_;
+  CostModel cost_model_;
+  ChunkCache cache_;
   std::vector<std::vector<ChunkSpan>> interval_chunks_;  // [stored space][interval]
   WindowGraph window_;
   uint64_t memory_used_ = 0;

@@ -18,8 +18,27 @@ RunTotals sum_steps(const std::vector<StepStats>& steps) {
 std::string steps_to_json(const std::vector<StepStats>& steps) {
   nlohmann::json out = nlohmann::json::array();
   for (const StepStats& s : steps) {
+    nlohmann::json decisions = nlohmann::json::array();
+    for (const IntervalDecision& d : s.decisions) {
+      decisions.push_back({{"interval", d.interval},
+                           {"full_seconds", d.full_seconds},
+                           {"selective_seconds", d.selective_seconds},
+                           {"choice", d.selective ? "selective" : "full"}});
+    }
     out.push_back({{"iteration", s.iteration},
                    {"mode", s.mode},
+                   {"io_mode", s.io_mode},
+                   {"predicted_seconds", s.predicted_seconds},
+                   {"predicted_io_seconds", s.predicted_io_seconds},
+                   {"predicted_cpu_seconds", s.predicted_cpu_seconds},
+                   {"predicted_bytes", s.predicted_bytes},
+                   {"predicted_requests", s.predicted_requests},
+                   {"pull_seconds", s.pull_seconds},
+                   {"push_seconds", s.push_seconds},
+                   {"selective_intervals", s.selective_intervals},
+                   {"interval_decisions", decisions},
+                   {"cached_chunks", s.cached_chunks},
+                   {"useful_bytes", s.useful_bytes},
                    {"reversed", s.reversed},
                    {"active_vertices", s.active_vertices},
                    {"next_active_vertices", s.next_active_vertices},

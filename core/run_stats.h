@@ -8,9 +8,18 @@
 
 namespace sg {
 
+// The planner's choice for one interval of a push step.
+struct IntervalDecision {
+  uint32_t interval = 0;
+  double full_seconds = 0;       // predicted: stream the interval's whole shard
+  double selective_seconds = 0;  // predicted: read only chunks holding active lists
+  bool selective = false;        // the choice
+};
+
 struct StepStats {
   int iteration = 0;
-  std::string mode;  // "pull" (full scan of the in-space) or "push" (full scan of the out-space)
+  std::string mode;     // "pull" (full scan of the in-space) or "push" (from the out-space)
+  std::string io_mode;  // the --io setting in force: auto, full or selective
   bool reversed = false;  // over the transposed graph (e.g. WCC on directed graphs)
   uint64_t active_vertices = 0;
   uint64_t next_active_vertices = 0;
@@ -24,6 +33,19 @@ struct StepStats {
   double decode_seconds = 0;    // CPU time decoding chunks, summed over threads
   double compute_seconds = 0;   // CPU time in updates, summed over threads
   double seconds = 0;
+
+  // The planner's prediction for this step, and the alternatives it costed.
+  double predicted_seconds = 0;
+  double predicted_io_seconds = 0;
+  double predicted_cpu_seconds = 0;
+  uint64_t predicted_bytes = 0;
+  uint64_t predicted_requests = 0;
+  double pull_seconds = -1;  // -1: not considered
+  double push_seconds = -1;
+  std::vector<IntervalDecision> decisions;
+  uint32_t selective_intervals = 0;
+  uint64_t cached_chunks = 0;  // chunks served from the chunk cache
+  uint64_t useful_bytes = 0;   // estimated bytes of the active lists (push)
 
   uint64_t bytes_read() const {
     uint64_t total = 0;

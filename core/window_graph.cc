@@ -70,7 +70,7 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   parallel_for(first, end, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
    for (uint32_t c = chunk_begin; c < chunk_end; ++c) {
     const auto t0 = std::chrono::steady_clock::now();
-    Status s = decode_chunk_into(graph, index[c], window.payload(index[c]), edge_base[c - first], out);
+    Status s = decode_chunk_into(graph, index[c], window.payload(c, index[c]), edge_base[c - first], out);
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (error.ok() || c < error_chunk) {

@@ -61,7 +61,10 @@ struct ChunkWindow {
   const uint8_t* data = nullptr;  // payload of chunk c at data + index[c].offset - logical_start
   uint64_t logical_start = 0;
   uint32_t first_chunk = 0, end_chunk = 0;
-  const uint8_t* payload(const ChunkIndexEntry& e) const { return data + (e.offset - logical_start); }
+  const uint8_t* const* payloads = nullptr;  // instead of data: one pointer per chunk (cached chunks)
+  const uint8_t* payload(uint32_t chunk, const ChunkIndexEntry& e) const {
+    return payloads != nullptr ? payloads[chunk - first_chunk] : data + (e.offset - logical_start);
+  }
 };
 
 class ChunkStream {

@@ -12,11 +12,21 @@
 
 #ifndef SHARDGRAPH_TSAN
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #endif
 
 namespace sg {
+
+// Threads the loops below use.
+inline size_t parallel_threads() {
+#ifndef SHARDGRAPH_TSAN
+  return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+#else
+  return 3;
+#endif
+}
 
 // Calls body(begin, end) on disjoint sub-ranges covering [begin, end).
 template <typename Index, typename Body>

@@ -22,6 +22,8 @@ using sgtest::Arc;
 namespace {
 
 struct Case {
+  IoMode io_mode;
+  bool cache;
   bool undirected, weighted;
   uint32_t devices;
   IoBackend backend;
@@ -55,6 +57,8 @@ void check_case(const Case& c, uint64_t seed) {
   CAPTURE(backend_name(c.backend));
   CAPTURE(c.threads);
   CAPTURE(c.window_bytes);
+  CAPTURE(io_mode_name(c.io_mode));
+  CAPTURE(c.cache);
   uint64_t state = seed;
   const uint32_t n = 8 + static_cast<uint32_t>(sgtest::next_random(&state) % 300);
   const std::vector<Arc> arcs = random_graph(&state, n, c.weighted);
@@ -93,6 +97,9 @@ void check_case(const Case& c, uint64_t seed) {
   e.memory_bytes = 64 << 20;
   e.backend = c.backend;
   e.window_bytes = c.window_bytes;
+  e.io_mode = c.io_mode;
+  e.cache = c.cache;
+  e.device_class = (seed & 8) ? "hdd" : "nvme";
   REQUIRE(engine.open(graph, e).ok());
   REQUIRE(engine.backend() == c.backend);
 
@@ -139,9 +146,11 @@ void check_case(const Case& c, uint64_t seed) {
 
 void run_cases(IoBackend backend, uint64_t seed) {
   uint64_t state = seed;
-  for (int trial = 0; trial < 16; ++trial) {
+  for (int trial = 0; trial < 24; ++trial) {
     const uint64_t r = sgtest::next_random(&state);
     Case c{};
+    c.io_mode = static_cast<IoMode>(trial % 3);  // auto, full, selective in turn
+    c.cache = (r >> 6) & 1;
     c.undirected = r & 1;
     c.weighted = r & 2;
     c.devices = 1 + static_cast<uint32_t>((r >> 2) % 3);

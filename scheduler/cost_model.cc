@@ -1,0 +1,36 @@
+#include "scheduler/cost_model.h"
+
+#include <algorithm>
+
+namespace sg {
+
+CostModel::CostModel(std::vector<DeviceProfile> profiles, StripeLayout layout, double cpu_bytes_per_second)
+    : profiles_(std::move(profiles)), layout_(layout), cpu_bytes_per_second_(cpu_bytes_per_second) {
+  double gap = 0;
+  for (const DeviceProfile& p : profiles_) gap = std::max(gap, p.latency_seconds() * p.sequential_bytes_per_second);
+  gap_fill_bytes_ = static_cast<uint64_t>(gap);
+}
+
+PlanCost CostModel::cost(const std::vector<ByteRange>& ranges, uint64_t cpu_bytes) const {
+  PlanCost c;
+  std::vector<double> device_seconds(profiles_.size(), 0.0);
+  for (const ByteRange& r : ranges) {
+    layout_.split(r.offset, r.bytes, [&](const StripePiece& piece) {
+      device_seconds[piece.device] += profiles_[piece.device].request_seconds(piece.bytes);
+      c.bytes += piece.bytes;
+      ++c.requests;
+    });
+  }
+  for (double s : device_seconds) c.io_seconds = std::max(c.io_seconds, s);
+  c.cpu_seconds = static_cast<double>(cpu_bytes) / cpu_bytes_per_second_;
+  c.seconds = std::max(c.io_seconds, c.cpu_seconds);
+  return c;
+}
+
+void CostModel::observe_cpu(uint64_t bytes, double seconds) {
+  if (bytes < (1 << 20) || seconds <= 0) return;  // too little to measure
+  const double rate = static_cast<double>(bytes) / seconds;
+  cpu_bytes_per_second_ = 0.5 * cpu_bytes_per_second_ + 0.5 * rate;
+}
+
+}  // namespace sg

@@ -1,0 +1,53 @@
+// The I/O cost model (DESIGN §7): predicts the time of reading a set of
+// logical byte ranges of a striped space from the device profiles, and the
+// CPU time of decoding and updating what is read. A read plan is costed the
+// way ChunkStream issues it: each range split at stripe boundaries, each
+// piece one request on its device; devices work in parallel, so I/O time is
+// the busiest device's; I/O and CPU overlap, so a plan takes the larger.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/device_profile.h"
+#include "shards/striping.h"
+
+namespace sg {
+
+struct ByteRange {
+  uint64_t offset;
+  uint64_t bytes;
+};
+
+struct PlanCost {
+  double io_seconds = 0;
+  double cpu_seconds = 0;
+  double seconds = 0;  // max(io, cpu)
+  uint64_t bytes = 0;
+  uint64_t requests = 0;
+};
+
+class CostModel {
+ public:
+  CostModel() = default;
+  CostModel(std::vector<DeviceProfile> profiles, StripeLayout layout, double cpu_bytes_per_second);
+
+  // `ranges` to read from the devices; `cpu_bytes` compressed bytes to
+  // decode (read or cached).
+  PlanCost cost(const std::vector<ByteRange>& ranges, uint64_t cpu_bytes) const;
+  // A gap shorter than this is cheaper to read through than to skip with a
+  // new request (the slowest device's per-request time x bandwidth).
+  uint64_t gap_fill_bytes() const { return gap_fill_bytes_; }
+  double cpu_bytes_per_second() const { return cpu_bytes_per_second_; }
+  // Folds in a measured decode+update rate (bytes per wall second).
+  void observe_cpu(uint64_t bytes, double seconds);
+  const std::vector<DeviceProfile>& profiles() const { return profiles_; }
+
+ private:
+  std::vector<DeviceProfile> profiles_;
+  StripeLayout layout_;
+  double cpu_bytes_per_second_ = 400e6;
+  uint64_t gap_fill_bytes_ = 0;
+};
+
+}  // namespace sg
