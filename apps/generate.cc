@@ -125,46 +125,82 @@ void append_edge(std::string* out, const Edge& e, Encoding encoding, bool weight
   if (weights) out->append(reinterpret_cast<const char*>(&e.weight), sizeof(float));
 }
 
+
+// Writes edges [0, count) produced by edge_at(i, edges) (which appends the
+// 0..n edges of index i), formatted in parallel blocks, written in order.
+template <typename EdgeAt>
+Status write_edges(const std::string& path, const std::string& header, uint64_t count, bool weights, EdgeAt&& edge_at) {
+  const Encoding encoding = ends_with(path, ".bin32") ? Encoding::kBin32
+                            : ends_with(path, ".bin64") ? Encoding::kBin64
+                                                        : Encoding::kText;
+  Output out;
+  SG_RETURN_IF_ERROR(out.open(path));
+  if (encoding == Encoding::kText) SG_RETURN_IF_ERROR(out.write(header));
+  constexpr uint64_t kBlockItems = 1 << 16;
+  constexpr size_t kBlocksPerBatch = 64;
+  std::vector<std::string> blocks(kBlocksPerBatch);
+  for (uint64_t batch_start = 0; batch_start < count; batch_start += kBlockItems * kBlocksPerBatch) {
+    if (interrupt_requested()) return Status::Interrupted("generate stopped by a signal");
+    parallel_for(size_t{0}, kBlocksPerBatch, size_t{1}, [&](size_t blocks_begin, size_t blocks_end) {
+      std::vector<Edge> edges;
+      for (size_t b = blocks_begin; b < blocks_end; ++b) {
+        blocks[b].clear();
+        const uint64_t begin = std::min(count, batch_start + b * kBlockItems);
+        const uint64_t end = std::min(count, begin + kBlockItems);
+        for (uint64_t i = begin; i < end; ++i) {
+          edges.clear();
+          edge_at(i, &edges);
+          for (const Edge& e : edges) append_edge(&blocks[b], e, encoding, weights);
+        }
+      }
+    });
+    for (const std::string& block : blocks) SG_RETURN_IF_ERROR(out.write(block));
+  }
+  return out.close();
+}
+
 }  // namespace
 
 Status generate_rmat(const RmatOptions& o, const std::string& path) {
   if (o.scale < 1 || o.scale > 31) return Status::InvalidArgument("--scale must be in 1..31");
   if (o.edge_factor < 1) return Status::InvalidArgument("--edge-factor must be at least 1");
-  const Encoding encoding = ends_with(path, ".bin32") ? Encoding::kBin32
-                            : ends_with(path, ".bin64") ? Encoding::kBin64
-                                                        : Encoding::kText;
   const uint64_t vertices = uint64_t{1} << o.scale;
   const uint64_t edges = vertices * o.edge_factor;
   const std::vector<uint64_t> perm = permutation(vertices, o.seed);
-  Output out;
-  SG_RETURN_IF_ERROR(out.open(path));
-  if (encoding == Encoding::kText) {
-    SG_RETURN_IF_ERROR(out.write("# shardgraph rmat scale=" + std::to_string(o.scale) + " edge_factor=" +
-                                 std::to_string(o.edge_factor) + " seed=" + std::to_string(o.seed) + "\n# Nodes: " + std::to_string(vertices) +
-                                 " Edges: " + std::to_string(edges) + "\n"));
-  }
-  // Batches of blocks: blocks are formatted in parallel, written in order.
-  constexpr uint64_t kBlockEdges = 1 << 16;
-  constexpr size_t kBlocksPerBatch = 64;
-  std::vector<std::string> blocks(kBlocksPerBatch);
-  for (uint64_t batch_start = 0; batch_start < edges; batch_start += kBlockEdges * kBlocksPerBatch) {
-    if (interrupt_requested()) return Status::Interrupted("generate stopped by a signal");
-    parallel_for(size_t{0}, kBlocksPerBatch, size_t{1}, [&](size_t blocks_begin, size_t blocks_end) {
-     for (size_t b = blocks_begin; b < blocks_end; ++b) {
-      blocks[b].clear();
-      const uint64_t begin = std::min(edges, batch_start + b * kBlockEdges);
-      const uint64_t end = std::min(edges, begin + kBlockEdges);
-      for (uint64_t i = begin; i < end; ++i) {
-        Edge e = rmat_edge(o, i);
-        e.src = perm[e.src];
-        e.dst = perm[e.dst];
-        append_edge(&blocks[b], e, encoding, o.weights);
-      }
-     }
-    });
-    for (const std::string& block : blocks) SG_RETURN_IF_ERROR(out.write(block));
-  }
-  return out.close();
+  const std::string header = "# shardgraph rmat scale=" + std::to_string(o.scale) + " edge_factor=" +
+                             std::to_string(o.edge_factor) + " seed=" + std::to_string(o.seed) +
+                             "\n# Nodes: " + std::to_string(vertices) + " Edges: " + std::to_string(edges) + "\n";
+  return write_edges(path, header, edges, o.weights, [&](uint64_t i, std::vector<Edge>* out) {
+    Edge e = rmat_edge(o, i);
+    e.src = perm[e.src];
+    e.dst = perm[e.dst];
+    out->push_back(e);
+  });
+}
+
+Status generate_grid(const GridOptions& o, const std::string& path) {
+  if (o.rows < 1 || o.cols < 1) return Status::InvalidArgument("--rows and --cols must be at least 1");
+  const uint64_t vertices = uint64_t{o.rows} * o.cols;
+  if (vertices > UINT32_MAX) return Status::InvalidArgument("grid has more than 2^32-1 vertices");
+  std::vector<uint64_t> perm;
+  if (o.shuffle) perm = permutation(vertices, o.seed);
+  auto id = [&](uint64_t v) { return o.shuffle ? perm[v] : v; };
+  const std::string header = "# shardgraph grid rows=" + std::to_string(o.rows) + " cols=" + std::to_string(o.cols) +
+                             " seed=" + std::to_string(o.seed) + " (undirected)\n# Nodes: " + std::to_string(vertices) + "\n";
+  return write_edges(path, header, vertices, o.weights, [&](uint64_t v, std::vector<Edge>* out) {
+    const uint64_t r = v / o.cols, c = v % o.cols;
+    uint64_t state = splitmix64(o.seed * 0x2545f4914f6cdd1dULL ^ splitmix64(v));
+    auto next = [&] { return state = splitmix64(state); };
+    auto weight = [&] { return static_cast<float>(1 + next() % 255); };
+    if (c + 1 < o.cols && next() % 100 >= 5) out->push_back(Edge{id(v), id(v + 1), weight()});
+    if (r + 1 < o.rows && next() % 100 >= 5) out->push_back(Edge{id(v), id(v + o.cols), weight()});
+    if (next() % 1000 < 2) {  // a shortcut up to 8 rows / columns away
+      const uint64_t r2 = std::min<uint64_t>(o.rows - 1, r + next() % 9);
+      const uint64_t c2 = std::min<uint64_t>(o.cols - 1, c + next() % 9);
+      const uint64_t w = r2 * o.cols + c2;
+      if (w != v) out->push_back(Edge{id(v), id(w), weight()});
+    }
+  });
 }
 
 }  // namespace sg

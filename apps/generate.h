@@ -28,4 +28,19 @@ struct RmatOptions {
 // name ends in .gz), or binary records if it ends in .bin32 / .bin64.
 Status generate_rmat(const RmatOptions& options, const std::string& path);
 
+// A road-like graph of any size with a diameter in the thousands: an
+// R x C lattice (4-neighbour), about 5% of its edges removed and about 0.2%
+// of its vertices given a shortcut to a vertex at most 8 rows and columns
+// away. Each undirected edge is written once (ingest with --undirected).
+// Ids are shuffled (so locality is not free) unless `shuffle` is false.
+// Weights: integers 1..255.
+struct GridOptions {
+  uint32_t rows = 1000;
+  uint32_t cols = 1000;
+  uint64_t seed = 1;
+  bool weights = false;
+  bool shuffle = true;
+};
+Status generate_grid(const GridOptions& options, const std::string& path);
+
 }  // namespace sg

@@ -11,6 +11,7 @@
 #include "apps/generate.h"
 #include "apps/graph_info.h"
 #include "apps/run_command.h"
+#include "scheduler/calibrate.h"
 #include "shards/graph.h"
 #include "shards/ingest.h"
 #include "shards/interrupt.h"
@@ -39,11 +40,23 @@ uint64_t size_option(const std::string& name, const std::string& text) {
 struct GenerateArgs {
   std::string kind;
   sg::RmatOptions rmat;
+  sg::GridOptions grid;
+  bool no_shuffle = false;
   std::string output;
 };
 
-int run_generate(const GenerateArgs& a) {
-  sg::Status s = sg::generate_rmat(a.rmat, a.output);
+int run_generate(GenerateArgs& a, const CLI::Option* scale, const CLI::Option* rows) {
+  sg::Status s;
+  if (a.kind == "rmat") {
+    if (scale->count() == 0) throw UsageError("generate rmat needs --scale");
+    s = sg::generate_rmat(a.rmat, a.output);
+  } else {
+    if (rows->count() == 0) throw UsageError("generate grid needs --rows and --cols");
+    a.grid.seed = a.rmat.seed;
+    a.grid.weights = a.rmat.weights;
+    a.grid.shuffle = !a.no_shuffle;
+    s = sg::generate_grid(a.grid, a.output);
+  }
   if (!s.ok()) {
     std::remove(a.output.c_str());  // never leave a truncated edge list behind
     return fail(s);
@@ -122,6 +135,26 @@ int run_run(RunArgs& a, const CLI::Option* source_option) {
   return 0;
 }
 
+int run_calibrate(const std::vector<std::string>& dirs, const std::string& size) {
+  sg::CalibrateOptions options;
+  options.file_bytes = size_option("--bytes", size);
+  if (options.file_bytes < (16 << 20)) throw UsageError("--bytes must be at least 16M");
+  for (const std::string& dir : dirs) {
+    sg::DeviceProfile profile;
+    sg::Status s = sg::calibrate_device(dir, options, &profile);
+    if (!s.ok()) return fail(s);
+    std::printf("%s: sequential %.1f MB/s; random reads (queue depth %d):\n", dir.c_str(),
+                profile.sequential_bytes_per_second / 1e6, options.queue_depth);
+    std::printf("  %10s %12s %12s %10s\n", "bytes", "ms/request", "requests/s", "MB/s");
+    for (const sg::RequestCost& r : profile.random_reads) {
+      std::printf("  %10llu %12.3f %12.1f %10.1f\n", static_cast<unsigned long long>(r.bytes), r.seconds * 1e3, 1.0 / r.seconds,
+                  static_cast<double>(r.bytes) / r.seconds / 1e6);
+    }
+    std::printf("  profile written to %s/%s\n", dir.c_str(), sg::kProfileFileName);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,9 +163,12 @@ int main(int argc, char** argv) {
 
   GenerateArgs gen;
   auto* generate = app.add_subcommand("generate", "write a synthetic edge list");
-  generate->add_option("kind", gen.kind, "generator: rmat")->required()->check(CLI::IsMember({"rmat"}));
-  generate->add_option("--scale", gen.rmat.scale, "log2 of the vertex count")->required();
-  generate->add_option("--edge-factor", gen.rmat.edge_factor, "edges per vertex")->capture_default_str();
+  generate->add_option("kind", gen.kind, "generator: rmat | grid")->required()->check(CLI::IsMember({"rmat", "grid"}));
+  const CLI::Option* scale_option = generate->add_option("--scale", gen.rmat.scale, "rmat: log2 of the vertex count");
+  generate->add_option("--edge-factor", gen.rmat.edge_factor, "rmat: edges per vertex")->capture_default_str();
+  const CLI::Option* rows_option = generate->add_option("--rows", gen.grid.rows, "grid: rows");
+  generate->add_option("--cols", gen.grid.cols, "grid: columns");
+  generate->add_flag("--no-shuffle", gen.no_shuffle, "grid: keep row-major ids");
   generate->add_option("--seed", gen.rmat.seed, "random seed")->capture_default_str();
   generate->add_flag("--weights", gen.rmat.weights, "add integer weights 1..255");
   generate->add_option("-o,--output", gen.output, "edge list file (.gz = gzip text, .bin32/.bin64 = binary)")->required();
@@ -187,6 +223,12 @@ int main(int argc, char** argv) {
   run->add_flag("--parents", run_args.options.parents, "bfs: also write each vertex's parent");
   run->add_option("--top", run_args.options.top, "pagerank/spmv: print this many top vertices")->capture_default_str();
 
+  std::vector<std::string> calibrate_dirs;
+  std::string calibrate_bytes = "256M";
+  auto* calibrate = app.add_subcommand("calibrate", "measure devices and store their profiles for the cost model");
+  calibrate->add_option("dirs", calibrate_dirs, "device directories")->required()->check(CLI::ExistingDirectory);
+  calibrate->add_option("--bytes", calibrate_bytes, "scratch file size per device")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -201,11 +243,12 @@ int main(int argc, char** argv) {
   }
   sg::install_interrupt_handlers();
   try {
-    if (*generate) return run_generate(gen);
+    if (*generate) return run_generate(gen, scale_option, rows_option);
     if (*ingest) return run_ingest(ing);
     if (*info) return run_info(info_dir, info_json);
     if (*verify) return run_verify(verify_dir);
     if (*run) return run_run(run_args, source_option);
+    if (*calibrate) return run_calibrate(calibrate_dirs, calibrate_bytes);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "shardgraph: usage error: %s\n", e.what());
     return kExitUsage;

@@ -97,7 +97,7 @@ class Engine {
       active = &dense_copy;
     }
     const bool all = active->is_all();
-    const StepPlan plan = make_plan(*active, options);
+    const StepPlan plan = make_plan(frontier, *active, options);
     *next = VertexSubset::dense_builder(num_vertices());
     VertexSubset* out = next;
     Status status;
@@ -129,6 +129,7 @@ class Engine {
       status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     }
     next->recount();
+    if (next->size() < num_vertices() / 64) next->to_sparse();  // small frontiers plan from their list
     if (!steps_.empty()) steps_.back().next_active_vertices = next->size();
     return status;
   }
@@ -178,12 +179,20 @@ class Engine {
     (*static_cast<Body*>(body))(w, begin, end);
   }
 
-  StepPlan make_plan(const VertexSubset& active, const EdgeMapOptions& options) const;
+  // `frontier` as given (maybe a list), `active` its dense form.
+  StepPlan make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options) const;
   StepPlan plan_pull(SpaceKind kind) const;
-  StepPlan plan_push(const VertexSubset& active, SpaceKind kind, IoMode mode) const;
-  void cost_plan(StepPlan* plan) const;
-  std::vector<ChunkSpan> selective_spans(const VertexSubset& active, size_t stored, ChunkSpan interval,
-                                         uint64_t* useful_bytes) const;
+  StepPlan plan_push(const VertexSubset& frontier, const VertexSubset& active, SpaceKind kind, IoMode mode) const;
+  // Prices a plan; `useful_bytes` (push) are the active lists' bytes, the
+  // rest of what push reads is skipped, not decoded.
+  void cost_plan(StepPlan* plan, uint64_t useful_bytes = UINT64_MAX) const;
+  struct ActiveChunks {
+    std::vector<uint32_t> chunks;  // sorted
+    uint64_t useful_bytes = 0;     // estimated bytes of the active lists
+  };
+  // Per interval, the chunks holding an active list.
+  std::vector<ActiveChunks> active_chunks(const VertexSubset& frontier, const VertexSubset& active, size_t stored) const;
+  std::vector<ChunkSpan> merge_chunks(size_t stored, const std::vector<uint32_t>& chunks) const;
   size_t stored_index(SpaceKind kind) const { return graph_->directed() ? static_cast<size_t>(kind) : 0; }
 
   // Processes the plan's chunks (cached ones from memory, the rest streamed
@@ -191,7 +200,7 @@ class Engine {
   // vertices in the same task (window_graph.h).
   Status scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
   Status scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
-                     void* context, WindowTimes* times, StepStats* step);
+                     void* context, WindowTimes* times, StepStats* step, const VertexSubset* only);
   std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;

@@ -73,7 +73,12 @@ void VertexSubset::recount() {
 }
 
 void VertexSubset::add_all(const VertexSubset& other) {
-  for (size_t w = 0; w < bits_.size(); ++w) bits_[w] |= other.bits_[w];
+  to_dense();
+  if (other.dense_) {
+    for (size_t w = 0; w < bits_.size(); ++w) bits_[w] |= other.bits_[w];
+  } else {
+    for (uint32_t v : other.ids_) set(v);
+  }
   recount();
 }
 

@@ -40,7 +40,7 @@ class VertexSubset {
   void set(uint32_t v) { bits_[v >> 6] |= uint64_t{1} << (v & 63); }
   void recount();  // after set/set_atomic
 
-  // Adds every vertex of `other` (both dense).
+  // Adds every vertex of `other`; the result is dense.
   void add_all(const VertexSubset& other);
 
   // Whether any vertex in [begin, end) is in the subset (dense).

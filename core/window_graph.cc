@@ -1,6 +1,7 @@
 #include "core/window_graph.h"
 
 
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -19,8 +20,26 @@ uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady
 // Decodes one chunk into the window CSR. The offset of a chunk's first vertex is written before chunks are decoded
 // in parallel, so a chunk can read the end of its last vertex (the next
 // chunk's start) without waiting for that chunk.
+// Skips `count` varints: each ends at a byte with a clear high bit. Eight
+// bytes at a time while the whole word is known to belong to the list.
+const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint32_t count) {
+  while (count >= 8 && end - p >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    const uint32_t ends = static_cast<uint32_t>(std::popcount(~word & 0x8080808080808080ULL));
+    if (ends > count) break;
+    count -= ends;
+    p += 8;
+  }
+  while (count > 0) {
+    if (p >= end) return nullptr;
+    count -= *p++ < 0x80;
+  }
+  return p;
+}
+
 Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uint8_t* payload, uint32_t edge_base,
-                         WindowGraph* out) {
+                         WindowGraph* out, const VertexSubset* only) {
   if (checksum64(payload, e.bytes) != e.checksum) return Status::Corruption("checksum mismatch");
   const uint64_t weight_bytes = graph.weighted() ? uint64_t{4} * e.edge_count : 0;
   if (weight_bytes > e.bytes) return Status::Corruption("weight stream longer than chunk");
@@ -35,6 +54,12 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
     p = get_varint32(p, end, &count);
     if (p == nullptr) return Status::Corruption("vertex " + std::to_string(v) + ": malformed list length");
     if (count > edge_end - position) return Status::Corruption("vertex " + std::to_string(v) + ": more edges than the index says");
+    if (only != nullptr && !only->contains(v)) {
+      p = skip_varints(p, end, count);
+      if (p == nullptr) return Status::Corruption("vertex " + std::to_string(v) + ": list runs past the chunk");
+      position += count;
+      continue;
+    }
     Status s = decode_neighbours(&p, end, v, graph.num_vertices(), count, out->neighbours.data() + position);
     if (!s.ok()) return Status::Corruption("vertex " + std::to_string(v) + ": " + s.message());
     position += count;
@@ -48,7 +73,7 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
 }  // namespace
 
 Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out,
-                          VertexRangeFn on_vertices, void* context, WindowTimes* times) {
+                          VertexRangeFn on_vertices, void* context, WindowTimes* times, const VertexSubset* only) {
   const auto& index = space.index;
   const uint32_t first = window.first_chunk, end = window.end_chunk;
   out->first_vertex = index[first].first_vertex;
@@ -70,7 +95,7 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   parallel_for(first, end, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
    for (uint32_t c = chunk_begin; c < chunk_end; ++c) {
     const auto t0 = std::chrono::steady_clock::now();
-    Status s = decode_chunk_into(graph, index[c], window.payload(c, index[c]), edge_base[c - first], out);
+    Status s = decode_chunk_into(graph, index[c], window.payload(c, index[c]), edge_base[c - first], out, only);
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (error.ok() || c < error_chunk) {

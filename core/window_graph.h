@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compression/status.h"
+#include "core/vertex_subset.h"
 #include "shards/chunk_stream.h"
 #include "shards/graph.h"
 
@@ -41,7 +42,11 @@ struct WindowTimes {
 
 // Fills `out` from the chunks of `window`; checks every chunk's checksum and
 // bytes. Errors name the chunk and its device file(s).
+// With `only`, the lists of vertices outside it are skipped, not decoded:
+// their slots in `neighbours` hold garbage and the callback must not read
+// them (push mode reads only active sources).
 Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out,
-                          VertexRangeFn on_vertices = nullptr, void* context = nullptr, WindowTimes* times = nullptr);
+                          VertexRangeFn on_vertices = nullptr, void* context = nullptr, WindowTimes* times = nullptr,
+                          const VertexSubset* only = nullptr);
 
 }  // namespace sg

@@ -1,0 +1,105 @@
+#include "scheduler/calibrate.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "shards/aligned_buffer.h"
+#include "shards/file_util.h"
+
+namespace sg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Status write_scratch(const std::string& path, uint64_t bytes) {
+  File file;
+  SG_RETURN_IF_ERROR(File::create(path, &file));
+  AlignedBuffer block(4 << 20);
+  for (size_t i = 0; i < block.size(); ++i) block.data()[i] = static_cast<uint8_t>(i * 131 + 7);  // not compressible
+  for (uint64_t at = 0; at < bytes; at += block.size()) {
+    SG_RETURN_IF_ERROR(file.pwrite_all(block.data(), block.size(), at));
+  }
+  SG_RETURN_IF_ERROR(file.sync());
+  return file.close();
+}
+
+// Reads `count` requests of `bytes` with `threads` concurrent readers at
+// offsets from `offset_of(i)`, stopping early after `limit_seconds`; returns
+// seconds per request (from throughput).
+double measure(int fd, uint64_t bytes, int threads, uint64_t count, double limit_seconds,
+               uint64_t (*offset_of)(uint64_t, uint64_t, uint64_t), uint64_t file_bytes, Status* status) {
+  std::atomic<uint64_t> next{0}, done{0};
+  std::atomic<bool> failed{false};
+  const auto start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      AlignedBuffer buffer(bytes);
+      for (;;) {
+        const uint64_t i = next.fetch_add(1);
+        if (i >= count || failed.load()) return;
+        if (std::chrono::duration<double>(Clock::now() - start).count() > limit_seconds && done.load() >= 4) return;
+        const off_t offset = static_cast<off_t>(offset_of(i, bytes, file_bytes));
+        if (::pread(fd, buffer.data(), bytes, offset) != static_cast<ssize_t>(bytes)) {
+          failed = true;
+          return;
+        }
+        ++done;
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  if (failed) *status = Status::IOError("calibration read failed: " + std::string(std::strerror(errno)));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return done.load() == 0 ? 0.0 : seconds / static_cast<double>(done.load());
+}
+
+uint64_t sequential_offset(uint64_t i, uint64_t bytes, uint64_t file_bytes) { return (i * bytes) % file_bytes; }
+
+uint64_t random_offset(uint64_t i, uint64_t bytes, uint64_t file_bytes) {
+  uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 29;
+  return (x % (file_bytes / bytes)) * bytes;
+}
+
+}  // namespace
+
+Status calibrate_device(const std::string& dir, const CalibrateOptions& options, DeviceProfile* profile) {
+  const std::string path = dir + "/.shardgraph-calibrate.tmp";
+  Status status = write_scratch(path, options.file_bytes);
+  if (status.ok()) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+    if (fd < 0) {
+      status = Status::IOError(path + ": O_DIRECT open: " + std::strerror(errno));
+    } else {
+      profile->device_class = "calibrated";
+      profile->source = dir + "/" + kProfileFileName;
+      const uint64_t seq_bytes = 4 << 20;
+      const double seq = measure(fd, seq_bytes, 1, options.file_bytes / seq_bytes, 2 * options.seconds_per_size,
+                                 sequential_offset, options.file_bytes, &status);
+      profile->sequential_bytes_per_second = seq > 0 ? static_cast<double>(seq_bytes) / seq : 0;
+      profile->random_reads.clear();
+      for (uint64_t bytes = 4096; bytes <= (uint64_t{16} << 20) && status.ok(); bytes *= 4) {
+        if (bytes > options.file_bytes / 4) break;
+        const double per_request = measure(fd, bytes, options.queue_depth, 512, options.seconds_per_size, random_offset,
+                                           options.file_bytes, &status);
+        profile->random_reads.push_back({bytes, per_request});
+      }
+      ::close(fd);
+    }
+  }
+  ::unlink(path.c_str());
+  SG_RETURN_IF_ERROR(status);
+  const std::string json = profile->to_json();
+  return write_file_atomic(dir + "/" + kProfileFileName, json.data(), json.size());
+}
+
+}  // namespace sg

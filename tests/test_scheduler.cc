@@ -1,0 +1,99 @@
+// The cost model with synthetic device profiles: an HDD-like profile picks
+// full scans for frontiers covering most chunks and selective reads for a
+// handful of vertices, and the switch point moves the right way when
+// latency or bandwidth change.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "scheduler/cost_model.h"
+#include "scheduler/device_profile.h"
+
+using namespace sg;
+
+namespace {
+
+DeviceProfile synthetic(double bandwidth, double latency) {
+  DeviceProfile p;
+  p.device_class = "test";
+  p.sequential_bytes_per_second = bandwidth;
+  for (uint64_t bytes = 4096; bytes <= (uint64_t{16} << 20); bytes *= 4) {
+    p.random_reads.push_back({bytes, latency + static_cast<double>(bytes) / bandwidth});
+  }
+  return p;
+}
+
+constexpr uint64_t kChunk = 256 * 1024;
+constexpr uint64_t kChunks = 400;  // a 100 MiB interval
+
+// Seconds to read `k` scattered chunks vs the whole interval.
+double selective_cost(const CostModel& m, uint64_t k) {
+  std::vector<ByteRange> ranges;
+  for (uint64_t i = 0; i < k; ++i) ranges.push_back({(i * kChunks / k) * kChunk, kChunk});
+  return m.cost(ranges, k * kChunk).seconds;
+}
+double full_cost(const CostModel& m) { return m.cost({{0, kChunks * kChunk}}, kChunks * kChunk).seconds; }
+
+// Smallest number of scattered chunks for which the full scan is cheaper.
+uint64_t switch_point(const CostModel& m) {
+  for (uint64_t k = 1; k <= kChunks; ++k) {
+    if (selective_cost(m, k) >= full_cost(m)) return k;
+  }
+  return kChunks + 1;
+}
+
+}  // namespace
+
+TEST_CASE("hdd-like profile: full scan for a frontier covering most chunks, selective for a handful") {
+  CostModel hdd({synthetic(150e6, 0.008)}, StripeLayout(4 << 20, 1), 1e12);
+  CHECK(selective_cost(hdd, 5) < full_cost(hdd));
+  CHECK(selective_cost(hdd, 300) > full_cost(hdd));
+  const uint64_t k = switch_point(hdd);
+  MESSAGE("hdd switch point: " << k << " of " << kChunks << " chunks");
+  CHECK(k > 5);
+  CHECK(k < 300);
+}
+
+TEST_CASE("the switch point moves with latency and bandwidth") {
+  const StripeLayout layout(4 << 20, 1);
+  const uint64_t base = switch_point(CostModel({synthetic(150e6, 0.008)}, layout, 1e12));
+  const uint64_t slower_seeks = switch_point(CostModel({synthetic(150e6, 0.016)}, layout, 1e12));
+  const uint64_t faster_seeks = switch_point(CostModel({synthetic(150e6, 0.0001)}, layout, 1e12));
+  const uint64_t more_bandwidth = switch_point(CostModel({synthetic(600e6, 0.008)}, layout, 1e12));
+  CHECK(slower_seeks < base);      // costlier requests: scan sooner
+  CHECK(faster_seeks > base);      // cheap requests (SSD-like): stay selective longer
+  CHECK(more_bandwidth < base);    // cheaper scans: scan sooner
+}
+
+TEST_CASE("striping spreads a scan: two devices halve its I/O time") {
+  const DeviceProfile p = synthetic(150e6, 0.008);
+  CostModel one({p}, StripeLayout(1 << 20, 1), 1e12);
+  CostModel two({p, p}, StripeLayout(1 << 20, 2), 1e12);
+  const double t1 = one.cost({{0, 64 << 20}}, 0).io_seconds;
+  const double t2 = two.cost({{0, 64 << 20}}, 0).io_seconds;
+  CHECK(std::fabs(t2 / t1 - 0.5) < 0.01);
+  CHECK(one.cost({{0, 64 << 20}}, 0).requests == 64);
+}
+
+TEST_CASE("CPU bound plans cost their decode time; gap filling follows latency x bandwidth") {
+  CostModel m({synthetic(150e6, 0.008)}, StripeLayout(4 << 20, 1), 100e6);
+  const PlanCost c = m.cost({{0, 1 << 20}}, 100 << 20);
+  CHECK(c.seconds == doctest::Approx(c.cpu_seconds));
+  CHECK(c.cpu_seconds == doctest::Approx(static_cast<double>(100 << 20) / 100e6));
+  CHECK(m.gap_fill_bytes() == doctest::Approx((0.008 + 4096 / 150e6) * 150e6).epsilon(0.001));
+  m.observe_cpu(200 << 20, 1.0);
+  CHECK(m.cpu_bytes_per_second() > 100e6);
+}
+
+TEST_CASE("presets and profile JSON round trip") {
+  DeviceProfile hdd;
+  REQUIRE(preset_profile("hdd", &hdd).ok());
+  CHECK(hdd.request_seconds(4096) == doctest::Approx(1.0 / 300));
+  CHECK(hdd.request_seconds(16 << 20) == doctest::Approx((16 << 20) / 150e6));
+  DeviceProfile back;
+  REQUIRE(DeviceProfile::from_json(hdd.to_json(), "x.json", &back).ok());
+  CHECK(back.request_seconds(1 << 20) == doctest::Approx(hdd.request_seconds(1 << 20)));
+  DeviceProfile bad;
+  CHECK_FALSE(preset_profile("floppy", &bad).ok());
+  CHECK_FALSE(DeviceProfile::from_json("{}", "y.json", &bad).ok());
+}
