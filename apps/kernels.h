@@ -17,6 +17,13 @@ struct PageRankOptions {
 // Returns the iterations run.
 Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<double>* ranks, int* iterations_run);
 
+struct PageRankDeltaOptions {
+  double damping = 0.85;
+  double epsilon = 0.01;  // a vertex stays active while |pending| > epsilon * rank (Ligra's epsilon2)
+  int max_rounds = 100;
+};
+Status pagerank_delta(Engine* engine, const PageRankDeltaOptions& options, VertexArray<double>* ranks, int* rounds);
+
 struct SpmvOptions {
   int iterations = 1;  // y = (A^T)^k x
 };

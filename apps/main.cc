@@ -202,13 +202,15 @@ int main(int argc, char** argv) {
 
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
-  run->add_option("app", run_args.options.app, "pagerank | spmv | bfs | wcc | sssp")
+  run->add_option("app", run_args.options.app, "pagerank | pagerank-delta | spmv | bfs | wcc | sssp")
       ->required()
-      ->check(CLI::IsMember({"pagerank", "spmv", "bfs", "wcc", "sssp"}));
+      ->check(CLI::IsMember({"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp"}));
   run->add_option("graph", run_args.options.graph, "graph directory")->required();
   const CLI::Option* source_option = run->add_option("--source", run_args.source, "source vertex (original id) for bfs/sssp");
-  run->add_option("--iterations", run_args.options.iterations, "pagerank iterations (default 20) / spmv products (default 1)");
-  run->add_option("--tolerance", run_args.options.tolerance, "pagerank: stop when the L1 change is below this");
+  run->add_option("--iterations", run_args.options.iterations,
+                  "pagerank iterations (default 20) / pagerank-delta max rounds (100) / spmv products (1)");
+  run->add_option("--tolerance", run_args.options.tolerance,
+                  "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)");
   run->add_option("--threads", run_args.options.threads, "compute threads (default: all cores)");
   run->add_option("--memory", run_args.memory, "memory budget (e.g. 256M)")->capture_default_str();
   run->add_option("--io-backend", run_args.backend, "auto | uring | psync")->capture_default_str();

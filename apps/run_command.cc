@@ -92,9 +92,17 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
 Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std::string* result_json) {
   const Graph& graph = engine->graph();
   char line[256];
-  if (o.app == "pagerank" || o.app == "spmv") {
+  if (o.app == "pagerank" || o.app == "spmv" || o.app == "pagerank-delta") {
     VertexArray<double> values;
-    if (o.app == "pagerank") {
+    if (o.app == "pagerank-delta") {
+      PageRankDeltaOptions p;
+      if (o.iterations > 0) p.max_rounds = o.iterations;
+      if (o.tolerance > 0) p.epsilon = o.tolerance;
+      int rounds = 0;
+      SG_RETURN_IF_ERROR(pagerank_delta(engine, p, &values, &rounds));
+      std::snprintf(line, sizeof(line), "pagerank-delta: %d rounds\n", rounds);
+      *result_json = "{\"rounds\": " + std::to_string(rounds) + "}";
+    } else if (o.app == "pagerank") {
       PageRankOptions p;
       if (o.iterations > 0) p.iterations = o.iterations;
       p.tolerance = o.tolerance;
@@ -179,7 +187,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       else std::snprintf(buf, n, "%.9g", distance[v]);
     });
   }
-  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, spmv, bfs, wcc, sssp)");
+  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp)");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <queue>
@@ -40,6 +41,23 @@ std::vector<double> ref_pagerank(const RefGraph& g, int iterations, double dampi
       next[v] = (1 - damping) / n + damping * (sum + dangling / n);
     }
     rank.swap(next);
+  }
+  return rank;
+}
+
+std::vector<double> ref_pagerank_no_dangling(const RefGraph& g, double damping) {
+  const uint32_t n = g.n;
+  std::vector<double> rank(n, (1 - damping) / n), next(n);
+  for (int it = 0; it < 1000; ++it) {
+    double change = 0;
+    for (uint32_t v = 0; v < n; ++v) {
+      double sum = 0;
+      for (auto [u, w] : g.in[v]) sum += rank[u] / static_cast<double>(g.out[u].size());
+      next[v] = (1 - damping) / n + damping * sum;
+      change += std::abs(next[v] - rank[v]);
+    }
+    rank.swap(next);
+    if (change < 1e-14) break;
   }
   return rank;
 }

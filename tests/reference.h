@@ -17,6 +17,8 @@ struct RefGraph {
 RefGraph make_ref_graph(uint32_t n, const std::vector<Arc>& arcs, bool undirected);
 
 std::vector<double> ref_pagerank(const RefGraph& g, int iterations, double damping = 0.85);
+// PR(v) = (1-d)/N + d * sum PR(u)/outdeg(u), iterated to convergence.
+std::vector<double> ref_pagerank_no_dangling(const RefGraph& g, double damping = 0.85);
 std::vector<double> ref_spmv(const RefGraph& g, int iterations);
 void ref_bfs(const RefGraph& g, uint32_t source, std::vector<int32_t>* depth, std::vector<uint32_t>* parent);
 std::vector<uint32_t> ref_wcc(const RefGraph& g);

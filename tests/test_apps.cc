@@ -112,6 +112,13 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(ranks[v] - expected[v]) <= 1e-6);
   }
   {
+    VertexArray<double> ranks;
+    int rounds = 0;
+    REQUIRE(pagerank_delta(&engine, PageRankDeltaOptions{0.85, 1e-10, 200}, &ranks, &rounds).ok());
+    const std::vector<double> expected = sgtest::ref_pagerank_no_dangling(ref);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(ranks[v] - expected[v]) <= 1e-6);
+  }
+  {
     VertexArray<double> y;
     REQUIRE(spmv(&engine, SpmvOptions{2}, &y).ok());
     const std::vector<double> expected = sgtest::ref_spmv(ref, 2);

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Explains a run from its --stats JSON: per step, what the planner chose,
+what it predicted and what happened (time, bytes, requests), so a user can see
+why a run was fast or slow.
+
+    scripts/explain.py STATS.json [--intervals]
+"""
+import json
+import sys
+
+
+def fmt_bytes(n):
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000.0
+    return str(n)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 1:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    show_intervals = "--intervals" in sys.argv
+    with open(args[0]) as f:
+        run = json.load(f)
+    steps = run["steps"]
+    print(f"{run['app']} on {run['graph']}: {run['vertices']} vertices, {run['edges']} edges; "
+          f"--io {run.get('io_mode', '?')}, backend {run['io_backend']}, {run['seconds']:.3f} s, "
+          f"{fmt_bytes(run['bytes_read'])} read in {run['requests']} requests, cache {fmt_bytes(run.get('cache_bytes', 0))}")
+    print(f"{'it':>4} {'mode':<5} {'active':>10} {'sel/int':>7} {'cached':>6} {'pred s':>8} {'meas s':>8} {'err':>6} "
+          f"{'pred bytes':>10} {'read':>10} {'req':>6} {'io wait':>7} {'eff':>5}  why")
+    errors = []
+    for s in steps:
+        measured = s["seconds"]
+        predicted = s["predicted_seconds"]
+        err = (predicted - measured) / measured if measured > 0 else 0.0
+        if s["bytes_read"] > 0 and s["mode"] == "pull" or (s["mode"] == "push" and s["selective_intervals"] == 0 and s["bytes_read"] > 0):
+            errors.append(err)
+        read = s["bytes_read"]
+        eff = f"{min(1.0, s['useful_bytes'] / read):.2f}" if s["mode"] == "push" and read > 0 else "-"
+        why = ""
+        if s["pull_seconds"] >= 0:
+            why = f"pull {s['pull_seconds']:.4f}s vs push {s['push_seconds']:.4f}s"
+        elif s["io_mode"] != "auto":
+            why = f"forced --io {s['io_mode']}"
+        sel = f"{s['selective_intervals']}/{s['intervals'] - s['intervals_skipped']}" if s["mode"] == "push" else "-"
+        print(f"{s['iteration']:>4} {s['mode'] + ('ᵀ' if s['reversed'] else ''):<5} {s['active_vertices']:>10} {sel:>7} "
+              f"{s['cached_chunks']:>6} {predicted:>8.4f} {measured:>8.4f} {err:>+6.0%} {fmt_bytes(s['predicted_bytes']):>10} "
+              f"{fmt_bytes(read):>10} {sum(s['device_requests']):>6} {s['io_wait_seconds']:>7.3f} {eff:>5}  {why}")
+        if show_intervals:
+            for d in s["interval_decisions"]:
+                print(f"       interval {d['interval']}: full {d['full_seconds']:.4f}s, selective {d['selective_seconds']:.4f}s -> {d['choice']}")
+    if errors:
+        errors.sort()
+        print(f"full-scan steps reading from disk: prediction error median {errors[len(errors) // 2]:+.0%}, "
+              f"range {errors[0]:+.0%} .. {errors[-1]:+.0%} over {len(errors)} steps")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
