@@ -241,7 +241,8 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
     one.spans = selective;
     cost_plan(&one, selected[i].useful_bytes);
     decision.selective_seconds = one.predicted.seconds;
-    decision.selective = mode == IoMode::kSelective || decision.selective_seconds < decision.full_seconds;
+    // A tie goes to selective: fewer bytes, the same time.
+    decision.selective = mode == IoMode::kSelective || decision.selective_seconds <= decision.full_seconds;
     if (decision.selective) plan.spans.insert(plan.spans.end(), selective.begin(), selective.end());
     else plan.spans.push_back(full);
     plan.intervals.push_back(decision);

@@ -11,7 +11,9 @@ namespace sg {
 Status RunReader::open(const std::string& path, size_t buffer_edges) {
   SG_RETURN_IF_ERROR(File::open_read(path, &file_));
   SG_RETURN_IF_ERROR(file_.size(&file_bytes_));
-  buffer_.resize(std::max<size_t>(buffer_edges, 1));
+  // Never more than the run holds: a short run must not claim a large buffer.
+  const size_t run_edges = static_cast<size_t>(file_bytes_ / sizeof(SortEdge));
+  buffer_.resize(std::max<size_t>(std::min(buffer_edges, run_edges), 1));
   return Status::OK();
 }
 

@@ -229,3 +229,81 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
   CHECK(output.find("is missing") != std::string::npos);
   CHECK(std::count(output.begin(), output.end(), '\n') == 1);
 }
+
+namespace {
+
+// A directed graph large enough for many chunks: vertex v -> v+1 .. v+4.
+void make_chain_graph(const sgtest::TempDir& dir, uint32_t n) {
+  std::string text = "# Nodes: " + std::to_string(n) + "\n";
+  for (uint32_t v = 0; v < n; ++v) {
+    for (uint32_t k = 1; k <= 4; ++k) text += std::to_string(v) + " " + std::to_string((v + k) % n) + "\n";
+  }
+  sgtest::write_text(dir / "chain.txt", text);
+  IngestOptions o;
+  o.input = dir / "chain.txt";
+  o.output = dir / "chain";
+  o.chunk_bytes = 1024;
+  o.intervals = 4;
+  IngestSummary summary;
+  REQUIRE(ingest_graph(o, &summary).ok());
+}
+
+}  // namespace
+
+TEST_CASE("chunk cache: a graph that fits is read once, later iterations read nothing") {
+  sgtest::TempDir dir;
+  make_chain_graph(dir, 20000);
+  Graph graph;
+  REQUIRE(Graph::open(dir / "chain", &graph).ok());
+  for (bool cache : {true, false}) {
+    Engine engine;
+    EngineOptions e;
+    e.memory_bytes = 256 << 20;
+    e.cache = cache;
+    REQUIRE(engine.open(graph, e).ok());
+    VertexArray<double> ranks;
+    int run = 0;
+    REQUIRE(pagerank(&engine, PageRankOptions{3, 0, 0.85}, &ranks, &run).ok());
+    REQUIRE(engine.steps().size() == 3);
+    CHECK(engine.steps()[0].bytes_read() > 0);
+    for (size_t i = 1; i < 3; ++i) {
+      if (cache) {
+        CHECK(engine.steps()[i].bytes_read() == 0);
+        CHECK(engine.steps()[i].cached_chunks == engine.steps()[i].chunks);
+      } else {
+        CHECK(engine.steps()[i].bytes_read() == engine.steps()[0].bytes_read());
+      }
+    }
+  }
+}
+
+TEST_CASE("selective push reads only the chunks of active vertices; auto picks it for a tiny frontier") {
+  sgtest::TempDir dir;
+  make_chain_graph(dir, 20000);
+  Graph graph;
+  REQUIRE(Graph::open(dir / "chain", &graph).ok());
+  uint64_t bytes[3] = {};
+  for (IoMode mode : {IoMode::kFull, IoMode::kSelective, IoMode::kAuto}) {
+    Engine engine;
+    EngineOptions e;
+    e.memory_bytes = 64 << 20;
+    e.cache = false;
+    e.io_mode = mode;
+    REQUIRE(engine.open(graph, e).ok());
+    VertexArray<int32_t> depth;
+    VertexArray<uint32_t> parent;
+    REQUIRE(bfs(&engine, 0, &depth, &parent).ok());
+    CHECK(depth[8] == 2);
+    // Step 0 has one active vertex.
+    bytes[static_cast<int>(mode)] = engine.steps()[0].bytes_read();
+    if (mode != IoMode::kFull) {
+      CHECK(engine.steps()[0].mode == "push");
+      CHECK(engine.steps()[0].selective_intervals == 1);
+      CHECK(engine.steps()[0].intervals_skipped == 3);
+    }
+  }
+  const EdgeSpace& out = graph.space(SpaceKind::kOut);
+  CHECK(bytes[static_cast<int>(IoMode::kSelective)] <= 2 * align_up(out.index[0].bytes, kAlignBytes));
+  CHECK(bytes[static_cast<int>(IoMode::kFull)] > 10 * bytes[static_cast<int>(IoMode::kSelective)]);
+  CHECK(bytes[static_cast<int>(IoMode::kAuto)] == bytes[static_cast<int>(IoMode::kSelective)]);
+}
