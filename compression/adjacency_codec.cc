@@ -34,26 +34,26 @@ void encode_list(uint32_t vertex, std::span<const uint32_t> neighbours, std::vec
 
 Status decode_neighbours(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices,
                          uint32_t count, uint32_t* out) {
+  if (count == 0) return Status::OK();
   const uint8_t* cursor = *p;
-  int64_t previous = vertex;
-  for (uint32_t i = 0; i < count; ++i) {
-    uint64_t raw = 0;
+  uint64_t raw = 0;
+  cursor = get_varint64(cursor, end, &raw);
+  if (cursor == nullptr) return Status::Corruption("truncated or malformed neighbour varint");
+  if (raw > (uint64_t{1} << 33)) return Status::Corruption("first neighbour offset out of range");
+  const int64_t first = static_cast<int64_t>(vertex) + zigzag_decode(raw);
+  if (first < 0 || first >= static_cast<int64_t>(num_vertices)) return Status::Corruption("neighbour id out of range");
+  out[0] = static_cast<uint32_t>(first);
+  // Gaps are unsigned, so ids only grow: one range check at the end covers
+  // the whole list (the sum is kept in 64 bits so it cannot wrap).
+  uint64_t value = static_cast<uint64_t>(first);
+  for (uint32_t i = 1; i < count; ++i) {
     cursor = get_varint64(cursor, end, &raw);
     if (cursor == nullptr) return Status::Corruption("truncated or malformed neighbour varint");
-    int64_t value;
-    if (i == 0) {
-      if (raw > (uint64_t{1} << 33)) return Status::Corruption("first neighbour offset out of range");
-      value = previous + zigzag_decode(raw);
-    } else {
-      if (raw >= num_vertices) return Status::Corruption("neighbour gap out of range");
-      value = previous + static_cast<int64_t>(raw);
-    }
-    if (value < 0 || value >= static_cast<int64_t>(num_vertices)) {
-      return Status::Corruption("neighbour id out of range");
-    }
+    if (raw >= num_vertices) return Status::Corruption("neighbour gap out of range");
+    value += raw;
     out[i] = static_cast<uint32_t>(value);
-    previous = value;
   }
+  if (value >= num_vertices) return Status::Corruption("neighbour id out of range");
   *p = cursor;
   return Status::OK();
 }

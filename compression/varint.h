@@ -40,8 +40,8 @@ inline const uint8_t* get_varint64(const uint8_t* p, const uint8_t* end, uint64_
     return p + 1;
   }
   if (end - p >= 5) {
-    // Up to four bytes (values < 2^28) with no per-byte end check: the bytes
-    // are known to be there. Minimality still holds: a last byte of zero is
+    // Up to four bytes (values < 2^28) with no per-byte end check: the
+    // bytes are known to be there. A last byte of zero (non-minimal) is
     // refused.
     uint64_t result = p[0] & 0x7f;
     for (int i = 1; i < 4; ++i) {

@@ -1,5 +1,7 @@
 #include "core/engine.h"
 
+#include "shards/interrupt.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -350,6 +352,10 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
       bool has = false;
       status = stream.next(&window, &has);
       if (!status.ok() || !has) break;
+      if (interrupt_requested()) {
+        status = Status::Interrupted("run stopped by a signal");
+        break;
+      }
       status = build_window_graph(*graph_, space, window, &window_, body, context, &times, only);
       if (!status.ok()) break;
       step.chunks += window.end_chunk - window.first_chunk;
