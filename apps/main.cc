@@ -14,6 +14,7 @@
 #include "scheduler/calibrate.h"
 #include "shards/graph.h"
 #include "shards/ingest.h"
+#include "shards/restripe.h"
 #include "shards/interrupt.h"
 #include "shards/verify.h"
 
@@ -155,6 +156,14 @@ int run_calibrate(const std::vector<std::string>& dirs, const std::string& size)
   return 0;
 }
 
+int run_restripe(const std::string& dir, sg::RestripeOptions& options, const std::string& stripe) {
+  if (!stripe.empty()) options.stripe_bytes = size_option("--stripe-bytes", stripe);
+  sg::Status s = sg::restripe_graph(dir, options);
+  if (!s.ok()) return fail(s);
+  std::printf("restriped %s onto %zu device(s)\n", dir.c_str(), std::max<size_t>(options.devices.size(), 1));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,6 +240,13 @@ int main(int argc, char** argv) {
   calibrate->add_option("dirs", calibrate_dirs, "device directories")->required()->check(CLI::ExistingDirectory);
   calibrate->add_option("--bytes", calibrate_bytes, "scratch file size per device")->capture_default_str();
 
+  std::string restripe_dir, restripe_stripe;
+  sg::RestripeOptions restripe_options;
+  auto* restripe = app.add_subcommand("restripe", "rewrite a graph's edge data onto new devices / stripe depth");
+  restripe->add_option("graph", restripe_dir, "graph directory")->required();
+  restripe->add_option("--device", restripe_options.devices, "new device directory (repeatable; none = the graph directory)");
+  restripe->add_option("--stripe-bytes", restripe_stripe, "new stripe depth (default: keep)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -251,6 +267,7 @@ int main(int argc, char** argv) {
     if (*verify) return run_verify(verify_dir);
     if (*run) return run_run(run_args, source_option);
     if (*calibrate) return run_calibrate(calibrate_dirs, calibrate_bytes);
+    if (*restripe) return run_restripe(restripe_dir, restripe_options, restripe_stripe);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "shardgraph: usage error: %s\n", e.what());
     return kExitUsage;

@@ -61,6 +61,21 @@ Status resolve_source(const Graph& graph, const RunOptions& o, uint32_t* source)
   return Status::OK();
 }
 
+// Per device over the whole run: bytes, requests, busy time, achieved MB/s.
+nlohmann::json device_json(const Engine& engine) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (size_t d = 0; d < engine.device_count(); ++d) {
+    const DeviceCounters& c = engine.device_counters(d);
+    const double busy = static_cast<double>(c.busy_ns.load()) * 1e-9;
+    devices.push_back({{"device", engine.graph().manifest().devices[d]},
+                       {"bytes", c.bytes.load()},
+                       {"requests", c.requests.load()},
+                       {"busy_seconds", busy},
+                       {"mb_per_s", busy > 0 ? static_cast<double>(c.bytes.load()) / busy / 1e6 : 0.0}});
+  }
+  return devices;
+}
+
 Status write_stats(const RunOptions& o, const Engine& engine, double seconds, const std::string& extra_json) {
   const RunTotals totals = sum_steps(engine.steps());
   nlohmann::json j{{"app", o.app},
@@ -79,6 +94,7 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"requests", totals.requests},
                    {"io_wait_seconds", totals.io_wait_seconds},
                    {"notices", engine.notices()},
+                   {"devices", device_json(engine)},
                    {"result", nlohmann::json::parse(extra_json)},
                    {"steps", nlohmann::json::parse(steps_to_json(engine.steps()))}};
   const std::string text = j.dump(1) + "\n";

@@ -170,6 +170,8 @@ class Engine {
   const std::vector<StepStats>& steps() const { return steps_; }
   const std::string& notices() const { return notices_; }
   IoBackend backend() const { return io_.backend(); }
+  size_t device_count() const { return io_.device_count(); }
+  const DeviceCounters& device_counters(size_t d) const { return io_.device_counters(d); }
   uint64_t memory_used() const { return memory_used_; }
   uint64_t cache_bytes() const { return cache_.bytes(); }
 
