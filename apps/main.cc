@@ -67,7 +67,7 @@ int run_generate(GenerateArgs& a, const CLI::Option* scale, const CLI::Option* r
 
 struct IngestArgs {
   sg::IngestOptions options;
-  std::string memory = "1G", chunk = "256K", stripe = "4M";
+  std::string memory = "1G", chunk = "256K", stripe = "auto";
 };
 
 int run_ingest(IngestArgs& a) {
@@ -75,7 +75,7 @@ int run_ingest(IngestArgs& a) {
   const uint64_t chunk = size_option("--chunk-bytes", a.chunk);
   if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
   a.options.chunk_bytes = static_cast<uint32_t>(chunk);
-  a.options.stripe_bytes = size_option("--stripe-bytes", a.stripe);
+  a.options.stripe_bytes = a.stripe == "auto" ? 0 : size_option("--stripe-bytes", a.stripe);
   sg::IngestSummary summary;
   sg::Status s = sg::ingest_graph(a.options, &summary);
   if (!s.ok()) return fail(s);
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");
   ingest->add_option("--device", ing.options.devices, "device directory for edge data (repeatable)");
-  ingest->add_option("--stripe-bytes", ing.stripe, "stripe depth across devices (multiple of 4K)")->capture_default_str();
+  ingest->add_option("--stripe-bytes", ing.stripe, "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")->capture_default_str();
 
   std::string info_dir;
   bool info_json = false;

@@ -83,6 +83,7 @@ class IngestJob {
   uint64_t num_vertices_ = 0;
   std::vector<uint32_t> interval_starts_;
   uint64_t stored_loops_ = 0;  // self-loop arcs written to the out-space
+  uint64_t stripe_bytes_ = 0;
   Manifest manifest_;
 };
 
@@ -94,7 +95,7 @@ Status IngestJob::check_options() {
   }
   if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
   if (opt_.chunk_bytes < 64) return Status::InvalidArgument("--chunk-bytes must be at least 64");
-  if (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0) {
+  if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
     return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
   }
   return resolve_format(opt_.input, opt_.format, &format_);
@@ -303,7 +304,7 @@ Status IngestJob::write_space(size_t space) {
     if (device_dirs_[d] != ".") created_files_.push_back(paths.back());
   }
   StripedWriter out;
-  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(opt_.stripe_bytes, static_cast<uint32_t>(paths.size())), kWriteBufferBytes));
+  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths.size())), kWriteBufferBytes));
   SpaceWriter writer(&out, static_cast<uint32_t>(num_vertices_), interval_starts_, opt_.chunk_bytes, shape_.weighted);
 
   const bool count_input = space == 0;  // each input edge is in the out-space once
@@ -356,7 +357,7 @@ Status IngestJob::write_metadata() {
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
   }
   m.chunk_bytes = opt_.chunk_bytes;
-  m.stripe_bytes = opt_.stripe_bytes;
+  m.stripe_bytes = stripe_bytes_;
   m.interval_starts = interval_starts_;
   m.devices = device_dirs_;
   m.ingest.source = opt_.input;
@@ -410,6 +411,10 @@ Status IngestJob::run(IngestSummary* summary) {
   if (opt_.remap) SG_RETURN_IF_ERROR(collect_ids());
   SG_RETURN_IF_ERROR(sort_phase());
   choose_intervals();
+  uint64_t arcs = 0;
+  for (uint32_t c : out_counts_) arcs += c;
+  // About 3 bytes per arc compressed (see the README's figures).
+  stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs, device_dirs_.size());
   std::vector<uint32_t>().swap(in_counts_);
   std::vector<uint32_t>().swap(out_counts_);
   for (size_t s = 0; s < runs_.size(); ++s) SG_RETURN_IF_ERROR(write_space(s));
@@ -427,6 +432,12 @@ Status IngestJob::run(IngestSummary* summary) {
 }
 
 }  // namespace
+
+uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices) {
+  uint64_t stripe = uint64_t{8} << 20;
+  while (stripe > (uint64_t{1} << 20) && space_bytes / stripe < 32 * devices) stripe /= 2;
+  return stripe;
+}
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary) {
   IngestJob job(options);

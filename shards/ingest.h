@@ -34,7 +34,7 @@ struct IngestOptions {
   uint32_t chunk_bytes = 256 * 1024;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
   std::vector<std::string> devices;
-  uint64_t stripe_bytes = 4 * 1024 * 1024;
+  uint64_t stripe_bytes = 0;  // 0 = chosen from the space size and device count (see choose_stripe_bytes)
   // Edges per sorted run; 0 = half the memory budget. Tests set it small to
   // exercise spilling and multi-pass merges on small inputs.
   size_t sort_buffer_edges = 0;
@@ -52,5 +52,11 @@ struct IngestSummary {
 };
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary);
+
+// Default stripe depth: the largest power of two from 1 MiB to 8 MiB that
+// still gives every device at least 32 stripes of a space of
+// `space_bytes`, so devices get equal shares (within ~3%) while requests stay
+// large; 8 MiB when the space is large, 1 MiB when it is small.
+uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices);
 
 }  // namespace sg

@@ -8,6 +8,7 @@
 
 #include "scheduler/cost_model.h"
 #include "scheduler/device_profile.h"
+#include "shards/ingest.h"
 
 using namespace sg;
 
@@ -96,4 +97,15 @@ TEST_CASE("presets and profile JSON round trip") {
   DeviceProfile bad;
   CHECK_FALSE(preset_profile("floppy", &bad).ok());
   CHECK_FALSE(DeviceProfile::from_json("{}", "y.json", &bad).ok());
+}
+
+TEST_CASE("default stripe depth gives every device at least 32 stripes, 1 to 8 MiB") {
+  CHECK(choose_stripe_bytes(uint64_t{10} << 30, 1) == (8 << 20));
+  CHECK(choose_stripe_bytes(159 << 20, 4) == (1 << 20));
+  CHECK(choose_stripe_bytes(159 << 20, 1) == (4 << 20));
+  CHECK(choose_stripe_bytes(1 << 20, 4) == (1 << 20));
+  for (size_t devices : {1, 2, 4, 8}) {
+    const uint64_t stripe = choose_stripe_bytes(uint64_t{2} << 30, devices);
+    CHECK(((uint64_t{2} << 30) / stripe >= 32 * devices || stripe == (1 << 20)));
+  }
 }
