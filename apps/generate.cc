@@ -53,11 +53,6 @@ std::vector<uint64_t> permutation(uint64_t n, uint64_t seed) {
   return perm;
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 class Output {
  public:
   ~Output() {
@@ -65,7 +60,7 @@ class Output {
   }
   Status open(const std::string& path) {
     path_ = path;
-    if (ends_with(path, ".gz")) {
+    if (path.ends_with(".gz")) {
       gz_ = gzopen(path.c_str(), "wb1");
       if (gz_ == nullptr) return Status::IOError(path + ": cannot create");
       return Status::OK();
@@ -130,8 +125,8 @@ void append_edge(std::string* out, const Edge& e, Encoding encoding, bool weight
 // 0..n edges of index i), formatted in parallel blocks, written in order.
 template <typename EdgeAt>
 Status write_edges(const std::string& path, const std::string& header, uint64_t count, bool weights, EdgeAt&& edge_at) {
-  const Encoding encoding = ends_with(path, ".bin32") ? Encoding::kBin32
-                            : ends_with(path, ".bin64") ? Encoding::kBin64
+  const Encoding encoding = path.ends_with(".bin32") ? Encoding::kBin32
+                            : path.ends_with(".bin64") ? Encoding::kBin64
                                                         : Encoding::kText;
   Output out;
   SG_RETURN_IF_ERROR(out.open(path));

@@ -14,11 +14,7 @@ namespace {
 constexpr size_t kReadBufferBytes = 1 << 20;
 constexpr size_t kMaxLineBytes = 1 << 16;  // a longer line is malformed input
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string strip_gz(const std::string& path) { return ends_with(path, ".gz") ? path.substr(0, path.size() - 3) : path; }
+std::string strip_gz(const std::string& path) { return path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path; }
 
 // Reads a file (gzip or plain) in large blocks.
 class ByteSource {
@@ -161,7 +157,7 @@ bool is_comment_or_blank(std::string_view line) {
 class SnapReader : public EdgeReader {
  public:
   Status open(const std::string& path) {
-    allow_header_ = ends_with(strip_gz(path), ".csv");
+    allow_header_ = strip_gz(path).ends_with(".csv");
     shape_.format = InputFormat::kSnap;
     return lines_.open(path);
   }
@@ -417,9 +413,9 @@ const char* format_name(InputFormat format) {
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format) {
   if (name.empty()) {
     const std::string base = strip_gz(path);
-    if (ends_with(base, ".mtx")) *format = InputFormat::kMtx;
-    else if (ends_with(base, ".bin32")) *format = InputFormat::kBin32;
-    else if (ends_with(base, ".bin64")) *format = InputFormat::kBin64;
+    if (base.ends_with(".mtx")) *format = InputFormat::kMtx;
+    else if (base.ends_with(".bin32")) *format = InputFormat::kBin32;
+    else if (base.ends_with(".bin64")) *format = InputFormat::kBin64;
     else *format = InputFormat::kSnap;
     return Status::OK();
   }
