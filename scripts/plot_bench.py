@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Turns benchmark JSON lines (bench/results/*.jsonl) into PNG plots:
+  io_modes_time.png     time per --io mode per app (records "bench": "io_modes")
+  io_modes_bytes.png    bytes read per --io mode per app
+  multidisk.png         scan MB/s vs device count, next to N x 150 MB/s (records "bench": "multidisk_pagerank")
+
+    scripts/plot_bench.py OUT_DIR FILE.jsonl...   (Debian: apt-get install python3-matplotlib)
+"""
+import json
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(paths):
+    records = []
+    for path in paths:
+        with open(path) as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    return records
+
+
+def plot_io_modes(records, out_dir):
+    runs = [r for r in records if r.get("bench") == "io_modes"]
+    if not runs:
+        return []
+    modes = ["full", "selective", "auto"]
+    groups = sorted({(os.path.basename(r["graph"]), r["app"]) for r in runs})
+    made = []
+    for metric, label, scale, name in (("seconds", "time (s)", 1, "io_modes_time.png"),
+                                       ("bytes_read", "bytes read (MB)", 1e6, "io_modes_bytes.png")):
+        fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(groups)), 4))
+        width = 0.8 / len(modes)
+        for i, mode in enumerate(modes):
+            values = []
+            for graph, app in groups:
+                match = [r[metric] / scale for r in runs if (os.path.basename(r["graph"]), r["app"], r["io"]) == (graph, app, mode)]
+                values.append(match[0] if match else 0)
+            ax.bar([g + i * width for g in range(len(groups))], values, width, label=f"--io {mode}")
+        ax.set_xticks([g + width for g in range(len(groups))])
+        ax.set_xticklabels([f"{app}\n{graph}" for graph, app in groups])
+        ax.set_ylabel(label)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, name), dpi=110)
+        plt.close(fig)
+        made.append(name)
+    return made
+
+
+def plot_multidisk(records, out_dir):
+    runs = [r for r in records if r.get("bench") == "multidisk_pagerank"]
+    if not runs:
+        return []
+    by_stripe = defaultdict(list)
+    for r in runs:
+        by_stripe[r["stripe"]].append((r["devices"], r["scan_mb_per_s"]))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    devices = sorted({r["devices"] for r in runs})
+    ax.plot(devices, [150 * n for n in devices], "k--", label="N x 150 MB/s")
+    ax.plot(devices, [0.9 * 150 * n for n in devices], "k:", label="90% target")
+    for stripe, points in sorted(by_stripe.items()):
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=f"stripe {stripe}")
+    ax.set_xlabel("devices")
+    ax.set_ylabel("full-scan MB/s")
+    ax.set_xticks(devices)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "multidisk.png"), dpi=110)
+    plt.close(fig)
+    return ["multidisk.png"]
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    records = load(sys.argv[2:])
+    made = plot_io_modes(records, out_dir) + plot_multidisk(records, out_dir)
+    for name in made:
+        print(os.path.join(out_dir, name))
+    return 0 if made else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
