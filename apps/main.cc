@@ -193,6 +193,9 @@ int main(int argc, char** argv) {
   ingest->add_flag("--drop-self-loops", ing.options.drop_self_loops, "remove edges v->v");
   ingest->add_flag("--dedup", ing.options.dedup, "remove duplicate edges (keeps the smallest weight)");
   ingest->add_flag("--remap", ing.options.remap, "map sparse or 64-bit ids to dense ids (map stored)");
+  ingest->add_option("--order", ing.options.order, "vertex ordering: none | degree | bfs (locality for selective reads)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "degree", "bfs"}));
   ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G)")->capture_default_str();
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");

@@ -16,7 +16,7 @@
 namespace sg {
 namespace {
 
-// Writes "id value" lines in dense id order (= original id order).
+// Writes "id value" lines sorted by original id.
 template <typename Format>
 Status write_output(const std::string& path, const Graph& graph, Format&& format) {
   std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"), &std::fclose);
@@ -24,7 +24,7 @@ Status write_output(const std::string& path, const Graph& graph, Format&& format
   std::vector<char> buffer(1 << 20);
   std::setvbuf(out.get(), buffer.data(), _IOFBF, buffer.size());
   char value[64];
-  for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+  for (uint32_t v : graph.vertices_by_original_id()) {
     format(v, value, sizeof(value));
     std::fprintf(out.get(), "%llu %s\n", static_cast<unsigned long long>(graph.original_id(v)), value);
   }
@@ -177,8 +177,11 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *summary = line;
     *result_json = "{\"components\": " + std::to_string(components) + ", \"largest\": " + std::to_string(largest) + "}";
     if (o.output.empty()) return Status::OK();
+    // A component's label is its smallest original id (dense ids may be reordered).
+    std::vector<uint64_t> smallest(graph.num_vertices(), UINT64_MAX);
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[labels[v]] = std::min(smallest[labels[v]], graph.original_id(v));
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
-      std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(graph.original_id(labels[v])));
+      std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(smallest[labels[v]]));
     });
   }
   if (o.app == "sssp") {

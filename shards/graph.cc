@@ -44,6 +44,11 @@ Status Graph::open(const std::string& dir, Graph* graph) {
   if (!m.id_map_file.empty()) {
     SG_RETURN_IF_ERROR(load_array(dir + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &graph->id_map_));
   }
+  graph->by_original_.clear();
+  if (!std::is_sorted(graph->id_map_.begin(), graph->id_map_.end())) {
+    for (uint32_t v = 0; v < graph->id_map_.size(); ++v) graph->by_original_.push_back({graph->id_map_[v], v});
+    std::sort(graph->by_original_.begin(), graph->by_original_.end());
+  }
   return Status::OK();
 }
 
@@ -109,10 +114,26 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
     *vertex = static_cast<uint32_t>(original - manifest_.id_base);
     return true;
   }
+  if (!by_original_.empty()) {
+    auto it = std::lower_bound(by_original_.begin(), by_original_.end(), std::make_pair(original, uint32_t{0}));
+    if (it == by_original_.end() || it->first != original) return false;
+    *vertex = it->second;
+    return true;
+  }
   auto it = std::lower_bound(id_map_.begin(), id_map_.end(), original);
   if (it == id_map_.end() || *it != original) return false;
   *vertex = static_cast<uint32_t>(it - id_map_.begin());
   return true;
+}
+
+std::vector<uint32_t> Graph::vertices_by_original_id() const {
+  std::vector<uint32_t> order(num_vertices());
+  if (by_original_.empty()) {
+    for (uint32_t v = 0; v < order.size(); ++v) order[v] = v;
+  } else {
+    for (size_t i = 0; i < order.size(); ++i) order[i] = by_original_[i].second;
+  }
+  return order;
 }
 
 }  // namespace sg

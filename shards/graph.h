@@ -58,6 +58,10 @@ class Graph {
   }
   // Dense id of an original id; false if no vertex has it.
   bool dense_id(uint64_t original, uint32_t* vertex) const;
+  // Whether dense ids follow original ids (false after --order).
+  bool ids_in_original_order() const { return by_original_.empty(); }
+  // Dense ids sorted by original id.
+  std::vector<uint32_t> vertices_by_original_id() const;
 
  private:
   Status load_space(const SpaceManifest& meta, EdgeSpace* space);
@@ -67,6 +71,7 @@ class Graph {
   StripeLayout layout_;
   std::vector<EdgeSpace> spaces_;
   std::vector<uint64_t> id_map_;
+  std::vector<std::pair<uint64_t, uint32_t>> by_original_;  // (original, dense) sorted, when id_map_ is not
 };
 
 }  // namespace sg

@@ -16,6 +16,7 @@
 #include "shards/parallel.h"
 #include "shards/space_writer.h"
 #include "shards/striped_writer.h"
+#include "shards/vertex_order.h"
 
 namespace sg {
 namespace {
@@ -53,6 +54,8 @@ class IngestJob {
   Status prepare_directories();
   Status open_reader();
   Status collect_ids();
+  Status compute_order();
+  uint64_t count_vertices(uint64_t max_dense_id, bool saw_edge) const;
   Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst);
   Status sort_phase();
   Status spill(std::vector<SortEdge>* buffer);
@@ -76,6 +79,8 @@ class IngestJob {
   std::vector<std::string> created_files_;  // outside temp_dir_, removed on failure
 
   std::vector<uint64_t> id_map_;  // --remap: sorted distinct original ids
+  VertexOrder order_ = VertexOrder::kNone;
+  std::vector<uint32_t> new_id_;  // --order: new dense id of each dense id
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
   std::vector<uint32_t> out_counts_, in_counts_;  // pre-filter degrees, for intervals
@@ -98,6 +103,7 @@ Status IngestJob::check_options() {
   if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
     return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
   }
+  if (!parse_vertex_order(opt_.order, &order_)) return Status::InvalidArgument("--order must be none, degree or bfs");
   return resolve_format(opt_.input, opt_.format, &format_);
 }
 
@@ -180,6 +186,76 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) {
   return Status::OK();
 }
 
+uint64_t IngestJob::count_vertices(uint64_t max_dense_id, bool saw_edge) const {
+  uint64_t n = opt_.remap ? id_map_.size() : (saw_edge ? max_dense_id + 1 : 0);
+  // Declared vertices (mtx rows, SNAP "# Nodes:") add isolated vertices;
+  // remapped ids only exist for ids that occur.
+  if (!opt_.remap) n = std::max<uint64_t>(n, shape_.declared_vertices);
+  return n;
+}
+
+// --order: one pass over the input to count degrees (and, for bfs, to hold
+// the undirected adjacency), then the permutation that sort_phase applies.
+Status IngestJob::compute_order() {
+  SG_RETURN_IF_ERROR(open_reader());
+  reader_->set_max_id(input_id_limit());
+  std::vector<uint32_t> degree;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  std::vector<RawEdge> batch;
+  uint64_t max_id = 0;
+  bool saw_edge = false;
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
+    shape_ = reader_->shape();
+    if (batch.empty()) break;
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    for (const RawEdge& raw : batch) {
+      uint32_t src = 0, dst = 0;
+      SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
+      saw_edge = true;
+      max_id = std::max<uint64_t>(max_id, std::max(src, dst));
+      if (std::max(src, dst) >= degree.size()) degree.resize(std::max<size_t>(std::max(src, dst) + size_t{1}, degree.size() * 3 / 2));
+      ++degree[src];
+      ++degree[dst];
+      if (order_ == VertexOrder::kBfs && src != dst) {
+        edges.push_back({src, dst});
+        if (edges.size() * 2 * (sizeof(uint32_t) + sizeof(edges[0])) > opt_.memory_bytes) {
+          return Status::InvalidArgument("--order bfs holds the graph in memory during ingest: more than --memory (" +
+                                         std::to_string(opt_.memory_bytes) + " bytes) needed; raise it or use --order degree");
+        }
+      }
+    }
+  }
+  const uint64_t n = count_vertices(max_id, saw_edge);
+  if (n == 0 || n > UINT32_MAX) return Status::OK();  // sort_phase reports it
+  degree.resize(n, 0);
+  if (order_ == VertexOrder::kDegree) {
+    new_id_ = degree_order(degree);
+    return Status::OK();
+  }
+  std::vector<uint64_t> offsets(n + 1, 0);
+  for (uint64_t v = 0; v < n; ++v) offsets[v + 1] = offsets[v] + degree[v];
+  std::vector<uint32_t> neighbours(offsets[n]);
+  std::vector<uint64_t> fill(offsets.begin(), offsets.end() - 1);
+  for (const auto& [u, v] : edges) {
+    neighbours[fill[u]++] = v;
+    neighbours[fill[v]++] = u;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);
+  for (uint64_t v = 0; v < n; ++v) std::sort(neighbours.begin() + static_cast<long>(offsets[v]), neighbours.begin() + static_cast<long>(fill[v]));
+  // Self-loops were counted in the degree but not stored: shrink each list.
+  std::vector<uint64_t> compact(n + 1, 0);
+  uint64_t at = 0;
+  for (uint64_t v = 0; v < n; ++v) {
+    compact[v] = at;
+    for (uint64_t e = offsets[v]; e < fill[v]; ++e) neighbours[at++] = neighbours[e];
+  }
+  compact[n] = at;
+  neighbours.resize(at);
+  new_id_ = bfs_order(compact, neighbours);
+  return Status::OK();
+}
+
 Status IngestJob::spill(std::vector<SortEdge>* buffer) {
   if (buffer->empty()) return Status::OK();
   parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
@@ -222,6 +298,10 @@ Status IngestJob::sort_phase() {
     for (const RawEdge& raw : batch) {
       uint32_t src = 0, dst = 0;
       SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
+      if (!new_id_.empty()) {
+        src = new_id_[src];
+        dst = new_id_[dst];
+      }
       saw_edge_ = true;
       max_dense_id_ = std::max<uint64_t>(max_dense_id_, std::max(src, dst));
       const float weight = shape_.weighted ? raw.weight : 1.0f;
@@ -242,10 +322,7 @@ Status IngestJob::sort_phase() {
   std::vector<SortEdge>().swap(buffer);  // release before the merge
   manifest_.ingest.sorted_runs = runs_[0]->runs_written() + (runs_.size() > 1 ? runs_[1]->runs_written() : 0);
 
-  num_vertices_ = opt_.remap ? id_map_.size() : (saw_edge_ ? max_dense_id_ + 1 : 0);
-  // Declared vertices (mtx rows, SNAP "# Nodes:") add isolated vertices;
-  // remapped ids only exist for ids that occur.
-  if (!opt_.remap) num_vertices_ = std::max<uint64_t>(num_vertices_, shape_.declared_vertices);
+  num_vertices_ = new_id_.empty() ? count_vertices(max_dense_id_, saw_edge_) : new_id_.size();
   if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
   out_counts_.resize(num_vertices_, 0);
@@ -351,8 +428,17 @@ Status IngestJob::write_metadata() {
   m.weighted = shape_.weighted;
   const uint64_t arcs = m.spaces[0].arcs;
   m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
-  m.id_base = opt_.remap ? 0 : shape_.id_base;
-  if (opt_.remap) {
+  m.id_base = opt_.remap || !new_id_.empty() ? 0 : shape_.id_base;
+  m.ordering = vertex_order_name(order_);
+  if (!new_id_.empty()) {
+    // The id map gives each new id its original id (no longer in id order).
+    std::vector<uint64_t> original(num_vertices_);
+    for (uint64_t old = 0; old < num_vertices_; ++old) {
+      original[new_id_[old]] = opt_.remap ? id_map_[old] : old + shape_.id_base;
+    }
+    id_map_.swap(original);
+  }
+  if (opt_.remap || !new_id_.empty()) {
     m.id_map_file = "id_map.u64";
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
   }
@@ -409,6 +495,7 @@ Status IngestJob::run(IngestSummary* summary) {
   SG_RETURN_IF_ERROR(check_options());
   SG_RETURN_IF_ERROR(prepare_directories());
   if (opt_.remap) SG_RETURN_IF_ERROR(collect_ids());
+  if (order_ != VertexOrder::kNone) SG_RETURN_IF_ERROR(compute_order());
   SG_RETURN_IF_ERROR(sort_phase());
   choose_intervals();
   uint64_t arcs = 0;

@@ -30,6 +30,7 @@ struct IngestOptions {
   bool drop_self_loops = false;
   bool dedup = false;
   bool remap = false;
+  std::string order = "none";  // none | degree | bfs (shards/vertex_order.h)
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
