@@ -157,7 +157,8 @@ int run_calibrate(const std::vector<std::string>& dirs, const std::string& size)
 }
 
 int run_restripe(const std::string& dir, sg::RestripeOptions& options, const std::string& stripe) {
-  if (!stripe.empty()) options.stripe_bytes = size_option("--stripe-bytes", stripe);
+  if (stripe == "auto") options.auto_stripe = true;
+  else if (!stripe.empty()) options.stripe_bytes = size_option("--stripe-bytes", stripe);
   sg::Status s = sg::restripe_graph(dir, options);
   if (!s.ok()) return fail(s);
   std::printf("restriped %s onto %zu device(s)\n", dir.c_str(), std::max<size_t>(options.devices.size(), 1));
@@ -248,7 +249,7 @@ int main(int argc, char** argv) {
   auto* restripe = app.add_subcommand("restripe", "rewrite a graph's edge data onto new devices / stripe depth");
   restripe->add_option("graph", restripe_dir, "graph directory")->required();
   restripe->add_option("--device", restripe_options.devices, "new device directory (repeatable; none = the graph directory)");
-  restripe->add_option("--stripe-bytes", restripe_stripe, "new stripe depth (default: keep)");
+  restripe->add_option("--stripe-bytes", restripe_stripe, "new stripe depth, or auto (default: keep)");
 
   try {
     app.parse(argc, argv);

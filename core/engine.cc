@@ -69,6 +69,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
     chunks.push_back(graph.stored_space(s).index.size());
   }
   memory_used_ += 3 * (uint64_t{graph.num_vertices()} / 8 + 8);  // frontiers
+  memory_used_ += graph.id_map_bytes();
   IoOptions io;
   io.backend = options.backend;
   io.buffer_bytes = std::max<uint64_t>(options.memory_bytes / 4, 1 << 20);

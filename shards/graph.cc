@@ -46,8 +46,10 @@ Status Graph::open(const std::string& dir, Graph* graph) {
   }
   graph->by_original_.clear();
   if (!std::is_sorted(graph->id_map_.begin(), graph->id_map_.end())) {
-    for (uint32_t v = 0; v < graph->id_map_.size(); ++v) graph->by_original_.push_back({graph->id_map_[v], v});
-    std::sort(graph->by_original_.begin(), graph->by_original_.end());
+    const std::vector<uint64_t>& ids = graph->id_map_;
+    graph->by_original_.resize(ids.size());
+    for (uint32_t v = 0; v < ids.size(); ++v) graph->by_original_[v] = v;
+    std::sort(graph->by_original_.begin(), graph->by_original_.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
   }
   return Status::OK();
 }
@@ -115,9 +117,10 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
     return true;
   }
   if (!by_original_.empty()) {
-    auto it = std::lower_bound(by_original_.begin(), by_original_.end(), std::make_pair(original, uint32_t{0}));
-    if (it == by_original_.end() || it->first != original) return false;
-    *vertex = it->second;
+    auto it = std::lower_bound(by_original_.begin(), by_original_.end(), original,
+                               [&](uint32_t v, uint64_t id) { return id_map_[v] < id; });
+    if (it == by_original_.end() || id_map_[*it] != original) return false;
+    *vertex = *it;
     return true;
   }
   auto it = std::lower_bound(id_map_.begin(), id_map_.end(), original);
@@ -131,7 +134,7 @@ std::vector<uint32_t> Graph::vertices_by_original_id() const {
   if (by_original_.empty()) {
     for (uint32_t v = 0; v < order.size(); ++v) order[v] = v;
   } else {
-    for (size_t i = 0; i < order.size(); ++i) order[i] = by_original_[i].second;
+    order = by_original_;
   }
   return order;
 }

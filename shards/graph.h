@@ -62,6 +62,8 @@ class Graph {
   bool ids_in_original_order() const { return by_original_.empty(); }
   // Dense ids sorted by original id.
   std::vector<uint32_t> vertices_by_original_id() const;
+  // Bytes of id maps held in memory (part of a run's budget).
+  uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
  private:
   Status load_space(const SpaceManifest& meta, EdgeSpace* space);
@@ -71,7 +73,7 @@ class Graph {
   StripeLayout layout_;
   std::vector<EdgeSpace> spaces_;
   std::vector<uint64_t> id_map_;
-  std::vector<std::pair<uint64_t, uint32_t>> by_original_;  // (original, dense) sorted, when id_map_ is not
+  std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
 };
 
 }  // namespace sg

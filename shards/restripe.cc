@@ -8,6 +8,7 @@
 
 #include "shards/aligned_buffer.h"
 #include "shards/graph.h"
+#include "shards/ingest.h"
 #include "shards/interrupt.h"
 #include "shards/striped_writer.h"
 
@@ -66,7 +67,11 @@ Status restripe_graph(const std::string& graph_dir, const RestripeOptions& optio
   Manifest manifest = graph.manifest();
   std::vector<std::string> devices;
   SG_RETURN_IF_ERROR(check_devices(options.devices, &devices));
-  const uint64_t stripe = options.stripe_bytes != 0 ? options.stripe_bytes : manifest.stripe_bytes;
+  uint64_t largest_space = 0;
+  for (const SpaceManifest& space : manifest.spaces) largest_space = std::max(largest_space, space.logical_bytes);
+  const uint64_t stripe = options.auto_stripe         ? choose_stripe_bytes(largest_space, devices.size())
+                          : options.stripe_bytes != 0 ? options.stripe_bytes
+                                                      : manifest.stripe_bytes;
   if (stripe < 4096 || stripe % 4096 != 0) return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
   const std::string token = layout_token();
   const StripeLayout layout(stripe, static_cast<uint32_t>(devices.size()));

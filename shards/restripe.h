@@ -19,6 +19,7 @@ namespace sg {
 struct RestripeOptions {
   std::vector<std::string> devices;  // empty = into the graph directory
   uint64_t stripe_bytes = 0;         // 0 = keep the current depth
+  bool auto_stripe = false;          // choose as ingest does (choose_stripe_bytes)
   uint64_t block_bytes = 8 << 20;    // copy unit
 };
 
