@@ -16,6 +16,7 @@ edges=$1; out=$2; shift 2
 for assignment in "$@"; do export "${assignment?}"; done
 APPS=${APPS:-pagerank bfs wcc}; MODES=${MODES:-full selective auto}; DEVICES=${DEVICES:-1 2 4}
 MEMORY=${MEMORY:-192M}; CGROUP_MB=${CGROUP_MB:-256}; WORK=${WORK:-/var/tmp/sg-matrix}
+INGEST=${INGEST:-}; RUN=${RUN:-}
 sg="$root/build/shardgraph"; array="$root/scripts/emulate_array.sh"
 mkdir -p "$WORK"; graph="$WORK/graph"; rm -rf "$graph"
 # shellcheck disable=SC2086

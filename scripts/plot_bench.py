@@ -3,6 +3,9 @@
   io_modes_time.png     time per --io mode per app (records "bench": "io_modes")
   io_modes_bytes.png    bytes read per --io mode per app
   multidisk.png         scan MB/s vs device count, next to N x 150 MB/s (records "bench": "multidisk_pagerank")
+  matrix_time.png       time per app and mode for each device count (records "bench": "matrix")
+  matrix_bytes_per_iteration.png   bytes read per iteration, full vs selective vs auto (one device)
+  matrix_device_mbps.png           per-device MB/s (busy time) vs device count, pagerank --io full
 
     scripts/plot_bench.py OUT_DIR FILE.jsonl...   (Debian: apt-get install python3-matplotlib)
 """
@@ -77,6 +80,63 @@ def plot_multidisk(records, out_dir):
     return ["multidisk.png"]
 
 
+def plot_matrix(records, out_dir):
+    runs = [r for r in records if r.get("bench") == "matrix"]
+    if not runs:
+        return []
+    made = []
+    apps = sorted({r["app"] for r in runs})
+    modes = ["full", "selective", "auto"]
+    devices = sorted({r["devices"] for r in runs})
+    fig, axes = plt.subplots(1, len(apps), figsize=(4.5 * len(apps), 3.8), squeeze=False)
+    for ax, app in zip(axes[0], apps):
+        width = 0.8 / len(modes)
+        for i, mode in enumerate(modes):
+            values = [next((r["seconds"] for r in runs if (r["app"], r["io"], r["devices"]) == (app, mode, n)), 0) for n in devices]
+            ax.bar([d + i * width for d in range(len(devices))], values, width, label=f"--io {mode}")
+        ax.set_xticks([d + width for d in range(len(devices))])
+        ax.set_xticklabels([f"{n} disk(s)" for n in devices])
+        ax.set_title(app)
+        ax.set_ylabel("time (s)")
+    axes[0][0].legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "matrix_time.png"), dpi=110)
+    plt.close(fig)
+    made.append("matrix_time.png")
+
+    fig, axes = plt.subplots(1, len(apps), figsize=(4.5 * len(apps), 3.8), squeeze=False)
+    for ax, app in zip(axes[0], apps):
+        for mode in modes:
+            run = next((r for r in runs if (r["app"], r["io"], r["devices"]) == (app, mode, devices[0])), None)
+            if run is None:
+                continue
+            ax.plot(range(len(run["iterations"])), [it["bytes_read"] / 1e6 for it in run["iterations"]], "o-", label=f"--io {mode}")
+        ax.set_title(f"{app} ({devices[0]} disk)")
+        ax.set_xlabel("step")
+        ax.set_ylabel("MB read")
+    axes[0][0].legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "matrix_bytes_per_iteration.png"), dpi=110)
+    plt.close(fig)
+    made.append("matrix_bytes_per_iteration.png")
+
+    scans = [r for r in runs if r["app"] == "pagerank" and r["io"] == "full"]
+    if scans:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for r in sorted(scans, key=lambda r: r["devices"]):
+            ax.scatter([r["devices"]] * len(r["device"]), [d["mb_per_s"] for d in r["device"]], color="C0")
+        ax.axhline(150, color="k", linestyle="--", label="150 MB/s per disk")
+        ax.set_xticks(devices)
+        ax.set_xlabel("devices")
+        ax.set_ylabel("per-device MB/s while busy")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "matrix_device_mbps.png"), dpi=110)
+        plt.close(fig)
+        made.append("matrix_device_mbps.png")
+    return made
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
@@ -84,7 +144,7 @@ def main():
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
     records = load(sys.argv[2:])
-    made = plot_io_modes(records, out_dir) + plot_multidisk(records, out_dir)
+    made = plot_io_modes(records, out_dir) + plot_multidisk(records, out_dir) + plot_matrix(records, out_dir)
     for name in made:
         print(os.path.join(out_dir, name))
     return 0 if made else 1
