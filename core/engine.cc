@@ -1,5 +1,6 @@
 #include "core/engine.h"
 
+#include "shards/enum_names.h"
 #include "shards/interrupt.h"
 
 #include <unistd.h>
@@ -44,13 +45,7 @@ const char* io_mode_name(IoMode mode) {
 }
 
 bool parse_io_mode(const std::string& name, IoMode* mode) {
-  for (IoMode m : {IoMode::kAuto, IoMode::kFull, IoMode::kSelective}) {
-    if (name == io_mode_name(m)) {
-      *mode = m;
-      return true;
-    }
-  }
-  return false;
+  return parse_enum_name(name, {IoMode::kAuto, IoMode::kFull, IoMode::kSelective}, io_mode_name, mode);
 }
 
 Status Engine::open(const Graph& graph, const EngineOptions& options) {

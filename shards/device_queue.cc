@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "shards/aligned_buffer.h"
+#include "shards/enum_names.h"
 
 namespace sg {
 
@@ -60,13 +61,7 @@ const char* backend_name(IoBackend backend) {
 }
 
 bool parse_backend(const std::string& name, IoBackend* backend) {
-  for (IoBackend b : {IoBackend::kAuto, IoBackend::kUring, IoBackend::kPsync}) {
-    if (name == backend_name(b)) {
-      *backend = b;
-      return true;
-    }
-  }
-  return false;
+  return parse_enum_name(name, {IoBackend::kAuto, IoBackend::kUring, IoBackend::kPsync}, backend_name, backend);
 }
 
 void IoBatch::reset(int requests) {

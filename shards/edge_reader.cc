@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "shards/enum_names.h"
+
 namespace sg {
 namespace {
 
@@ -419,11 +421,9 @@ Status resolve_format(const std::string& path, const std::string& name, InputFor
     else *format = InputFormat::kSnap;
     return Status::OK();
   }
-  for (InputFormat f : {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64}) {
-    if (name == format_name(f)) {
-      *format = f;
-      return Status::OK();
-    }
+  if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64}, format_name,
+                      format)) {
+    return Status::OK();
   }
   return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64)");
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "shards/enum_names.h"
+
 namespace sg {
 
 const char* vertex_order_name(VertexOrder order) {
@@ -15,13 +17,7 @@ const char* vertex_order_name(VertexOrder order) {
 }
 
 bool parse_vertex_order(const std::string& name, VertexOrder* order) {
-  for (VertexOrder o : {VertexOrder::kNone, VertexOrder::kDegree, VertexOrder::kBfs}) {
-    if (name == vertex_order_name(o)) {
-      *order = o;
-      return true;
-    }
-  }
-  return false;
+  return parse_enum_name(name, {VertexOrder::kNone, VertexOrder::kDegree, VertexOrder::kBfs}, vertex_order_name, order);
 }
 
 std::vector<uint32_t> degree_order(const std::vector<uint32_t>& degree) {
