@@ -20,6 +20,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def save(fig, out_dir, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, name), dpi=110)
+    plt.close(fig)
+    return name
+
+
 def load(paths):
     records = []
     for path in paths:
@@ -49,10 +56,7 @@ def plot_io_modes(records, out_dir):
         ax.set_xticklabels([f"{app}\n{graph}" for graph, app in groups])
         ax.set_ylabel(label)
         ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(out_dir, name), dpi=110)
-        plt.close(fig)
-        made.append(name)
+        made.append(save(fig, out_dir, name))
     return made
 
 
@@ -74,10 +78,7 @@ def plot_multidisk(records, out_dir):
     ax.set_ylabel("full-scan MB/s")
     ax.set_xticks(devices)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "multidisk.png"), dpi=110)
-    plt.close(fig)
-    return ["multidisk.png"]
+    return [save(fig, out_dir, "multidisk.png")]
 
 
 def plot_matrix(records, out_dir):
@@ -99,10 +100,7 @@ def plot_matrix(records, out_dir):
         ax.set_title(app)
         ax.set_ylabel("time (s)")
     axes[0][0].legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "matrix_time.png"), dpi=110)
-    plt.close(fig)
-    made.append("matrix_time.png")
+    made.append(save(fig, out_dir, "matrix_time.png"))
 
     fig, axes = plt.subplots(1, len(apps), figsize=(4.5 * len(apps), 3.8), squeeze=False)
     for ax, app in zip(axes[0], apps):
@@ -115,10 +113,7 @@ def plot_matrix(records, out_dir):
         ax.set_xlabel("step")
         ax.set_ylabel("MB read")
     axes[0][0].legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "matrix_bytes_per_iteration.png"), dpi=110)
-    plt.close(fig)
-    made.append("matrix_bytes_per_iteration.png")
+    made.append(save(fig, out_dir, "matrix_bytes_per_iteration.png"))
 
     scans = [r for r in runs if r["app"] == "pagerank" and r["io"] == "full"]
     if scans:
@@ -130,10 +125,7 @@ def plot_matrix(records, out_dir):
         ax.set_xlabel("devices")
         ax.set_ylabel("per-device MB/s while busy")
         ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(out_dir, "matrix_device_mbps.png"), dpi=110)
-        plt.close(fig)
-        made.append("matrix_device_mbps.png")
+        made.append(save(fig, out_dir, "matrix_device_mbps.png"))
     return made
 
 

@@ -117,7 +117,8 @@ Status SpaceWriter::close_chunk() {
   if (payload > UINT32_MAX) return Status::InvalidArgument("chunk larger than 4 GiB");
   chunk_.bytes = static_cast<uint32_t>(payload);
   // Hash the payload as it will lie on disk: weights first, then lists.
-  std::vector<uint8_t> scratch;
+  std::vector<uint8_t>& scratch = payload_;
+  scratch.clear();
   const uint8_t* weights = reinterpret_cast<const uint8_t*>(chunk_weights_.data());
   const size_t weight_bytes = weighted_ ? 4 * chunk_weights_.size() : 0;
   scratch.reserve(payload);

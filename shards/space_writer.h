@@ -54,6 +54,7 @@ class SpaceWriter {
   ChunkIndexEntry chunk_{};
   std::vector<uint8_t> chunk_lists_;
   std::vector<float> chunk_weights_;
+  std::vector<uint8_t> payload_;  // the chunk as written: reused, not allocated per chunk
   uint32_t next_vertex_ = 0;  // first vertex not yet written to any chunk
 
   std::vector<ChunkIndexEntry> index_;
