@@ -115,7 +115,7 @@ int run_verify(const std::string& dir) {
 struct RunArgs {
   sg::RunOptions options;
   std::string memory = "1G", backend = "auto", io = "auto";
-  bool no_cache = false;
+  bool no_cache = false, no_decoded_cache = false;
   uint64_t source = 0;
 };
 
@@ -124,6 +124,7 @@ int run_run(RunArgs& a, const CLI::Option* source_option) {
   if (!sg::parse_backend(a.backend, &a.options.backend)) throw UsageError("--io-backend must be auto, uring or psync");
   if (!sg::parse_io_mode(a.io, &a.options.io_mode)) throw UsageError("--io must be auto, full or selective");
   a.options.cache = !a.no_cache;
+  a.options.decoded_cache = !a.no_decoded_cache;
   if (source_option->count() > 0) a.options.source = a.source;
   a.options.progress = ::isatty(2) != 0;
   std::string summary;
@@ -232,6 +233,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"hdd", "ssd", "nvme"}));
   run->add_flag("--no-cache", run_args.no_cache, "do not keep chunks in spare memory");
+  run->add_flag("--no-decoded-cache", run_args.no_decoded_cache,
+                "keep spare memory for compressed chunks only (no decoded windows)");
   run->add_option("--output", run_args.options.output, "write one 'id value' line per vertex");
   run->add_option("--stats", run_args.options.stats, "write per-step statistics as JSON");
   run->add_flag("--unit-weights", run_args.options.unit_weights, "sssp: weight 1 for every edge");

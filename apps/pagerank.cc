@@ -4,8 +4,6 @@
 // where D = sum of PR(u) over vertices with outdeg(u) = 0, PR starts at 1/N,
 // d = 0.85. Without dangling vertices this is exactly GAPBS's update.
 // Multi-edges count once per copy; self-loops count.
-#include <tbb/parallel_reduce.h>
-
 #include <cmath>
 
 #include "apps/kernels.h"
@@ -30,6 +28,17 @@ struct PageRankGather {
   bool cond(uint32_t) const { return true; }
 };
 
+// What one pass over the new ranks sums up.
+struct RankSums {
+  double change = 0;    // L1 distance to the previous ranks
+  double dangling = 0;  // rank held by vertices without out-edges
+  RankSums& operator+=(const RankSums& o) {
+    change += o.change;
+    dangling += o.dangling;
+    return *this;
+  }
+};
+
 }  // namespace
 
 Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<double>* ranks, int* iterations_run) {
@@ -40,29 +49,29 @@ Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<doub
   SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank"));
   SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution"));
   SG_RETURN_IF_ERROR(engine->allocate(&sum, "pagerank.sum"));
+  // Sets v's rank and, in the same pass, its contribution for the next
+  // gather; sum[] is left zeroed for it.
+  auto set_rank = [&](uint32_t v, double rank) {
+    const RankSums sums{std::fabs(rank - (*ranks)[v]), out_degree[v] == 0 ? rank : 0.0};
+    (*ranks)[v] = rank;
+    contribution[v] = out_degree[v] == 0 ? 0.0f : static_cast<float>(rank / out_degree[v]);
+    sum[v] = 0;
+    return sums;
+  };
+  double dangling = parallel_sum<RankSums>(uint32_t{0}, n, [&](uint32_t v) { return set_rank(v, 1.0 / n); }).dangling;
   const VertexSubset all = VertexSubset::all(n);
-  engine->vertex_map(all, [&](uint32_t v) { (*ranks)[v] = 1.0 / n; });
   *iterations_run = 0;
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
     engine->set_iteration(iteration);
-    engine->vertex_map(all, [&](uint32_t v) {
-      contribution[v] = out_degree[v] == 0 ? 0.0f : static_cast<float>((*ranks)[v] / out_degree[v]);
-      sum[v] = 0;
-    });
-    double dangling = 0;
-    for (uint32_t v = 0; v < n; ++v) dangling += out_degree[v] == 0 ? (*ranks)[v] : 0.0;
     PageRankGather gather{contribution.data(), sum.data()};
     VertexSubset unused;
     SG_RETURN_IF_ERROR(engine->edge_map(all, gather, &unused, {Direction::kPull, false}));
     const double base = (1.0 - options.damping) / n + options.damping * dangling / n;
-    double change = 0;
-    for (uint32_t v = 0; v < n; ++v) {
-      const double next = base + options.damping * sum[v];
-      change += std::fabs(next - (*ranks)[v]);
-      (*ranks)[v] = next;
-    }
+    const RankSums sums =
+        parallel_sum<RankSums>(uint32_t{0}, n, [&](uint32_t v) { return set_rank(v, base + options.damping * sum[v]); });
+    dangling = sums.dangling;
     *iterations_run = iteration + 1;
-    if (change < options.tolerance) break;
+    if (sums.change < options.tolerance) break;
   }
   return Status::OK();
 }

@@ -85,6 +85,7 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"io_backend", backend_name(engine.backend())},
                    {"io_mode", io_mode_name(o.io_mode)},
                    {"cache_bytes", engine.cache_bytes()},
+                   {"decoded_cache_bytes", engine.decoded_cache_bytes()},
                    {"threads", o.threads},
                    {"memory_bytes", o.memory_bytes},
                    {"memory_planned_bytes", engine.memory_used()},
@@ -96,6 +97,7 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"notices", engine.notices()},
                    {"devices", device_json(engine)},
                    {"result", nlohmann::json::parse(extra_json)},
+                   {"iteration_seconds", engine.iteration_seconds()},
                    {"steps", nlohmann::json::parse(steps_to_json(engine.steps()))}};
   const std::string text = j.dump(1) + "\n";
   std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(o.stats.c_str(), "w"), &std::fclose);
@@ -116,6 +118,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       if (o.tolerance > 0) p.epsilon = o.tolerance;
       int rounds = 0;
       SG_RETURN_IF_ERROR(pagerank_delta(engine, p, &values, &rounds));
+    engine->end_iterations();
       std::snprintf(line, sizeof(line), "pagerank-delta: %d rounds\n", rounds);
       *result_json = "{\"rounds\": " + std::to_string(rounds) + "}";
     } else if (o.app == "pagerank") {
@@ -124,12 +127,14 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       p.tolerance = o.tolerance;
       int run = 0;
       SG_RETURN_IF_ERROR(pagerank(engine, p, &values, &run));
+    engine->end_iterations();
       std::snprintf(line, sizeof(line), "pagerank: %d iterations\n", run);
       *result_json = "{\"iterations\": " + std::to_string(run) + "}";
     } else {
       SpmvOptions s;
       if (o.iterations > 0) s.iterations = o.iterations;
       SG_RETURN_IF_ERROR(spmv(engine, s, &values));
+    engine->end_iterations();
       std::snprintf(line, sizeof(line), "spmv: %d products\n", s.iterations);
       *result_json = "{\"iterations\": " + std::to_string(s.iterations) + "}";
     }
@@ -143,6 +148,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     VertexArray<int32_t> depth;
     VertexArray<uint32_t> parent;
     SG_RETURN_IF_ERROR(bfs(engine, source, &depth, &parent));
+    engine->end_iterations();
     uint64_t reached = 0;
     int32_t max_depth = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -166,6 +172,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
   if (o.app == "wcc") {
     VertexArray<uint32_t> labels;
     SG_RETURN_IF_ERROR(wcc(engine, &labels));
+    engine->end_iterations();
     uint64_t components = 0;
     std::vector<uint32_t> size(graph.num_vertices(), 0);
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -189,6 +196,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     SG_RETURN_IF_ERROR(resolve_source(graph, o, &source));
     VertexArray<float> distance;
     SG_RETURN_IF_ERROR(sssp(engine, source, o.unit_weights, &distance));
+    engine->end_iterations();
     uint64_t reached = 0;
     float farthest = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -226,6 +234,7 @@ Status run_app(const RunOptions& o, std::string* summary) {
   e.io_mode = o.io_mode;
   e.device_class = o.device_class;
   e.cache = o.cache;
+  e.decoded_cache = o.decoded_cache;
   e.progress = o.progress;
   e.label = o.app;
   e.window_bytes = o.window_bytes;

@@ -24,6 +24,7 @@ struct RunOptions {
   IoMode io_mode = IoMode::kAuto;
   std::string device_class = "hdd";
   bool cache = true;
+  bool decoded_cache = true;
   std::string output;
   std::string stats;
   bool unit_weights = false;

@@ -4,12 +4,31 @@
 
 namespace sg {
 
-void ChunkCache::reset(const std::vector<size_t>& chunks_per_space) {
+void ChunkCache::reset(const std::vector<size_t>& chunks_per_space, uint64_t stored_bytes) {
+  stored_bytes_ = stored_bytes;
   table_.clear();
   for (size_t n : chunks_per_space) table_.emplace_back(n, nullptr);
   storage_.clear();
   bytes_ = 0;
   chunks_ = 0;
+  decoded_.clear();
+  decoded_chunk_.clear();
+  for (size_t n : chunks_per_space) {
+    decoded_.emplace_back(n);
+    decoded_chunk_.emplace_back(n, 0);
+  }
+  decoded_bytes_ = 0;
+}
+
+bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t room) {
+  std::unique_ptr<WindowGraph>& slot = decoded_[space][window.first_chunk];
+  if (slot != nullptr) return slot->end_chunk == window.end_chunk;
+  const uint64_t uncached = stored_bytes_ > bytes_ ? stored_bytes_ - bytes_ : 0;
+  if (window.memory_bytes() + uncached > room) return false;
+  slot = std::make_unique<WindowGraph>(window);
+  for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) decoded_chunk_[space][c] = 1;
+  decoded_bytes_ += window.memory_bytes();
+  return true;
 }
 
 bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room) {

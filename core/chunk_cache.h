@@ -2,28 +2,50 @@
 // compressed as read and pinned for the run (DESIGN §7). Chunks are admitted
 // as they are first read while room lasts, so a graph that fits is read from
 // disk once; the planner treats cached chunks as free I/O.
+//
+// Memory left after room is set aside for every chunk compressed holds
+// decoded windows (the CSR build_window_graph makes): a window served from
+// there costs neither a checksum nor a decode, only the updates. Decoded
+// windows are kept only when complete (no skipped lists) and looked up by
+// their first chunk; a request covering a decoded window's chunks uses it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "core/window_graph.h"
+
 namespace sg {
 
 class ChunkCache {
  public:
-  void reset(const std::vector<size_t>& chunks_per_space);
+  // `stored_bytes`: all chunks of all spaces, compressed.
+  void reset(const std::vector<size_t>& chunks_per_space, uint64_t stored_bytes);
   const uint8_t* find(size_t space, uint32_t chunk) const { return table_[space][chunk]; }
   // Copies the chunk in if `room` bytes allow; true if it is cached now.
   bool admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room);
-  uint64_t bytes() const { return bytes_; }
+  uint64_t bytes() const { return bytes_ + decoded_bytes_; }
   uint64_t chunks() const { return chunks_; }
+
+  const WindowGraph* find_decoded(size_t space, uint32_t first_chunk) const {
+    return decoded_[space][first_chunk].get();
+  }
+  bool is_decoded(size_t space, uint32_t chunk) const { return decoded_chunk_[space][chunk] != 0; }
+  // Keeps a copy of `window` if `room` bytes allow it and every chunk not yet
+  // cached compressed; true if it is kept now.
+  bool admit_decoded(size_t space, const WindowGraph& window, uint64_t room);
+  uint64_t decoded_bytes() const { return decoded_bytes_; }
 
  private:
   std::vector<std::vector<const uint8_t*>> table_;
   std::vector<std::unique_ptr<uint8_t[]>> storage_;
   uint64_t bytes_ = 0;
   uint64_t chunks_ = 0;
+  std::vector<std::vector<std::unique_ptr<WindowGraph>>> decoded_;  // [space][first chunk]
+  std::vector<std::vector<uint8_t>> decoded_chunk_;                 // [space][chunk]: in a decoded window
+  uint64_t decoded_bytes_ = 0;
+  uint64_t stored_bytes_ = 0;
 };
 
 }  // namespace sg

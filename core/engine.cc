@@ -53,6 +53,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   options_ = options;
   notices_.clear();
   steps_.clear();
+  iteration_starts_.clear();
   // Memory: the graph's in-memory metadata, then I/O buffers (a quarter of
   // the budget) and room to decode one window; vertex arrays get the rest,
   // and what they leave holds cached chunks.
@@ -76,7 +77,11 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   if (memory_used_ > options.memory_bytes) {
     note("the graph's metadata and I/O buffers (" + std::to_string(memory_used_) + " bytes) exceed --memory");
   }
-  cache_.reset(chunks);
+  uint64_t stored_bytes = 0;
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    for (const ChunkIndexEntry& e : graph.stored_space(s).index) stored_bytes += e.bytes;
+  }
+  cache_.reset(chunks, stored_bytes);
   interval_chunks_.clear();
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     interval_chunks_.push_back(chunks_per_interval(graph.stored_space(s), graph.manifest().interval_starts));
@@ -100,6 +105,14 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   return Status::OK();
 }
 
+std::vector<double> Engine::iteration_seconds() const {
+  std::vector<double> seconds;
+  for (size_t i = 0; i + 1 < iteration_starts_.size(); ++i) {
+    seconds.push_back(std::chrono::duration<double>(iteration_starts_[i + 1] - iteration_starts_[i]).count());
+  }
+  return seconds;
+}
+
 void Engine::note(const std::string& text) {
   notices_ += text + "\n";
   std::fprintf(stderr, "shardgraph: %s\n", text.c_str());
@@ -116,9 +129,13 @@ void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
   const size_t stored = stored_index(plan->kind);
   const auto& index = graph_->stored_space(stored).index;
   std::vector<ByteRange> ranges;
-  uint64_t cpu_bytes = 0;
+  uint64_t cpu_bytes = 0, decoded_bytes = 0;
   for (const ChunkSpan& span : plan->spans) {
     for (uint32_t c = span.begin; c < span.end; ++c) {
+      if (cache_.is_decoded(stored, c)) {
+        decoded_bytes += index[c].bytes;
+        continue;
+      }
       cpu_bytes += index[c].bytes;
       if (cache_.find(stored, c) != nullptr) continue;
       const uint64_t end = align_up(index[c].offset + index[c].bytes, kAlignBytes);
@@ -132,7 +149,7 @@ void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
   // Skipping a list scans its bytes without decoding or updating: about a
   // quarter of the cost per byte.
   if (useful_bytes < cpu_bytes) cpu_bytes = useful_bytes + (cpu_bytes - useful_bytes) / 4;
-  plan->predicted = cost_model_.cost(ranges, cpu_bytes);
+  plan->predicted = cost_model_.cost(ranges, cpu_bytes, decoded_bytes);
 }
 
 StepPlan Engine::plan_pull(SpaceKind kind) const {
@@ -272,14 +289,35 @@ StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& act
   return std::move(best);
 }
 
+uint64_t Engine::cache_room() const {
+  const uint64_t used = memory_used_ + cache_.bytes();
+  return used < options_.memory_bytes ? options_.memory_bytes - used : 0;
+}
+
 Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
-                           void* context, WindowTimes* times, StepStats* step, const VertexSubset* only) {
+                           void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
+                           const VertexSubset* only) {
   std::vector<const uint8_t*> payloads;
+  auto consecutive = [&](size_t i, size_t n) { return i + n <= chunks.size() && chunks[i + n - 1] == chunks[i] + n - 1; };
   size_t i = 0;
   while (i < chunks.size()) {
-    // A window of consecutive cached chunks.
+    const WindowGraph* decoded = cache_.find_decoded(stored, chunks[i]);
+    if (decoded != nullptr && consecutive(i, decoded->end_chunk - chunks[i])) {
+      visit_window_graph(space, *decoded, body, context, decoded_times);
+      const size_t n = decoded->end_chunk - decoded->first_chunk;
+      for (uint32_t c = decoded->first_chunk; c < decoded->end_chunk; ++c) step->decoded_cache_bytes += space.index[c].bytes;
+      step->chunks += n;
+      step->cached_chunks += n;
+      step->decoded_cache_chunks += n;
+      i += n;
+      continue;
+    }
+    // A window of consecutive cached chunks, up to the next decoded one.
     size_t j = i + 1;
-    while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks) ++j;
+    while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
+           cache_.find_decoded(stored, chunks[j]) == nullptr) {
+      ++j;
+    }
     payloads.clear();
     for (size_t k = i; k < j; ++k) payloads.push_back(cache_.find(stored, chunks[k]));
     ChunkWindow window;
@@ -290,6 +328,7 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
     step->chunks += j - i;
     step->cached_chunks += j - i;
     step->edges_decoded += window_.edges();
+    if (options_.cache && options_.decoded_cache && only == nullptr) cache_.admit_decoded(stored, window_, cache_room());
     i = j;
   }
   return Status::OK();
@@ -337,10 +376,10 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
     bytes_before.push_back(io_.device_counters(d).bytes.load());
     requests_before.push_back(io_.device_counters(d).requests.load());
   }
-  WindowTimes times;
+  WindowTimes times, decoded_times;  // apart: serving decoded windows is not a sample of the decode rate
   // Push reads only active sources' lists: skip decoding the others.
   const VertexSubset* only = plan.pull || active.is_all() ? nullptr : &active;
-  Status status = scan_cached(space, stored, cached, body, context, &times, &step, only);
+  Status status = scan_cached(space, stored, cached, body, context, &times, &decoded_times, &step, only);
   if (status.ok()) {
     ChunkStream stream(&io_, plan.kind, to_read);
     for (;;) {
@@ -358,16 +397,18 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
       step.edges_decoded += window_.edges();
       if (options_.cache) {
         for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
-          const uint64_t used = memory_used_ + cache_.bytes();
-          const uint64_t room = used < options_.memory_bytes ? options_.memory_bytes - used : 0;
-          if (!cache_.admit(stored, c, window.payload(c, space.index[c]), space.index[c].bytes, room)) break;
+          if (!cache_.admit(stored, c, window.payload(c, space.index[c]), space.index[c].bytes, cache_room())) break;
         }
+        if (options_.decoded_cache && only == nullptr) cache_.admit_decoded(stored, window_, cache_room());
       }
     }
     step.io_wait_seconds = stream.io_wait_seconds();
   }
   step.decode_seconds = static_cast<double>(times.decode_ns.load()) * 1e-9;
-  step.compute_seconds = static_cast<double>(times.compute_ns.load()) * 1e-9;
+  const double cpu_wall = (step.decode_seconds + static_cast<double>(times.compute_ns.load()) * 1e-9) /
+                          static_cast<double>(parallel_threads());
+  const double decoded_cpu_seconds = static_cast<double>(decoded_times.compute_ns.load()) * 1e-9;
+  step.compute_seconds = static_cast<double>(times.compute_ns.load()) * 1e-9 + decoded_cpu_seconds;
   for (size_t d = 0; d < io_.device_count(); ++d) {
     step.device_bytes.push_back(io_.device_counters(d).bytes.load() - bytes_before[d]);
     step.device_requests.push_back(io_.device_counters(d).requests.load() - requests_before[d]);
@@ -377,8 +418,9 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   for (const ChunkSpan& span : plan.spans) {
     for (uint32_t c = span.begin; c < span.end; ++c) decoded_bytes += space.index[c].bytes;
   }
-  const double cpu_wall = (step.decode_seconds + step.compute_seconds) / static_cast<double>(parallel_threads());
-  cost_model_.observe_cpu(decoded_bytes, cpu_wall);
+  const double threads = static_cast<double>(parallel_threads());
+  cost_model_.observe_cpu(decoded_bytes - step.decoded_cache_bytes, cpu_wall);
+  cost_model_.observe_decoded_cpu(step.decoded_cache_bytes, decoded_cpu_seconds / threads);
   steps_.push_back(step);
   if (options_.progress) report_progress(step);
   return status;

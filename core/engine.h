@@ -14,6 +14,7 @@
 // `reversed` runs over the transposed graph (e.g. WCC on directed graphs).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@ struct EngineOptions {
   IoMode io_mode = IoMode::kAuto;
   std::string device_class = "hdd";  // preset for devices without a calibrated profile
   bool cache = true;                 // keep chunks in the memory the budget leaves
+  bool decoded_cache = true;         // and, with room to spare, decoded windows
   std::string scratch_dir;           // for file-backed vertex arrays; default: the graph directory
   bool progress = false;             // one status line on stderr after each step
   std::string label = "run";
@@ -85,7 +87,16 @@ class Engine {
     return array->allocate(num_vertices(), fits ? std::string() : scratch_path(name));
   }
 
-  void set_iteration(int iteration) { iteration_ = iteration; }
+  // Marks the start of an iteration (steps are tagged with it, and its wall
+  // time runs until the next mark).
+  void set_iteration(int iteration) {
+    iteration_ = iteration;
+    iteration_starts_.push_back(std::chrono::steady_clock::now());
+  }
+  // Marks the end of the last iteration (the app returned).
+  void end_iterations() { iteration_starts_.push_back(std::chrono::steady_clock::now()); }
+  // Wall seconds of each iteration between the marks.
+  std::vector<double> iteration_seconds() const;
 
   template <typename F>
   Status edge_map(const VertexSubset& frontier, F& f, VertexSubset* next, EdgeMapOptions options = {}) {
@@ -174,6 +185,7 @@ class Engine {
   const DeviceCounters& device_counters(size_t d) const { return io_.device_counters(d); }
   uint64_t memory_used() const { return memory_used_; }
   uint64_t cache_bytes() const { return cache_.bytes(); }
+  uint64_t decoded_cache_bytes() const { return cache_.decoded_bytes(); }
 
  private:
   template <typename Body>
@@ -202,7 +214,9 @@ class Engine {
   // vertices in the same task (window_graph.h).
   Status scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
   Status scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
-                     void* context, WindowTimes* times, StepStats* step, const VertexSubset* only);
+                     void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
+                     const VertexSubset* only);
+  uint64_t cache_room() const;  // budget bytes the cache may still take
   std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;
@@ -216,6 +230,7 @@ class Engine {
   WindowGraph window_;
   uint64_t memory_used_ = 0;
   int iteration_ = 0;
+  std::vector<std::chrono::steady_clock::time_point> iteration_starts_;
   std::vector<StepStats> steps_;
   std::string notices_;
 };

@@ -70,12 +70,46 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
   return Status::OK();
 }
 
+
+// A list split over consecutive chunks of the window belongs to no single
+// chunk: its pieces form one run, handed over after all chunks are decoded.
+bool continues_list(const std::vector<ChunkIndexEntry>& index, uint32_t first, uint32_t c) {
+  return c > first && index[c].first_vertex + 1 == index[c - 1].end_vertex();
+}
+
+// Calls back for the vertices chunk `c` owns alone.
+void visit_chunk(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w, uint32_t c, VertexRangeFn on_vertices,
+                 void* context) {
+  uint32_t begin = index[c].first_vertex - w.first_vertex;
+  uint32_t stop = index[c].end_vertex() - w.first_vertex;
+  if (continues_list(index, w.first_chunk, c)) ++begin;
+  if (c + 1 < w.end_chunk && continues_list(index, w.first_chunk, c + 1)) --stop;
+  if (begin < stop) on_vertices(context, w, begin, stop);
+}
+
+// Calls back once for each list split over chunks, after its last piece.
+void visit_split_lists(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w, VertexRangeFn on_vertices,
+                       void* context, WindowTimes* times) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint32_t c = w.first_chunk + 1; c < w.end_chunk; ++c) {
+    const bool continued = c + 1 < w.end_chunk && continues_list(index, w.first_chunk, c + 1) &&
+                           index[c + 1].first_vertex == index[c].first_vertex;
+    if (continues_list(index, w.first_chunk, c) && !continued) {
+      const uint32_t local = index[c].first_vertex - w.first_vertex;
+      on_vertices(context, w, local, local + 1);
+    }
+  }
+  if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());
+}
+
 }  // namespace
 
 Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out,
                           VertexRangeFn on_vertices, void* context, WindowTimes* times, const VertexSubset* only) {
   const auto& index = space.index;
   const uint32_t first = window.first_chunk, end = window.end_chunk;
+  out->first_chunk = first;
+  out->end_chunk = end;
   out->first_vertex = index[first].first_vertex;
   out->vertex_count = index[end - 1].end_vertex() - out->first_vertex;
   std::vector<uint32_t> edge_base(end - first + 1, 0);
@@ -88,46 +122,42 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   std::mutex error_mutex;
   Status error;
   uint32_t error_chunk = 0;
-  auto continues = [&](uint32_t c) { return c > first && index[c].first_vertex + 1 == index[c - 1].end_vertex(); };
   for (uint32_t c = first; c < end; ++c) {
-    if (!continues(c)) out->offsets[index[c].first_vertex - out->first_vertex] = edge_base[c - first];
+    if (!continues_list(index, first, c)) out->offsets[index[c].first_vertex - out->first_vertex] = edge_base[c - first];
   }
   parallel_for(first, end, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
-   for (uint32_t c = chunk_begin; c < chunk_end; ++c) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Status s = decode_chunk_into(graph, index[c], window.payload(c, index[c]), edge_base[c - first], out, only);
-    if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (error.ok() || c < error_chunk) {
-        error = s;
-        error_chunk = c;
+    for (uint32_t c = chunk_begin; c < chunk_end; ++c) {
+      const auto t0 = std::chrono::steady_clock::now();
+      Status s = decode_chunk_into(graph, index[c], window.payload(c, index[c]), edge_base[c - first], out, only);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (error.ok() || c < error_chunk) {
+          error = s;
+          error_chunk = c;
+        }
+        continue;
       }
-      continue;
+      const auto t1 = std::chrono::steady_clock::now();
+      if (times != nullptr) times->decode_ns += elapsed_ns(t0, t1);
+      if (on_vertices == nullptr) continue;
+      visit_chunk(index, *out, c, on_vertices, context);
+      if (times != nullptr) times->compute_ns += elapsed_ns(t1, std::chrono::steady_clock::now());
     }
-    const auto t1 = std::chrono::steady_clock::now();
-    if (times != nullptr) times->decode_ns += elapsed_ns(t0, t1);
-    if (on_vertices == nullptr) continue;
-    // This chunk owns its vertices except a split list's shared ends.
-    uint32_t begin = index[c].first_vertex - out->first_vertex;
-    uint32_t stop = index[c].end_vertex() - out->first_vertex;
-    if (continues(c)) ++begin;
-    if (c + 1 < end && continues(c + 1)) --stop;
-    if (begin < stop) on_vertices(context, *out, begin, stop);
-    if (times != nullptr) times->compute_ns += elapsed_ns(t1, std::chrono::steady_clock::now());
-   }
   });
   if (!error.ok()) return Status::Corruption(graph.describe_chunk(space, error_chunk) + ": " + error.message());
-  if (on_vertices != nullptr) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t c = first + 1; c < end; ++c) {
-      if (continues(c) && !(c + 1 < end && continues(c + 1) && index[c + 1].first_vertex == index[c].first_vertex)) {
-        const uint32_t local = index[c].first_vertex - out->first_vertex;
-        on_vertices(context, *out, local, local + 1);
-      }
-    }
-    if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());
-  }
+  if (on_vertices != nullptr) visit_split_lists(index, *out, on_vertices, context, times);
   return Status::OK();
+}
+
+void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, VertexRangeFn on_vertices, void* context,
+                        WindowTimes* times) {
+  const auto& index = space.index;
+  parallel_for(window.first_chunk, window.end_chunk, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint32_t c = chunk_begin; c < chunk_end; ++c) visit_chunk(index, window, c, on_vertices, context);
+    if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());
+  });
+  visit_split_lists(index, window, on_vertices, context, times);
 }
 
 }  // namespace sg

@@ -18,6 +18,7 @@
 namespace sg {
 
 struct WindowGraph {
+  uint32_t first_chunk = 0, end_chunk = 0;  // the chunks it was decoded from
   uint32_t first_vertex = 0;
   uint32_t vertex_count = 0;
   std::vector<uint32_t> offsets;  // vertex_count + 1 entries, into neighbours
@@ -25,6 +26,9 @@ struct WindowGraph {
   std::vector<float> weights;  // empty when unweighted
 
   uint64_t edges() const { return neighbours.size(); }
+  uint64_t memory_bytes() const {
+    return sizeof(uint32_t) * (offsets.size() + neighbours.size()) + sizeof(float) * weights.size();
+  }
 };
 
 // Called with a range [begin, end) of window-local vertex indices whose runs
@@ -48,5 +52,11 @@ struct WindowTimes {
 Status build_window_graph(const Graph& graph, const EdgeSpace& space, const ChunkWindow& window, WindowGraph* out,
                           VertexRangeFn on_vertices = nullptr, void* context = nullptr, WindowTimes* times = nullptr,
                           const VertexSubset* only = nullptr);
+
+// Hands an already decoded window (all lists decoded, e.g. from the decoded
+// cache) to the callback exactly as build_window_graph would, without
+// decoding or checking anything.
+void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, VertexRangeFn on_vertices, void* context,
+                        WindowTimes* times);
 
 }  // namespace sg

@@ -5,13 +5,16 @@
 namespace sg {
 
 CostModel::CostModel(std::vector<DeviceProfile> profiles, StripeLayout layout, double cpu_bytes_per_second)
-    : profiles_(std::move(profiles)), layout_(layout), cpu_bytes_per_second_(cpu_bytes_per_second) {
+    : profiles_(std::move(profiles)),
+      layout_(layout),
+      cpu_bytes_per_second_(cpu_bytes_per_second),
+      decoded_bytes_per_second_(2 * cpu_bytes_per_second) {
   double gap = 0;
   for (const DeviceProfile& p : profiles_) gap = std::max(gap, p.latency_seconds() * p.sequential_bytes_per_second);
   gap_fill_bytes_ = static_cast<uint64_t>(gap);
 }
 
-PlanCost CostModel::cost(const std::vector<ByteRange>& ranges, uint64_t cpu_bytes) const {
+PlanCost CostModel::cost(const std::vector<ByteRange>& ranges, uint64_t cpu_bytes, uint64_t decoded_bytes) const {
   PlanCost c;
   std::vector<double> device_seconds(profiles_.size(), 0.0);
   for (const ByteRange& r : ranges) {
@@ -22,7 +25,8 @@ PlanCost CostModel::cost(const std::vector<ByteRange>& ranges, uint64_t cpu_byte
     });
   }
   for (double s : device_seconds) c.io_seconds = std::max(c.io_seconds, s);
-  c.cpu_seconds = static_cast<double>(cpu_bytes) / cpu_bytes_per_second_;
+  c.cpu_seconds = static_cast<double>(cpu_bytes) / cpu_bytes_per_second_ +
+                  static_cast<double>(decoded_bytes) / decoded_bytes_per_second_;
   c.seconds = std::max(c.io_seconds, c.cpu_seconds);
   return c;
 }
@@ -31,6 +35,11 @@ void CostModel::observe_cpu(uint64_t bytes, double seconds) {
   if (bytes < (1 << 20) || seconds <= 0) return;  // too little to measure
   const double rate = static_cast<double>(bytes) / seconds;
   cpu_bytes_per_second_ = 0.5 * cpu_bytes_per_second_ + 0.5 * rate;
+}
+
+void CostModel::observe_decoded_cpu(uint64_t bytes, double seconds) {
+  if (bytes < (1 << 20) || seconds <= 0) return;
+  decoded_bytes_per_second_ = 0.5 * decoded_bytes_per_second_ + 0.5 * static_cast<double>(bytes) / seconds;
 }
 
 }  // namespace sg

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -46,6 +47,29 @@ void parallel_for(Index begin, Index end, Index grain, Body&& body) {
   body(begin, std::min<Index>(end, begin + step));
   for (std::thread& t : threads) t.join();
 #endif
+}
+
+// Sum of f(i) over [begin, end), in parallel; T needs += and a zero value
+// T{}. Fixed blocks added in order: the result does not depend on how
+// threads were scheduled.
+template <typename T = double, typename Index, typename F>
+T parallel_sum(Index begin, Index end, F&& f) {
+  constexpr size_t kBlocks = 64;
+  std::array<T, kBlocks> partial{};
+  if (begin >= end) return T{};
+  const Index step = static_cast<Index>((end - begin + kBlocks - 1) / kBlocks);
+  parallel_for(size_t{0}, kBlocks, size_t{1}, [&](size_t blocks_begin, size_t blocks_end) {
+    for (size_t b = blocks_begin; b < blocks_end; ++b) {
+      const Index lo = static_cast<Index>(std::min<size_t>(end, begin + b * step));
+      const Index hi = static_cast<Index>(std::min<size_t>(end, lo + step));
+      T total{};
+      for (Index i = lo; i < hi; ++i) total += f(i);
+      partial[b] = total;
+    }
+  });
+  T total{};
+  for (const T& p : partial) total += p;
+  return total;
 }
 
 template <typename Iterator, typename Less>

@@ -279,6 +279,43 @@ TEST_CASE("chunk cache: a graph that fits is read once, later iterations read no
   }
 }
 
+TEST_CASE("decoded cache: room beyond the compressed graph serves later scans decoded, with the same ranks") {
+  sgtest::TempDir dir;
+  make_chain_graph(dir, 20000);
+  Graph graph;
+  REQUIRE(Graph::open(dir / "chain", &graph).ok());
+  uint64_t stored_bytes = 0;
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    for (const ChunkIndexEntry& e : graph.stored_space(s).index) stored_bytes += e.bytes;
+  }
+  auto run = [&](uint64_t memory_bytes, Engine* engine, VertexArray<double>* ranks) {
+    EngineOptions e;
+    e.memory_bytes = memory_bytes;
+    e.window_bytes = 8 << 10;  // many windows, lists split between them
+    REQUIRE(engine->open(graph, e).ok());
+    int iterations = 0;
+    REQUIRE(pagerank(engine, PageRankOptions{4, 0, 0.85}, ranks, &iterations).ok());
+    REQUIRE(engine->steps().size() == 4);
+  };
+  Engine roomy, tight;
+  VertexArray<double> roomy_ranks, tight_ranks;
+  run(256 << 20, &roomy, &roomy_ranks);
+  CHECK(roomy.decoded_cache_bytes() > 0);
+  for (size_t i = 1; i < 4; ++i) {
+    CHECK(roomy.steps()[i].bytes_read() == 0);
+    CHECK(roomy.steps()[i].decoded_cache_chunks == roomy.steps()[i].chunks);
+  }
+  // Room for every chunk compressed but not for their decoded form.
+  run(roomy.memory_used() + stored_bytes + 1024, &tight, &tight_ranks);
+  CHECK(tight.decoded_cache_bytes() == 0);
+  for (size_t i = 1; i < 4; ++i) {
+    CHECK(tight.steps()[i].bytes_read() == 0);
+    CHECK(tight.steps()[i].cached_chunks == tight.steps()[i].chunks);
+    CHECK(tight.steps()[i].decoded_cache_chunks == 0);
+  }
+  for (uint32_t v = 0; v < graph.num_vertices(); ++v) REQUIRE(roomy_ranks[v] == doctest::Approx(tight_ranks[v]).epsilon(1e-12));
+}
+
 TEST_CASE("selective push reads only the chunks of active vertices; auto picks it for a tiny frontier") {
   sgtest::TempDir dir;
   make_chain_graph(dir, 20000);
