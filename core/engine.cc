@@ -209,23 +209,67 @@ std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& fron
   return chunks;
 }
 
-// Merges selected chunks into spans; a gap the cost model says is cheaper to
-// read than to skip is read through.
-std::vector<ChunkSpan> Engine::merge_chunks(size_t stored, const std::vector<uint32_t>& chunks) const {
+// Merges selected chunks into spans. Adjacent chunks share a request; with
+// `fill_gaps` (--io auto) a gap of uncached chunks the cost model says is
+// cheaper to read than to skip is read through. A cached chunk is never read
+// through: it would split the request anyway.
+std::vector<ChunkSpan> Engine::merge_chunks(size_t stored, const std::vector<uint32_t>& chunks, bool fill_gaps) const {
   const auto& index = graph_->stored_space(stored).index;
   std::vector<ChunkSpan> spans;
+  auto bridgeable = [&](uint32_t from, uint32_t to) {
+    if (from == to) return true;
+    if (!fill_gaps) return false;
+    const uint64_t gap = index[to].offset - align_up(index[from - 1].offset + index[from - 1].bytes, kAlignBytes);
+    if (gap > cost_model_.gap_fill_bytes()) return false;
+    for (uint32_t c = from; c < to; ++c) {
+      if (cache_.find(stored, c) != nullptr) return false;
+    }
+    return true;
+  };
   for (uint32_t c : chunks) {
-    if (!spans.empty()) {
-      const ChunkIndexEntry& last = index[spans.back().end - 1];
-      const uint64_t gap = index[c].offset - align_up(last.offset + last.bytes, kAlignBytes);
-      if (gap <= cost_model_.gap_fill_bytes()) {
-        spans.back().end = c + 1;
-        continue;
-      }
+    if (!spans.empty() && bridgeable(spans.back().end, c)) {
+      spans.back().end = c + 1;
+      continue;
     }
     spans.push_back(ChunkSpan{c, c + 1});
   }
   return spans;
+}
+
+// --io auto with the cache on: a selective request is latency-bound, so
+// reading on past its last chunk costs little up to latency x bandwidth more
+// bytes (at most one more request's time). Those chunks go to the cache, and
+// a traversal, which in a locality order (ingest --order bfs) moves forward
+// through the ids, finds its next steps' lists there. Stops at a cached
+// chunk, the interval's end, or when the cache has no room for it.
+uint64_t Engine::read_ahead(size_t stored, ChunkSpan interval, std::vector<ChunkSpan>* spans, uint64_t* room) const {
+  const auto& index = graph_->stored_space(stored).index;
+  auto stored_bytes = [&](uint32_t c) { return align_up(index[c].bytes, kAlignBytes); };
+  for (const ChunkSpan& span : *spans) {
+    for (uint32_t c = span.begin; c < span.end; ++c) {
+      if (cache_.find(stored, c) == nullptr) *room -= std::min(*room, stored_bytes(c));
+    }
+  }
+  uint64_t total = 0;
+  for (ChunkSpan& span : *spans) {
+    uint64_t extra = 0;
+    while (span.end < interval.end && cache_.find(stored, span.end) == nullptr) {
+      const uint64_t bytes = stored_bytes(span.end);
+      if (extra + bytes > cost_model_.gap_fill_bytes() || bytes > *room) break;
+      extra += bytes;
+      *room -= bytes;
+      ++span.end;
+    }
+    total += extra;
+  }
+  // Extended spans may now reach the next ones.
+  std::vector<ChunkSpan> merged;
+  for (const ChunkSpan& span : *spans) {
+    if (!merged.empty() && span.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, span.end);
+    else merged.push_back(span);
+  }
+  *spans = std::move(merged);
+  return total;
 }
 
 StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& active, SpaceKind kind, IoMode mode) const {
@@ -234,6 +278,7 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
   plan.kind = kind;
   const size_t stored = stored_index(kind);
   const std::vector<ActiveChunks> selected = active_chunks(frontier, active, stored);
+  uint64_t room = options_.cache && mode == IoMode::kAuto ? cache_room() : 0;
   for (size_t i = 0; i < selected.size(); ++i) {
     const ChunkSpan full = interval_chunks_[stored][i];
     plan.useful_bytes += selected[i].useful_bytes;
@@ -245,7 +290,7 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
       plan.spans.push_back(full);
       continue;
     }
-    const std::vector<ChunkSpan> selective = merge_chunks(stored, selected[i].chunks);
+    std::vector<ChunkSpan> selective = merge_chunks(stored, selected[i].chunks, mode == IoMode::kAuto);
     IntervalDecision decision;
     decision.interval = static_cast<uint32_t>(i);
     StepPlan one;
@@ -258,8 +303,12 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
     decision.selective_seconds = one.predicted.seconds;
     // A tie goes to selective: fewer bytes, the same time.
     decision.selective = mode == IoMode::kSelective || decision.selective_seconds <= decision.full_seconds;
-    if (decision.selective) plan.spans.insert(plan.spans.end(), selective.begin(), selective.end());
-    else plan.spans.push_back(full);
+    if (decision.selective) {
+      if (room > 0) plan.read_ahead_bytes += read_ahead(stored, full, &selective, &room);
+      plan.spans.insert(plan.spans.end(), selective.begin(), selective.end());
+    } else {
+      plan.spans.push_back(full);
+    }
     plan.intervals.push_back(decision);
   }
   cost_plan(&plan, plan.useful_bytes);
@@ -356,6 +405,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   step.decisions = plan.intervals;
   for (const IntervalDecision& d : plan.intervals) step.selective_intervals += d.selective;
   step.useful_bytes = plan.useful_bytes;
+  step.read_ahead_bytes = plan.read_ahead_bytes;
 
   // Cached chunks are processed from memory; the rest is streamed.
   std::vector<uint32_t> cached;

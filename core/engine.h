@@ -64,6 +64,7 @@ struct StepPlan {
   std::vector<IntervalDecision> intervals;
   uint32_t intervals_skipped = 0;
   uint64_t useful_bytes = 0;  // estimated bytes of the active lists (push)
+  uint64_t read_ahead_bytes = 0;  // chunks read past the active ones, for the cache
 };
 
 class Engine {
@@ -206,7 +207,10 @@ class Engine {
   };
   // Per interval, the chunks holding an active list.
   std::vector<ActiveChunks> active_chunks(const VertexSubset& frontier, const VertexSubset& active, size_t stored) const;
-  std::vector<ChunkSpan> merge_chunks(size_t stored, const std::vector<uint32_t>& chunks) const;
+  std::vector<ChunkSpan> merge_chunks(size_t stored, const std::vector<uint32_t>& chunks, bool fill_gaps) const;
+  // Extends selective spans within `interval` for the cache (engine.cc);
+  // returns the bytes added and takes them from *room.
+  uint64_t read_ahead(size_t stored, ChunkSpan interval, std::vector<ChunkSpan>* spans, uint64_t* room) const;
   size_t stored_index(SpaceKind kind) const { return graph_->directed() ? static_cast<size_t>(kind) : 0; }
 
   // Processes the plan's chunks (cached ones from memory, the rest streamed

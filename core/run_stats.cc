@@ -41,6 +41,7 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
                    {"decoded_cache_chunks", s.decoded_cache_chunks},
                    {"decoded_cache_bytes", s.decoded_cache_bytes},
                    {"useful_bytes", s.useful_bytes},
+                   {"read_ahead_bytes", s.read_ahead_bytes},
                    {"reversed", s.reversed},
                    {"active_vertices", s.active_vertices},
                    {"next_active_vertices", s.next_active_vertices},

@@ -48,6 +48,7 @@ struct StepStats {
   uint64_t decoded_cache_chunks = 0;  // of those, served already decoded
   uint64_t decoded_cache_bytes = 0;   // their compressed bytes
   uint64_t useful_bytes = 0;   // estimated bytes of the active lists (push)
+  uint64_t read_ahead_bytes = 0;  // planned: chunks read past the active ones, for the cache
 
   uint64_t bytes_read() const {
     uint64_t total = 0;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <sstream>
 
@@ -316,7 +317,7 @@ TEST_CASE("decoded cache: room beyond the compressed graph serves later scans de
   for (uint32_t v = 0; v < graph.num_vertices(); ++v) REQUIRE(roomy_ranks[v] == doctest::Approx(tight_ranks[v]).epsilon(1e-12));
 }
 
-TEST_CASE("selective push reads only the chunks of active vertices; auto picks it for a tiny frontier") {
+TEST_CASE("selective push reads only the chunks of active vertices, and auto picks it for a tiny frontier") {
   sgtest::TempDir dir;
   make_chain_graph(dir, 20000);
   Graph graph;
@@ -345,6 +346,42 @@ TEST_CASE("selective push reads only the chunks of active vertices; auto picks i
   CHECK(bytes[static_cast<int>(IoMode::kSelective)] <= 2 * align_up(out.index[0].bytes, kAlignBytes));
   CHECK(bytes[static_cast<int>(IoMode::kFull)] > 10 * bytes[static_cast<int>(IoMode::kSelective)]);
   CHECK(bytes[static_cast<int>(IoMode::kAuto)] == bytes[static_cast<int>(IoMode::kSelective)]);
+}
+
+TEST_CASE("read-ahead: auto reads past the active chunks into the cache, a traversal then needs fewer requests") {
+  sgtest::TempDir dir;
+  make_chain_graph(dir, 20000);  // BFS from 0 walks forward through the ids
+  Graph graph;
+  REQUIRE(Graph::open(dir / "chain", &graph).ok());
+  uint64_t requests[3] = {}, bytes[3] = {};
+  std::vector<int32_t> depths[3];
+  for (IoMode mode : {IoMode::kSelective, IoMode::kAuto}) {
+    Engine engine;
+    EngineOptions e;
+    e.memory_bytes = 64 << 20;
+    e.io_mode = mode;
+    REQUIRE(engine.open(graph, e).ok());
+    VertexArray<int32_t> depth;
+    VertexArray<uint32_t> parent;
+    REQUIRE(bfs(&engine, 0, &depth, &parent).ok());
+    const int m = static_cast<int>(mode);
+    depths[m].assign(depth.data(), depth.data() + graph.num_vertices());
+    uint64_t read_ahead = 0;
+    for (const StepStats& step : engine.steps()) {
+      requests[m] += std::accumulate(step.device_requests.begin(), step.device_requests.end(), uint64_t{0});
+      bytes[m] += step.bytes_read();
+      read_ahead += step.read_ahead_bytes;
+    }
+    CHECK((read_ahead > 0) == (mode == IoMode::kAuto));
+  }
+  const int selective = static_cast<int>(IoMode::kSelective), automatic = static_cast<int>(IoMode::kAuto);
+  CHECK(depths[automatic] == depths[selective]);
+  // Selective reads each chunk once as the frontier reaches it (then it is
+  // cached); auto reads an interval's chunks in one request.
+  const EdgeSpace& out = graph.space(SpaceKind::kOut);
+  CHECK(requests[selective] >= out.index.size() / 2);
+  CHECK(requests[automatic] <= graph.manifest().interval_starts.size() * graph.layout().device_count());
+  CHECK(bytes[automatic] <= bytes[selective] + out.index.size() * kAlignBytes);
 }
 
 TEST_CASE("vertex orderings change no result: outputs in original ids are identical") {
