@@ -12,21 +12,27 @@ void ChunkCache::reset(const std::vector<size_t>& chunks_per_space, uint64_t sto
   bytes_ = 0;
   chunks_ = 0;
   decoded_.clear();
-  decoded_chunk_.clear();
+  decoded_of_chunk_.clear();
   for (size_t n : chunks_per_space) {
     decoded_.emplace_back(n);
-    decoded_chunk_.emplace_back(n, 0);
+    decoded_of_chunk_.emplace_back(n, nullptr);
   }
   decoded_bytes_ = 0;
 }
 
+bool ChunkCache::decoded_fits(uint64_t bytes, uint64_t room) const {
+  const uint64_t uncached = stored_bytes_ > bytes_ ? stored_bytes_ - bytes_ : 0;
+  return bytes + uncached <= room;
+}
+
 bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t room) {
   std::unique_ptr<WindowGraph>& slot = decoded_[space][window.first_chunk];
-  if (slot != nullptr) return slot->end_chunk == window.end_chunk;
-  const uint64_t uncached = stored_bytes_ > bytes_ ? stored_bytes_ - bytes_ : 0;
-  if (window.memory_bytes() + uncached > room) return false;
+  for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
+    if (decoded_of_chunk_[space][c] != nullptr) return false;  // overlaps a kept window
+  }
+  if (!decoded_fits(window.memory_bytes(), room)) return false;
   slot = std::make_unique<WindowGraph>(window);
-  for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) decoded_chunk_[space][c] = 1;
+  for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) decoded_of_chunk_[space][c] = slot.get();
   decoded_bytes_ += window.memory_bytes();
   return true;
 }

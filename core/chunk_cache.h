@@ -28,10 +28,11 @@ class ChunkCache {
   uint64_t bytes() const { return bytes_ + decoded_bytes_; }
   uint64_t chunks() const { return chunks_; }
 
-  const WindowGraph* find_decoded(size_t space, uint32_t first_chunk) const {
-    return decoded_[space][first_chunk].get();
-  }
-  bool is_decoded(size_t space, uint32_t chunk) const { return decoded_chunk_[space][chunk] != 0; }
+  // The decoded window holding `chunk`, or null.
+  const WindowGraph* decoded_containing(size_t space, uint32_t chunk) const { return decoded_of_chunk_[space][chunk]; }
+  bool is_decoded(size_t space, uint32_t chunk) const { return decoded_of_chunk_[space][chunk] != nullptr; }
+  // Whether a decoded window of `bytes` would be admitted with `room` left.
+  bool decoded_fits(uint64_t bytes, uint64_t room) const;
   // Keeps a copy of `window` if `room` bytes allow it and every chunk not yet
   // cached compressed; true if it is kept now.
   bool admit_decoded(size_t space, const WindowGraph& window, uint64_t room);
@@ -42,8 +43,8 @@ class ChunkCache {
   std::vector<std::unique_ptr<uint8_t[]>> storage_;
   uint64_t bytes_ = 0;
   uint64_t chunks_ = 0;
-  std::vector<std::vector<std::unique_ptr<WindowGraph>>> decoded_;  // [space][first chunk]
-  std::vector<std::vector<uint8_t>> decoded_chunk_;                 // [space][chunk]: in a decoded window
+  std::vector<std::vector<std::unique_ptr<WindowGraph>>> decoded_;  // [space][its first chunk]: storage
+  std::vector<std::vector<const WindowGraph*>> decoded_of_chunk_;   // [space][chunk]
   uint64_t decoded_bytes_ = 0;
   uint64_t stored_bytes_ = 0;
 };

@@ -343,28 +343,35 @@ uint64_t Engine::cache_room() const {
   return used < options_.memory_bytes ? options_.memory_bytes - used : 0;
 }
 
+bool Engine::decode_for_cache(const EdgeSpace& space, uint32_t first, uint32_t end) const {
+  return options_.cache && options_.decoded_cache &&
+         cache_.decoded_fits(decoded_window_bytes(*graph_, space, first, end), cache_room());
+}
+
 Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
                            void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
                            const VertexSubset* only) {
   std::vector<const uint8_t*> payloads;
-  auto consecutive = [&](size_t i, size_t n) { return i + n <= chunks.size() && chunks[i + n - 1] == chunks[i] + n - 1; };
   size_t i = 0;
   while (i < chunks.size()) {
-    const WindowGraph* decoded = cache_.find_decoded(stored, chunks[i]);
-    if (decoded != nullptr && consecutive(i, decoded->end_chunk - chunks[i])) {
-      visit_window_graph(space, *decoded, body, context, decoded_times);
-      const size_t n = decoded->end_chunk - decoded->first_chunk;
-      for (uint32_t c = decoded->first_chunk; c < decoded->end_chunk; ++c) step->decoded_cache_bytes += space.index[c].bytes;
-      step->chunks += n;
-      step->cached_chunks += n;
-      step->decoded_cache_chunks += n;
-      i += n;
+    if (const WindowGraph* decoded = cache_.decoded_containing(stored, chunks[i])) {
+      // The requested chunks this decoded window holds (chunks are sorted).
+      size_t j = i;
+      while (j < chunks.size() && chunks[j] < decoded->end_chunk) {
+        step->decoded_cache_bytes += space.index[chunks[j]].bytes;
+        ++j;
+      }
+      visit_window_graph(space, *decoded, std::span<const uint32_t>(chunks).subspan(i, j - i), body, context, decoded_times);
+      step->chunks += j - i;
+      step->cached_chunks += j - i;
+      step->decoded_cache_chunks += j - i;
+      i = j;
       continue;
     }
     // A window of consecutive cached chunks, up to the next decoded one.
     size_t j = i + 1;
     while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
-           cache_.find_decoded(stored, chunks[j]) == nullptr) {
+           !cache_.is_decoded(stored, chunks[j])) {
       ++j;
     }
     payloads.clear();
@@ -373,11 +380,14 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
     window.first_chunk = chunks[i];
     window.end_chunk = chunks[j - 1] + 1;
     window.payloads = payloads.data();
-    SG_RETURN_IF_ERROR(build_window_graph(*graph_, space, window, &window_, body, context, times, only));
+    // Decoding every list once (instead of skipping inactive ones) lets the
+    // window serve later steps decoded.
+    const bool keep = decode_for_cache(space, window.first_chunk, window.end_chunk);
+    SG_RETURN_IF_ERROR(build_window_graph(*graph_, space, window, &window_, body, context, times, keep ? nullptr : only));
     step->chunks += j - i;
     step->cached_chunks += j - i;
     step->edges_decoded += window_.edges();
-    if (options_.cache && options_.decoded_cache && only == nullptr) cache_.admit_decoded(stored, window_, cache_room());
+    if (keep) cache_.admit_decoded(stored, window_, cache_room());
     i = j;
   }
   return Status::OK();
@@ -441,7 +451,10 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
         status = Status::Interrupted("run stopped by a signal");
         break;
       }
-      status = build_window_graph(*graph_, space, window, &window_, body, context, &times, only);
+      // Room permitting, decode every list and keep the window decoded once
+      // its chunks are cached compressed (decode_for_cache checks both).
+      const bool keep = decode_for_cache(space, window.first_chunk, window.end_chunk);
+      status = build_window_graph(*graph_, space, window, &window_, body, context, &times, keep ? nullptr : only);
       if (!status.ok()) break;
       step.chunks += window.end_chunk - window.first_chunk;
       step.edges_decoded += window_.edges();
@@ -449,7 +462,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
         for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
           if (!cache_.admit(stored, c, window.payload(c, space.index[c]), space.index[c].bytes, cache_room())) break;
         }
-        if (options_.decoded_cache && only == nullptr) cache_.admit_decoded(stored, window_, cache_room());
+        if (keep) cache_.admit_decoded(stored, window_, cache_room());
       }
     }
     step.io_wait_seconds = stream.io_wait_seconds();

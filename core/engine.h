@@ -129,13 +129,17 @@ class Engine {
       status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     } else {
       auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
-        for (uint32_t i = begin; i < end; ++i) {
-          const uint32_t u = w.first_vertex + i;
-          if (!all && !active->contains(u)) continue;
+        auto push_from = [&](uint32_t u) {
+          const uint32_t i = u - w.first_vertex;
           for (uint32_t e = w.offsets[i]; e < w.offsets[i + 1]; ++e) {
             const uint32_t v = w.neighbours[e];
             if (f.cond(v) && f.update_atomic(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
           }
+        };
+        if (all) {
+          for (uint32_t u = w.first_vertex + begin; u < w.first_vertex + end; ++u) push_from(u);
+        } else {
+          active->for_each_in(w.first_vertex + begin, w.first_vertex + end, push_from);  // skips inactive words
         }
       };
       status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
@@ -221,6 +225,8 @@ class Engine {
                      void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
                      const VertexSubset* only);
   uint64_t cache_room() const;  // budget bytes the cache may still take
+  // Whether chunks [first, end) should be decoded whole and kept decoded.
+  bool decode_for_cache(const EdgeSpace& space, uint32_t first, uint32_t end) const;
   std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;

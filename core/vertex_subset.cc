@@ -84,12 +84,8 @@ void VertexSubset::add_all(const VertexSubset& other) {
 
 bool VertexSubset::any_in(uint32_t begin, uint32_t end) const {
   if (begin >= end) return false;
-  const size_t first_word = begin >> 6, last_word = (end - 1) >> 6;
-  for (size_t w = first_word; w <= last_word; ++w) {
-    uint64_t word = bits_[w];
-    if (w == first_word) word &= ~uint64_t{0} << (begin & 63);
-    if (w == last_word && (end & 63) != 0) word &= (uint64_t{1} << (end & 63)) - 1;
-    if (word != 0) return true;
+  for (size_t w = begin >> 6; w <= (size_t{end} - 1) >> 6; ++w) {
+    if (word_in(w, begin, end) != 0) return true;
   }
   return false;
 }

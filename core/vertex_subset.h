@@ -45,6 +45,18 @@ class VertexSubset {
 
   // Whether any vertex in [begin, end) is in the subset (dense).
   bool any_in(uint32_t begin, uint32_t end) const;
+  // Calls f(v) for each member v in [begin, end), a word at a time (dense).
+  template <typename F>
+  void for_each_in(uint32_t begin, uint32_t end, F&& f) const {
+    if (begin >= end) return;
+    for (size_t w = begin >> 6; w <= (size_t{end} - 1) >> 6; ++w) {
+      uint64_t word = word_in(w, begin, end);
+      while (word != 0) {
+        f(static_cast<uint32_t>(w * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
+        word &= word - 1;
+      }
+    }
+  }
 
   template <typename F>
   void for_each(F&& f) const {
@@ -62,6 +74,13 @@ class VertexSubset {
   }
 
  private:
+  // Word w of the bitmap with the bits outside [begin, end) cleared.
+  uint64_t word_in(size_t w, uint32_t begin, uint32_t end) const {
+    uint64_t word = bits_[w];
+    if (w == begin >> 6) word &= ~uint64_t{0} << (begin & 63);
+    if (w == (size_t{end} - 1) >> 6 && (end & 63) != 0) word &= (uint64_t{1} << (end & 63)) - 1;
+    return word;
+  }
   uint32_t n_ = 0;
   uint64_t count_ = 0;
   bool dense_ = true;

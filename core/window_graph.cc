@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 
 #include "compression/checksum.h"
 #include "compression/varint.h"
@@ -87,19 +88,29 @@ void visit_chunk(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w
   if (begin < stop) on_vertices(context, w, begin, stop);
 }
 
-// Calls back once for each list split over chunks, after its last piece.
-void visit_split_lists(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w, VertexRangeFn on_vertices,
-                       void* context, WindowTimes* times) {
+// Calls back once for each list split over chunks that has a piece in one
+// of `chunks` (sorted), with its whole run.
+void visit_split_lists(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w, std::span<const uint32_t> chunks,
+                       VertexRangeFn on_vertices, void* context, WindowTimes* times) {
   const auto t0 = std::chrono::steady_clock::now();
-  for (uint32_t c = w.first_chunk + 1; c < w.end_chunk; ++c) {
-    const bool continued = c + 1 < w.end_chunk && continues_list(index, w.first_chunk, c + 1) &&
-                           index[c + 1].first_vertex == index[c].first_vertex;
-    if (continues_list(index, w.first_chunk, c) && !continued) {
-      const uint32_t local = index[c].first_vertex - w.first_vertex;
-      on_vertices(context, w, local, local + 1);
-    }
+  uint32_t last_called = UINT32_MAX;
+  auto call = [&](uint32_t vertex) {
+    if (vertex == last_called) return;
+    last_called = vertex;
+    const uint32_t local = vertex - w.first_vertex;
+    on_vertices(context, w, local, local + 1);
+  };
+  for (uint32_t c : chunks) {
+    if (continues_list(index, w.first_chunk, c)) call(index[c].first_vertex);
+    if (c + 1 < w.end_chunk && continues_list(index, w.first_chunk, c + 1)) call(index[c + 1].first_vertex);
   }
   if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());
+}
+
+std::vector<uint32_t> all_chunks(const WindowGraph& w) {
+  std::vector<uint32_t> chunks(w.end_chunk - w.first_chunk);
+  std::iota(chunks.begin(), chunks.end(), w.first_chunk);
+  return chunks;
 }
 
 }  // namespace
@@ -145,19 +156,27 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
     }
   });
   if (!error.ok()) return Status::Corruption(graph.describe_chunk(space, error_chunk) + ": " + error.message());
-  if (on_vertices != nullptr) visit_split_lists(index, *out, on_vertices, context, times);
+  if (on_vertices != nullptr) visit_split_lists(index, *out, all_chunks(*out), on_vertices, context, times);
   return Status::OK();
 }
 
-void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, VertexRangeFn on_vertices, void* context,
-                        WindowTimes* times) {
+uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end) {
   const auto& index = space.index;
-  parallel_for(window.first_chunk, window.end_chunk, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
+  uint64_t edges = 0;
+  for (uint32_t c = first; c < end; ++c) edges += index[c].edge_count;
+  const uint64_t vertices = index[end - 1].end_vertex() - index[first].first_vertex;
+  return sizeof(uint32_t) * (vertices + 1 + edges) + (graph.weighted() ? sizeof(float) * edges : 0);
+}
+
+void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,
+                        VertexRangeFn on_vertices, void* context, WindowTimes* times) {
+  const auto& index = space.index;
+  parallel_for(size_t{0}, chunks.size(), size_t{1}, [&](size_t begin, size_t end) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t c = chunk_begin; c < chunk_end; ++c) visit_chunk(index, window, c, on_vertices, context);
+    for (size_t i = begin; i < end; ++i) visit_chunk(index, window, chunks[i], on_vertices, context);
     if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());
   });
-  visit_split_lists(index, window, on_vertices, context, times);
+  visit_split_lists(index, window, chunks, on_vertices, context, times);
 }
 
 }  // namespace sg

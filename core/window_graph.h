@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compression/status.h"
@@ -53,10 +54,15 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
                           VertexRangeFn on_vertices = nullptr, void* context = nullptr, WindowTimes* times = nullptr,
                           const VertexSubset* only = nullptr);
 
-// Hands an already decoded window (all lists decoded, e.g. from the decoded
-// cache) to the callback exactly as build_window_graph would, without
-// decoding or checking anything.
-void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, VertexRangeFn on_vertices, void* context,
-                        WindowTimes* times);
+// Hands the vertices of `chunks` (sorted, all within the window) of an
+// already decoded window (all lists decoded, e.g. from the decoded cache) to
+// the callback as build_window_graph would, without decoding or checking
+// anything. A list split over chunks is handed over whole, once, if any of
+// its pieces is in `chunks`.
+void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,
+                        VertexRangeFn on_vertices, void* context, WindowTimes* times);
+
+// Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
+uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);
 
 }  // namespace sg
