@@ -21,6 +21,12 @@ import json, sys
 run = json.load(open(sys.argv[1])); disk = json.load(open(sys.argv[2])); steps = run["steps"]
 push_read = sum(s["bytes_read"] for s in steps if s["mode"] == "push" and s["selective_intervals"] > 0)
 useful = sum(min(s["useful_bytes"], s["bytes_read"]) for s in steps if s["mode"] == "push" and s["selective_intervals"] > 0)
+# Over the run: bytes of active lists the push steps processed (read or
+# cached) per byte the push steps read. With the cache, a chunk read once
+# serves later steps, so this is what the reads bought.
+push_steps = [s for s in steps if s["mode"] == "push"]
+push_all_read = sum(s["bytes_read"] for s in push_steps)
+run_use = sum(s["useful_bytes"] for s in push_steps) / push_all_read if push_all_read else None
 full = [s for s in steps if s["bytes_read"] > 0 and (s["mode"] == "pull" or s["selective_intervals"] == 0)]
 errs = sorted((s["predicted_seconds"] - s["seconds"]) / s["seconds"] for s in full if s["seconds"] > 0)
 print(json.dumps({"bench": "io_modes", "app": run["app"], "graph": run["graph"], "io": run["io_mode"],
@@ -30,6 +36,7 @@ print(json.dumps({"bench": "io_modes", "app": run["app"], "graph": run["graph"],
                   "peak_rss_bytes": run["peak_rss_bytes"], "result": run["result"],
                   "modes": {m: sum(1 for s in steps if s["mode"] == m) for m in ("pull", "push")},
                   "selective_efficiency": round(useful / push_read, 3) if push_read else None,
+                  "run_active_bytes_per_byte_read": round(run_use, 3) if run_use is not None else None,
                   "full_scan_prediction_error": {"median": round(errs[len(errs)//2], 3), "min": round(errs[0], 3),
                                                  "max": round(errs[-1], 3), "steps": len(errs)} if errs else None,
                   "disk": disk}))

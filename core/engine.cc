@@ -146,10 +146,15 @@ void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
       }
     }
   }
-  // Skipping a list scans its bytes without decoding or updating: about a
-  // quarter of the cost per byte.
-  if (useful_bytes < cpu_bytes) cpu_bytes = useful_bytes + (cpu_bytes - useful_bytes) / 4;
-  plan->predicted = cost_model_.cost(ranges, cpu_bytes, decoded_bytes);
+  // Push touches only the active lists: in a compressed chunk the others are
+  // skipped, scanned without decoding (about a quarter of the cost per
+  // byte); in a decoded window they cost nothing (the active bitmap is walked
+  // a word at a time).
+  const double total = static_cast<double>(cpu_bytes + decoded_bytes);
+  const double active = total > 0 ? std::min(1.0, static_cast<double>(useful_bytes) / total) : 1.0;
+  const double compressed_work = static_cast<double>(cpu_bytes) * (active + (1 - active) / 4);
+  const double decoded_work = static_cast<double>(decoded_bytes) * active;
+  plan->predicted = cost_model_.cost(ranges, static_cast<uint64_t>(compressed_work), static_cast<uint64_t>(decoded_work));
 }
 
 StepPlan Engine::plan_pull(SpaceKind kind) const {
@@ -477,13 +482,20 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
     step.device_requests.push_back(io_.device_counters(d).requests.load() - requests_before[d]);
   }
   step.seconds = seconds_since(start);
-  uint64_t decoded_bytes = 0;
+  // The rates are per byte of work as cost_plan counts it (push: the active
+  // share of what it touches).
+  uint64_t touched_bytes = 0;
   for (const ChunkSpan& span : plan.spans) {
-    for (uint32_t c = span.begin; c < span.end; ++c) decoded_bytes += space.index[c].bytes;
+    for (uint32_t c = span.begin; c < span.end; ++c) touched_bytes += space.index[c].bytes;
   }
+  const double active_share = plan.pull || touched_bytes == 0
+                            ? 1.0
+                            : std::min(1.0, static_cast<double>(plan.useful_bytes) / static_cast<double>(touched_bytes));
+  const double compressed_bytes = static_cast<double>(touched_bytes - step.decoded_cache_bytes);
   const double threads = static_cast<double>(parallel_threads());
-  cost_model_.observe_cpu(decoded_bytes - step.decoded_cache_bytes, cpu_wall);
-  cost_model_.observe_decoded_cpu(step.decoded_cache_bytes, decoded_cpu_seconds / threads);
+  cost_model_.observe_cpu(static_cast<uint64_t>(compressed_bytes * (active_share + (1 - active_share) / 4)), cpu_wall);
+  cost_model_.observe_decoded_cpu(static_cast<uint64_t>(static_cast<double>(step.decoded_cache_bytes) * active_share),
+                                  decoded_cpu_seconds / threads);
   steps_.push_back(step);
   if (options_.progress) report_progress(step);
   return status;
