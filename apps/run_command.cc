@@ -86,6 +86,7 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"io_mode", io_mode_name(o.io_mode)},
                    {"cache_bytes", engine.cache_bytes()},
                    {"decoded_cache_bytes", engine.decoded_cache_bytes()},
+                   {"cache_evictions", engine.cache_evictions()},
                    {"threads", o.threads},
                    {"memory_bytes", o.memory_bytes},
                    {"memory_planned_bytes", engine.memory_used()},

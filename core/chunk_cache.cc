@@ -6,11 +6,11 @@ namespace sg {
 
 void ChunkCache::reset(const std::vector<size_t>& chunks_per_space, uint64_t stored_bytes) {
   stored_bytes_ = stored_bytes;
-  table_.clear();
-  for (size_t n : chunks_per_space) table_.emplace_back(n, nullptr);
-  storage_.clear();
+  chunks_.clear();
+  for (size_t n : chunks_per_space) chunks_.emplace_back(n);
+  by_priority_.clear();
   bytes_ = 0;
-  chunks_ = 0;
+  evictions_ = 0;
   decoded_.clear();
   decoded_of_chunk_.clear();
   for (size_t n : chunks_per_space) {
@@ -37,15 +37,27 @@ bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t
   return true;
 }
 
-bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room) {
-  if (table_[space][chunk] != nullptr) return true;
-  if (bytes > room) return false;
+bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room,
+                       double priority) {
+  if (chunks_[space][chunk] != nullptr) return true;
+  if (bytes > room) {
+    // Evict from the lowest priority up, only if that frees enough.
+    uint64_t freed = 0;
+    auto end = by_priority_.begin();
+    while (room + freed < bytes && end != by_priority_.end() && end->priority < priority) freed += (end++)->bytes;
+    if (room + freed < bytes) return false;
+    for (auto it = by_priority_.begin(); it != end; ++it) {
+      chunks_[it->space][it->chunk].reset();
+      bytes_ -= it->bytes;
+      ++evictions_;
+    }
+    by_priority_.erase(by_priority_.begin(), end);
+  }
   auto copy = std::make_unique<uint8_t[]>(bytes);
   std::memcpy(copy.get(), data, bytes);
-  table_[space][chunk] = copy.get();
-  storage_.push_back(std::move(copy));
+  chunks_[space][chunk] = std::move(copy);
+  by_priority_.insert(Cached{priority, space, chunk, bytes});
   bytes_ += bytes;
-  ++chunks_;
   return true;
 }
 

@@ -1,7 +1,15 @@
 // Memory the budget leaves after vertex arrays and I/O buffers holds chunks,
-// compressed as read and pinned for the run (DESIGN §7). Chunks are admitted
-// as they are first read while room lasts, so a graph that fits is read from
-// disk once; the planner treats cached chunks as free I/O.
+// compressed as read (DESIGN §7). Chunks are admitted as they are first read
+// while room lasts, so a graph that fits is read from disk once; the planner
+// treats cached chunks as free I/O. When the graph does not fit, the cache
+// keeps the chunks that pay most: a chunk's priority is its lists per byte
+// (IOE-order: bins of small-degree vertices first). A traversal re-reads a
+// chunk once for each step in which one of its vertices is active, so a
+// chunk of many short lists is re-read most, a chunk holding part of one hub
+// list about once; a full scan reads every byte once per step, so for it
+// any choice pays the same. A full cache admits a chunk by evicting chunks of
+// strictly lower priority; priorities are static, so the contents settle
+// and do not churn.
 //
 // Memory left after room is set aside for every chunk compressed holds
 // decoded windows (the CSR build_window_graph makes): a window served from
@@ -12,6 +20,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "core/window_graph.h"
@@ -22,11 +32,14 @@ class ChunkCache {
  public:
   // `stored_bytes`: all chunks of all spaces, compressed.
   void reset(const std::vector<size_t>& chunks_per_space, uint64_t stored_bytes);
-  const uint8_t* find(size_t space, uint32_t chunk) const { return table_[space][chunk]; }
-  // Copies the chunk in if `room` bytes allow; true if it is cached now.
-  bool admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room);
+  const uint8_t* find(size_t space, uint32_t chunk) const { return chunks_[space][chunk].get(); }
+  // Copies the chunk in if `room` bytes allow, or if evicting chunks of
+  // lower priority frees enough; true if it is cached now. Evicting
+  // invalidates the evicted chunks' find() pointers.
+  bool admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room, double priority);
   uint64_t bytes() const { return bytes_ + decoded_bytes_; }
-  uint64_t chunks() const { return chunks_; }
+  uint64_t chunk_count() const { return by_priority_.size(); }
+  uint64_t evictions() const { return evictions_; }
 
   // The decoded window holding `chunk`, or null.
   const WindowGraph* decoded_containing(size_t space, uint32_t chunk) const { return decoded_of_chunk_[space][chunk]; }
@@ -39,10 +52,17 @@ class ChunkCache {
   uint64_t decoded_bytes() const { return decoded_bytes_; }
 
  private:
-  std::vector<std::vector<const uint8_t*>> table_;
-  std::vector<std::unique_ptr<uint8_t[]>> storage_;
+  struct Cached {
+    double priority;
+    size_t space;
+    uint32_t chunk;
+    uint32_t bytes;
+    auto operator<=>(const Cached&) const = default;
+  };
+  std::vector<std::vector<std::unique_ptr<uint8_t[]>>> chunks_;  // [space][chunk]
+  std::set<Cached> by_priority_;                                  // lowest first
   uint64_t bytes_ = 0;
-  uint64_t chunks_ = 0;
+  uint64_t evictions_ = 0;
   std::vector<std::vector<std::unique_ptr<WindowGraph>>> decoded_;  // [space][its first chunk]: storage
   std::vector<std::vector<const WindowGraph*>> decoded_of_chunk_;   // [space][chunk]
   uint64_t decoded_bytes_ = 0;

@@ -465,7 +465,10 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
       step.edges_decoded += window_.edges();
       if (options_.cache) {
         for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
-          if (!cache_.admit(stored, c, window.payload(c, space.index[c]), space.index[c].bytes, cache_room())) break;
+          const ChunkIndexEntry& e = space.index[c];
+          // Priority: lists per byte (chunk_cache.h).
+          const double priority = static_cast<double>(e.vertex_count) / std::max<uint32_t>(e.bytes, 1);
+          cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), priority);
         }
         if (keep) cache_.admit_decoded(stored, window_, cache_room());
       }

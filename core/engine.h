@@ -191,6 +191,7 @@ class Engine {
   uint64_t memory_used() const { return memory_used_; }
   uint64_t cache_bytes() const { return cache_.bytes(); }
   uint64_t decoded_cache_bytes() const { return cache_.decoded_bytes(); }
+  uint64_t cache_evictions() const { return cache_.evictions(); }
 
  private:
   template <typename Body>

@@ -1,11 +1,12 @@
 // The cost model with synthetic device profiles: an HDD-like profile picks
 // full scans for frontiers covering most chunks and selective reads for a
 // handful of vertices, and the switch point moves the right way when
-// latency or bandwidth change.
+// latency or bandwidth change. And the chunk cache's admission policy.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
+#include "core/chunk_cache.h"
 #include "scheduler/cost_model.h"
 #include "scheduler/device_profile.h"
 #include "shards/ingest.h"
@@ -108,4 +109,31 @@ TEST_CASE("default stripe depth gives every device at least 32 stripes, 1 to 8 M
     const uint64_t stripe = choose_stripe_bytes(uint64_t{2} << 30, devices);
     CHECK(((uint64_t{2} << 30) / stripe >= 32 * devices || stripe == (1 << 20)));
   }
+}
+
+TEST_CASE("chunk cache keeps the chunks that pay most: lists per byte decide evictions") {
+  ChunkCache cache;
+  cache.reset({8}, 8 * 100);
+  const std::vector<uint8_t> data(100, 7);
+  uint64_t room = 300;  // three chunks of 100 bytes
+  auto admit = [&](uint32_t chunk, double priority) {
+    const uint64_t before = cache.bytes();
+    const bool kept = cache.admit(0, chunk, data.data(), 100, room, priority);
+    room = room + before - cache.bytes();
+    return kept;
+  };
+  CHECK(admit(0, 2.0));
+  CHECK(admit(1, 1.0));
+  CHECK(admit(2, 3.0));
+  CHECK(cache.chunk_count() == 3);
+  CHECK_FALSE(admit(3, 0.5));  // lower than everything cached: refused
+  CHECK_FALSE(admit(4, 1.0));  // equal to the lowest: no churn
+  CHECK(admit(5, 2.5));        // evicts the lowest (chunk 1)
+  CHECK(cache.find(0, 1) == nullptr);
+  CHECK(cache.find(0, 5) != nullptr);
+  CHECK(cache.find(0, 5)[99] == 7);
+  CHECK(cache.evictions() == 1);
+  CHECK(cache.bytes() == 300);
+  CHECK(admit(5, 2.5));  // already cached
+  CHECK(cache.evictions() == 1);
 }
