@@ -7,7 +7,11 @@ namespace sg {
 void ChunkCache::reset(const std::vector<size_t>& chunks_per_space, uint64_t stored_bytes) {
   stored_bytes_ = stored_bytes;
   chunks_.clear();
-  for (size_t n : chunks_per_space) chunks_.emplace_back(n);
+  last_used_.clear();
+  for (size_t n : chunks_per_space) {
+    chunks_.emplace_back(n);
+    last_used_.emplace_back(n, 0);
+  }
   by_priority_.clear();
   bytes_ = 0;
   evictions_ = 0;
@@ -38,25 +42,42 @@ bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t
 }
 
 bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room,
-                       double priority) {
-  if (chunks_[space][chunk] != nullptr) return true;
+                       double priority, uint64_t step) {
+  if (chunks_[space][chunk] != nullptr) {
+    touch(space, chunk, step);
+    return true;
+  }
   if (bytes > room) {
-    // Evict from the lowest priority up, only if that frees enough.
+    // Victims, lowest priority first: stale chunks, then fresh ones of
+    // strictly lower priority.
+    auto stale = [&](const Cached& c) { return last_used_[c.space][c.chunk] + kStaleSteps < step; };
+    std::vector<std::set<Cached>::iterator> victims;
     uint64_t freed = 0;
-    auto end = by_priority_.begin();
-    while (room + freed < bytes && end != by_priority_.end() && end->priority < priority) freed += (end++)->bytes;
+    for (auto it = by_priority_.begin(); it != by_priority_.end() && room + freed < bytes; ++it) {
+      if (stale(*it)) {
+        victims.push_back(it);
+        freed += it->bytes;
+      }
+    }
+    for (auto it = by_priority_.begin(); it != by_priority_.end() && it->priority < priority && room + freed < bytes; ++it) {
+      if (!stale(*it)) {
+        victims.push_back(it);
+        freed += it->bytes;
+      }
+    }
     if (room + freed < bytes) return false;
-    for (auto it = by_priority_.begin(); it != end; ++it) {
+    for (auto it : victims) {
       chunks_[it->space][it->chunk].reset();
       bytes_ -= it->bytes;
       ++evictions_;
+      by_priority_.erase(it);
     }
-    by_priority_.erase(by_priority_.begin(), end);
   }
   auto copy = std::make_unique<uint8_t[]>(bytes);
   std::memcpy(copy.get(), data, bytes);
   chunks_[space][chunk] = std::move(copy);
   by_priority_.insert(Cached{priority, space, chunk, bytes});
+  touch(space, chunk, step);
   bytes_ += bytes;
   return true;
 }

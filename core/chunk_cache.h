@@ -7,9 +7,10 @@
 // chunk once for each step in which one of its vertices is active, so a
 // chunk of many short lists is re-read most, a chunk holding part of one hub
 // list about once; a full scan reads every byte once per step, so for it
-// any choice pays the same. A full cache admits a chunk by evicting chunks of
-// strictly lower priority; priorities are static, so the contents settle
-// and do not churn.
+// any choice pays the same. A full cache admits a chunk by evicting, lowest
+// priority first, chunks no step has used for a while (e.g. the in-space
+// after a BFS turned from pull to push), then chunks of strictly lower
+// priority; priorities are static, so the contents settle and do not churn.
 //
 // Memory left after room is set aside for every chunk compressed holds
 // decoded windows (the CSR build_window_graph makes): a window served from
@@ -36,7 +37,12 @@ class ChunkCache {
   // Copies the chunk in if `room` bytes allow, or if evicting chunks of
   // lower priority frees enough; true if it is cached now. Evicting
   // invalidates the evicted chunks' find() pointers.
-  bool admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room, double priority);
+  // `step` numbers the engine's steps; a chunk unused for kStaleSteps steps
+  // is stale.
+  bool admit(size_t space, uint32_t chunk, const uint8_t* data, uint32_t bytes, uint64_t room, double priority,
+             uint64_t step);
+  void touch(size_t space, uint32_t chunk, uint64_t step) { last_used_[space][chunk] = step; }
+  static constexpr uint64_t kStaleSteps = 1;
   uint64_t bytes() const { return bytes_ + decoded_bytes_; }
   uint64_t chunk_count() const { return by_priority_.size(); }
   uint64_t evictions() const { return evictions_; }
@@ -61,6 +67,7 @@ class ChunkCache {
   };
   std::vector<std::vector<std::unique_ptr<uint8_t[]>>> chunks_;  // [space][chunk]
   std::set<Cached> by_priority_;                                  // lowest first
+  std::vector<std::vector<uint64_t>> last_used_;                  // [space][chunk]: step
   uint64_t bytes_ = 0;
   uint64_t evictions_ = 0;
   std::vector<std::vector<std::unique_ptr<WindowGraph>>> decoded_;  // [space][its first chunk]: storage

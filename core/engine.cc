@@ -428,6 +428,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   for (const ChunkSpan& span : plan.spans) {
     for (uint32_t c = span.begin; c < span.end; ++c) {
       if (cache_.find(stored, c) != nullptr) {
+        cache_.touch(stored, c, steps_.size());
         cached.push_back(c);
       } else if (!to_read.empty() && to_read.back().end == c) {
         ++to_read.back().end;
@@ -468,7 +469,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
           const ChunkIndexEntry& e = space.index[c];
           // Priority: lists per byte (chunk_cache.h).
           const double priority = static_cast<double>(e.vertex_count) / std::max<uint32_t>(e.bytes, 1);
-          cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), priority);
+          cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), priority, steps_.size());
         }
         if (keep) cache_.admit_decoded(stored, window_, cache_room());
       }

@@ -87,7 +87,7 @@ Status calibrate_device(const std::string& dir, const CalibrateOptions& options,
                                  sequential_offset, options.file_bytes, &status);
       profile->sequential_bytes_per_second = seq > 0 ? static_cast<double>(seq_bytes) / seq : 0;
       profile->random_reads.clear();
-      for (uint64_t bytes = 4096; bytes <= (uint64_t{16} << 20) && status.ok(); bytes *= 4) {
+      for (uint64_t bytes = 4096; bytes <= (uint64_t{16} << 20) && status.ok(); bytes *= 2) {
         if (bytes > options.file_bytes / 4) break;
         const double per_request = measure(fd, bytes, options.queue_depth, 512, options.seconds_per_size, random_offset,
                                            options.file_bytes, &status);

@@ -1,7 +1,7 @@
 // `shardgraph calibrate DIR...`: measures a device and stores its profile
 // (scheduler/device_profile.h) in DIR. On a scratch file it writes and then
 // removes: sequential O_DIRECT reads of 4 MiB, then random aligned reads of
-// 4 KiB .. 16 MiB at the engine's queue depth; each measurement is bounded
+// 4 KiB .. 16 MiB (each power of two) at the engine's queue depth; each measurement is bounded
 // in requests and time.
 #pragma once
 

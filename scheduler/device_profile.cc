@@ -1,7 +1,6 @@
 #include "scheduler/device_profile.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,8 +14,9 @@ double DeviceProfile::request_seconds(uint64_t bytes) const {
     const RequestCost& lo = random_reads[i - 1];
     const RequestCost& hi = random_reads[i];
     if (bytes <= hi.bytes) {
-      const double t = std::log(static_cast<double>(bytes) / static_cast<double>(lo.bytes)) /
-                       std::log(static_cast<double>(hi.bytes) / static_cast<double>(lo.bytes));
+      // Linear in bytes: exact for latency + transfer, and close to a
+      // throttle's max(1/IOPS, transfer) with points a factor 2 apart.
+      const double t = static_cast<double>(bytes - lo.bytes) / static_cast<double>(hi.bytes - lo.bytes);
       return lo.seconds + t * (hi.seconds - lo.seconds);
     }
   }
@@ -72,7 +72,7 @@ Status preset_profile(const std::string& device_class, DeviceProfile* p) {
   p->source = "preset";
   p->sequential_bytes_per_second = bandwidth;
   p->random_reads.clear();
-  for (uint64_t bytes = 4096; bytes <= (uint64_t{16} << 20); bytes *= 4) {
+  for (uint64_t bytes = 4096; bytes <= (uint64_t{16} << 20); bytes *= 2) {
     const double transfer = static_cast<double>(bytes) / bandwidth;
     const double seconds = iops_cap > 0 ? std::max(1.0 / iops_cap, transfer) : latency + transfer;
     p->random_reads.push_back({bytes, seconds});

@@ -116,9 +116,10 @@ TEST_CASE("chunk cache keeps the chunks that pay most: lists per byte decide evi
   cache.reset({8}, 8 * 100);
   const std::vector<uint8_t> data(100, 7);
   uint64_t room = 300;  // three chunks of 100 bytes
+  uint64_t step = 0;
   auto admit = [&](uint32_t chunk, double priority) {
     const uint64_t before = cache.bytes();
-    const bool kept = cache.admit(0, chunk, data.data(), 100, room, priority);
+    const bool kept = cache.admit(0, chunk, data.data(), 100, room, priority, step);
     room = room + before - cache.bytes();
     return kept;
   };
@@ -136,4 +137,12 @@ TEST_CASE("chunk cache keeps the chunks that pay most: lists per byte decide evi
   CHECK(cache.bytes() == 300);
   CHECK(admit(5, 2.5));  // already cached
   CHECK(cache.evictions() == 1);
+  // Chunks 0 and 2 go unused for more than kStaleSteps steps; 5 stays in use.
+  step = ChunkCache::kStaleSteps + 1;
+  cache.touch(0, 5, step);
+  CHECK(admit(6, 0.1));  // evicts stale chunk 0 (the lowest stale), not fresher 5
+  CHECK(cache.find(0, 0) == nullptr);
+  CHECK(cache.find(0, 2) != nullptr);
+  CHECK(cache.find(0, 5) != nullptr);
+  CHECK(cache.evictions() == 2);
 }
