@@ -1,22 +1,26 @@
 // Memory the budget leaves after vertex arrays and I/O buffers holds chunks,
 // compressed as read (DESIGN §7). Chunks are admitted as they are first read
 // while room lasts, so a graph that fits is read from disk once; the planner
-// treats cached chunks as free I/O. When the graph does not fit, the cache
-// keeps the chunks that pay most: a chunk's priority is its lists per byte
-// (IOE-order: bins of small-degree vertices first). A traversal re-reads a
-// chunk once for each step in which one of its vertices is active, so a
-// chunk of many short lists is re-read most, a chunk holding part of one hub
-// list about once; a full scan reads every byte once per step, so for it
-// any choice pays the same. A full cache admits a chunk by evicting, lowest
-// priority first, chunks no step has used for a while (e.g. the in-space
-// after a BFS turned from pull to push), then chunks of strictly lower
-// priority; priorities are static, so the contents settle and do not churn.
+// treats cached chunks as free I/O.
+//
+// When the graph does not fit, the cache keeps the chunks that pay most. A
+// traversal re-reads a chunk once for each step in which one of its vertices
+// is active, so a chunk of many short lists is re-read most and a chunk
+// holding part of one hub's list about once (IOE-order: bins of small-degree
+// vertices first); a full scan reads every byte once per step, so for it any
+// choice pays the same, but a cached run split into pieces would split its
+// reads (the engine reads short cached gaps through). Hence a chunk's
+// priority is its lists per byte in factor-2 bins, and within a bin the
+// first chunks read stay. A full cache admits a chunk by evicting, lowest
+// priority first, chunks no step has used lately (e.g. the in-space after a
+// BFS turned from pull to push), then chunks of a strictly lower bin; bins
+// are static, so the contents settle and do not churn.
 //
 // Memory left after room is set aside for every chunk compressed holds
 // decoded windows (the CSR build_window_graph makes): a window served from
 // there costs neither a checksum nor a decode, only the updates. Decoded
-// windows are kept only when complete (no skipped lists) and looked up by
-// their first chunk; a request covering a decoded window's chunks uses it.
+// windows are kept only when complete (no skipped lists); a request for any
+// of a decoded window's chunks is served from it.
 #pragma once
 
 #include <cstdint>

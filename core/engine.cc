@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 namespace sg {
@@ -123,28 +124,50 @@ std::string Engine::scratch_path(const std::string& name) const {
   return dir + "/.scratch-" + std::to_string(::getpid()) + "-" + name;
 }
 
-// Prices a plan: the uncached chunks as byte ranges on the devices, all of
-// them as decode work.
+// The chunks of `spans` to read from the devices: the uncached ones, merged
+// when adjacent, plus runs of cached chunks between two of them within a
+// span when reading them through is cheaper than another request (a cache
+// scattered by priority must not split a scan into many small reads).
+std::vector<ChunkSpan> Engine::disk_spans(size_t stored, const std::vector<ChunkSpan>& spans) const {
+  const auto& index = graph_->stored_space(stored).index;
+  std::vector<ChunkSpan> out;
+  for (const ChunkSpan& span : spans) {
+    bool open = false;  // out.back() may still grow within this span
+    uint32_t c = span.begin;
+    while (c < span.end) {
+      uint32_t cached_end = c;
+      uint64_t cached_bytes = 0;
+      while (cached_end < span.end && cache_.find(stored, cached_end) != nullptr) {
+        cached_bytes += index[cached_end].bytes;
+        ++cached_end;
+      }
+      if (cached_end == span.end) break;  // only cached chunks left
+      const bool bridge = open && cached_end > c && cached_bytes <= cost_model_.gap_fill_bytes();
+      if (open && (cached_end == c || bridge)) {
+        out.back().end = cached_end + 1;
+      } else {
+        out.push_back(ChunkSpan{cached_end, cached_end + 1});
+      }
+      open = true;
+      c = cached_end + 1;
+    }
+  }
+  return out;
+}
+
+// Prices a plan: what disk_spans reads as byte ranges on the devices, every
+// chunk as decode work.
 void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
   const size_t stored = stored_index(plan->kind);
   const auto& index = graph_->stored_space(stored).index;
-  std::vector<ByteRange> ranges;
   uint64_t cpu_bytes = 0, decoded_bytes = 0;
   for (const ChunkSpan& span : plan->spans) {
-    for (uint32_t c = span.begin; c < span.end; ++c) {
-      if (cache_.is_decoded(stored, c)) {
-        decoded_bytes += index[c].bytes;
-        continue;
-      }
-      cpu_bytes += index[c].bytes;
-      if (cache_.find(stored, c) != nullptr) continue;
-      const uint64_t end = align_up(index[c].offset + index[c].bytes, kAlignBytes);
-      if (!ranges.empty() && ranges.back().offset + ranges.back().bytes == index[c].offset) {
-        ranges.back().bytes = end - ranges.back().offset;
-      } else {
-        ranges.push_back(ByteRange{index[c].offset, end - index[c].offset});
-      }
-    }
+    for (uint32_t c = span.begin; c < span.end; ++c) (cache_.is_decoded(stored, c) ? decoded_bytes : cpu_bytes) += index[c].bytes;
+  }
+  std::vector<ByteRange> ranges;
+  for (const ChunkSpan& span : disk_spans(stored, plan->spans)) {
+    const uint64_t end = align_up(index[span.end - 1].offset + index[span.end - 1].bytes, kAlignBytes);
+    ranges.push_back(ByteRange{index[span.begin].offset, end - index[span.begin].offset});
   }
   // Push touches only the active lists: in a compressed chunk the others are
   // skipped, scanned without decoding (about a quarter of the cost per
@@ -423,18 +446,15 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   step.read_ahead_bytes = plan.read_ahead_bytes;
 
   // Cached chunks are processed from memory; the rest is streamed.
-  std::vector<uint32_t> cached;
-  std::vector<ChunkSpan> to_read;
+  const std::vector<ChunkSpan> to_read = disk_spans(stored, plan.spans);
+  std::vector<uint32_t> cached;  // the rest
+  size_t next_read = 0;
   for (const ChunkSpan& span : plan.spans) {
     for (uint32_t c = span.begin; c < span.end; ++c) {
-      if (cache_.find(stored, c) != nullptr) {
-        cache_.touch(stored, c, steps_.size());
-        cached.push_back(c);
-      } else if (!to_read.empty() && to_read.back().end == c) {
-        ++to_read.back().end;
-      } else {
-        to_read.push_back(ChunkSpan{c, c + 1});
-      }
+      if (cache_.find(stored, c) != nullptr) cache_.touch(stored, c, steps_.size());
+      while (next_read < to_read.size() && to_read[next_read].end <= c) ++next_read;
+      if (next_read < to_read.size() && to_read[next_read].begin <= c) continue;  // read from the devices
+      cached.push_back(c);
     }
   }
   std::vector<uint64_t> bytes_before, requests_before;
@@ -467,8 +487,11 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
       if (options_.cache) {
         for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
           const ChunkIndexEntry& e = space.index[c];
-          // Priority: lists per byte (chunk_cache.h).
-          const double priority = static_cast<double>(e.vertex_count) / std::max<uint32_t>(e.bytes, 1);
+          // Priority: lists per byte in factor-2 bins (chunk_cache.h); within
+          // a bin the first chunks read stay, so a scan's cached part stays
+          // one run.
+          const double lists_per_kib = 1024.0 * e.vertex_count / std::max<uint32_t>(e.bytes, 1);
+          const double priority = std::floor(std::log2(1.0 + lists_per_kib));
           cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), priority, steps_.size());
         }
         if (keep) cache_.admit_decoded(stored, window_, cache_room());

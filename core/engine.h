@@ -203,6 +203,7 @@ class Engine {
   StepPlan make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options) const;
   StepPlan plan_pull(SpaceKind kind) const;
   StepPlan plan_push(const VertexSubset& frontier, const VertexSubset& active, SpaceKind kind, IoMode mode) const;
+  std::vector<ChunkSpan> disk_spans(size_t stored, const std::vector<ChunkSpan>& spans) const;
   // Prices a plan; `useful_bytes` (push) are the active lists' bytes, the
   // rest of what push reads is skipped, not decoded.
   void cost_plan(StepPlan* plan, uint64_t useful_bytes = UINT64_MAX) const;
