@@ -130,26 +130,26 @@ std::string Engine::scratch_path(const std::string& name) const {
 // scattered by priority must not split a scan into many small reads).
 std::vector<ChunkSpan> Engine::disk_spans(size_t stored, const std::vector<ChunkSpan>& spans) const {
   const auto& index = graph_->stored_space(stored).index;
+  auto bytes_of = [&](uint32_t begin, uint32_t end) {  // chunks [begin, end) as read
+    return align_up(index[end - 1].offset + index[end - 1].bytes, kAlignBytes) - index[begin].offset;
+  };
+  auto cached = [&](uint32_t c) { return cache_.find(stored, c) != nullptr; };
   std::vector<ChunkSpan> out;
   for (const ChunkSpan& span : spans) {
     bool open = false;  // out.back() may still grow within this span
     uint32_t c = span.begin;
     while (c < span.end) {
-      uint32_t cached_end = c;
-      uint64_t cached_bytes = 0;
-      while (cached_end < span.end && cache_.find(stored, cached_end) != nullptr) {
-        cached_bytes += index[cached_end].bytes;
-        ++cached_end;
-      }
-      if (cached_end == span.end) break;  // only cached chunks left
-      const bool bridge = open && cached_end > c && cached_bytes <= cost_model_.gap_fill_bytes();
-      if (open && (cached_end == c || bridge)) {
-        out.back().end = cached_end + 1;
-      } else {
-        out.push_back(ChunkSpan{cached_end, cached_end + 1});
-      }
+      uint32_t gap_end = c;
+      while (gap_end < span.end && cached(gap_end)) ++gap_end;
+      if (gap_end == span.end) break;  // only cached chunks left
+      uint32_t run_end = gap_end;
+      while (run_end < span.end && !cached(run_end)) ++run_end;
+      const bool bridge = open && (gap_end == c || cost_model_.read_through(bytes_of(out.back().begin, out.back().end),
+                                                                            bytes_of(c, gap_end), bytes_of(gap_end, run_end)));
+      if (bridge) out.back().end = run_end;
+      else out.push_back(ChunkSpan{gap_end, run_end});
       open = true;
-      c = cached_end + 1;
+      c = run_end;
     }
   }
   return out;
@@ -247,12 +247,13 @@ std::vector<ChunkSpan> Engine::merge_chunks(size_t stored, const std::vector<uin
   auto bridgeable = [&](uint32_t from, uint32_t to) {
     if (from == to) return true;
     if (!fill_gaps) return false;
-    const uint64_t gap = index[to].offset - align_up(index[from - 1].offset + index[from - 1].bytes, kAlignBytes);
-    if (gap > cost_model_.gap_fill_bytes()) return false;
     for (uint32_t c = from; c < to; ++c) {
       if (cache_.find(stored, c) != nullptr) return false;
     }
-    return true;
+    const ChunkSpan& last = spans.back();
+    auto end_of = [&](uint32_t c) { return align_up(index[c].offset + index[c].bytes, kAlignBytes); };
+    return cost_model_.read_through(end_of(last.end - 1) - index[last.begin].offset, index[to].offset - end_of(from - 1),
+                                    end_of(to) - index[to].offset);
   };
   for (uint32_t c : chunks) {
     if (!spans.empty() && bridgeable(spans.back().end, c)) {

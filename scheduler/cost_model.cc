@@ -31,6 +31,14 @@ PlanCost CostModel::cost(const std::vector<ByteRange>& ranges, uint64_t cpu_byte
   return c;
 }
 
+bool CostModel::read_through(uint64_t left_bytes, uint64_t gap_bytes, uint64_t right_bytes) const {
+  for (const DeviceProfile& p : profiles_) {
+    const double through = p.request_seconds(left_bytes + gap_bytes + right_bytes);
+    if (through > p.request_seconds(left_bytes) + p.request_seconds(right_bytes)) return false;
+  }
+  return true;
+}
+
 void CostModel::observe_cpu(uint64_t bytes, double seconds) {
   if (bytes < (1 << 20) || seconds <= 0) return;  // too little to measure
   const double rate = static_cast<double>(bytes) / seconds;

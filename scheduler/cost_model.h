@@ -39,6 +39,9 @@ class CostModel {
   // A gap shorter than this is cheaper to read through than to skip with a
   // new request (the slowest device's per-request time x bandwidth).
   uint64_t gap_fill_bytes() const { return gap_fill_bytes_; }
+  // Whether one request over `left`, a gap and `right` costs no more than
+  // two requests for `left` and `right`, on every device.
+  bool read_through(uint64_t left_bytes, uint64_t gap_bytes, uint64_t right_bytes) const;
   double cpu_bytes_per_second() const { return cpu_bytes_per_second_; }
   // Folds in a measured decode+update rate (bytes per wall second).
   void observe_cpu(uint64_t bytes, double seconds);

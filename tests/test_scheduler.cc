@@ -87,6 +87,21 @@ TEST_CASE("CPU bound plans cost their decode time; gap filling follows latency x
   CHECK(m.cpu_bytes_per_second() > 100e6);
 }
 
+TEST_CASE("reading through a gap: a seeking disk reads short gaps through, a throttled one only between small reads") {
+  // Seek + transfer: a gap is worth reading while it transfers faster than a seek.
+  CostModel seeking({synthetic(150e6, 0.008)}, StripeLayout(4 << 20, 1), 1e12);
+  CHECK(seeking.read_through(8 << 20, 512 << 10, 8 << 20));
+  CHECK_FALSE(seeking.read_through(8 << 20, 4 << 20, 8 << 20));
+  // max(1/IOPS, transfer): big reads are bandwidth-bound, a second one costs
+  // nothing extra; small ones are IOPS-bound and absorb a short gap.
+  DeviceProfile throttled;
+  REQUIRE(preset_profile("hdd", &throttled).ok());
+  CostModel throttle({throttled}, StripeLayout(4 << 20, 1), 1e12);
+  CHECK_FALSE(throttle.read_through(8 << 20, 256 << 10, 8 << 20));
+  CHECK(throttle.read_through(64 << 10, 128 << 10, 64 << 10));
+  CHECK_FALSE(throttle.read_through(64 << 10, 2 << 20, 64 << 10));
+}
+
 TEST_CASE("presets and profile JSON round trip") {
   DeviceProfile hdd;
   REQUIRE(preset_profile("hdd", &hdd).ok());
