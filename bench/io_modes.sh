@@ -39,6 +39,7 @@ print(json.dumps({"bench": "io_modes", "app": run["app"], "graph": run["graph"],
                   "run_active_bytes_per_byte_read": round(run_use, 3) if run_use is not None else None,
                   "full_scan_prediction_error": {"median": round(errs[len(errs)//2], 3), "min": round(errs[0], 3),
                                                  "max": round(errs[-1], 3), "steps": len(errs)} if errs else None,
+                  "full_scan_steps": [[s["iteration"], round(s["predicted_seconds"], 4), round(s["seconds"], 4)] for s in full],
                   "disk": disk}))
 PY
   done
