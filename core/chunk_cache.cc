@@ -82,4 +82,24 @@ bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32
   return true;
 }
 
+void ChunkCache::shrink_to(uint64_t target) {
+  for (size_t space = 0; space < decoded_.size() && bytes() > target; ++space) {
+    for (std::unique_ptr<WindowGraph>& window : decoded_[space]) {
+      if (window == nullptr) continue;
+      for (uint32_t c = window->first_chunk; c < window->end_chunk; ++c) decoded_of_chunk_[space][c] = nullptr;
+      decoded_bytes_ -= window->memory_bytes();
+      window.reset();
+      ++evictions_;
+      if (bytes() <= target) break;
+    }
+  }
+  while (bytes() > target && !by_priority_.empty()) {
+    const Cached& lowest = *by_priority_.begin();
+    chunks_[lowest.space][lowest.chunk].reset();
+    bytes_ -= lowest.bytes;
+    ++evictions_;
+    by_priority_.erase(by_priority_.begin());
+  }
+}
+
 }  // namespace sg

@@ -60,6 +60,9 @@ class ChunkCache {
   // cached compressed; true if it is kept now.
   bool admit_decoded(size_t space, const WindowGraph& window, uint64_t room);
   uint64_t decoded_bytes() const { return decoded_bytes_; }
+  // Evicts until bytes() <= `bytes`: decoded windows first, then chunks,
+  // lowest priority first (vertex arrays allocated later take precedence).
+  void shrink_to(uint64_t bytes);
 
  private:
   struct Cached {

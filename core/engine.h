@@ -83,8 +83,12 @@ class Engine {
   Status allocate(VertexArray<T>* array, const std::string& name) {
     const uint64_t bytes = uint64_t{num_vertices()} * sizeof(T);
     const bool fits = memory_used_ + bytes <= options_.memory_bytes;
-    if (fits) memory_used_ += bytes;
-    else note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
+    if (fits) {
+      memory_used_ += bytes;
+      cache_.shrink_to(options_.memory_bytes - memory_used_);  // arrays come before cached chunks
+    } else {
+      note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
+    }
     return array->allocate(num_vertices(), fits ? std::string() : scratch_path(name));
   }
 

@@ -317,6 +317,45 @@ TEST_CASE("decoded cache: room beyond the compressed graph serves later scans de
   for (uint32_t v = 0; v < graph.num_vertices(); ++v) REQUIRE(roomy_ranks[v] == doctest::Approx(tight_ranks[v]).epsilon(1e-12));
 }
 
+TEST_CASE("chunk cache under memory pressure: stale chunks are evicted, results are unchanged") {
+  sgtest::TempDir dir;
+  make_chain_graph(dir, 20000);
+  Graph graph;
+  REQUIRE(Graph::open(dir / "chain", &graph).ok());
+  uint64_t stored_bytes = 0;
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    for (const ChunkIndexEntry& e : graph.stored_space(s).index) stored_bytes += e.bytes;
+  }
+  // PageRank pulls the in-space, then BFS pushes over the out-space: with
+  // room for a third of the graph the in-space chunks go stale and make way.
+  auto run = [&](uint64_t memory_bytes, Engine* engine, VertexArray<double>* ranks, VertexArray<int32_t>* depth,
+                 VertexArray<uint32_t>* labels) {
+    EngineOptions e;
+    e.memory_bytes = memory_bytes;
+    e.window_bytes = 8 << 10;
+    REQUIRE(engine->open(graph, e).ok());
+    int iterations = 0;
+    REQUIRE(pagerank(engine, PageRankOptions{3, 0, 0.85}, ranks, &iterations).ok());
+    VertexArray<uint32_t> parent;
+    REQUIRE(bfs(engine, 0, depth, &parent).ok());
+    REQUIRE(wcc(engine, labels).ok());
+  };
+  Engine roomy, tight;
+  VertexArray<double> roomy_ranks, tight_ranks;
+  VertexArray<int32_t> roomy_depth, tight_depth;
+  VertexArray<uint32_t> roomy_labels, tight_labels;
+  run(256 << 20, &roomy, &roomy_ranks, &roomy_depth, &roomy_labels);
+  CHECK(roomy.cache_evictions() == 0);
+  run(roomy.memory_used() + stored_bytes / 3, &tight, &tight_ranks, &tight_depth, &tight_labels);
+  CHECK(tight.cache_evictions() > 0);
+  CHECK(tight.cache_bytes() <= stored_bytes / 3 + 16384);
+  for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+    REQUIRE(tight_ranks[v] == doctest::Approx(roomy_ranks[v]).epsilon(1e-12));
+    REQUIRE(tight_depth[v] == static_cast<int32_t>((v + 3) / 4));
+    REQUIRE(tight_labels[v] == 0);
+  }
+}
+
 TEST_CASE("selective push reads only the chunks of active vertices, and auto picks it for a tiny frontier") {
   sgtest::TempDir dir;
   make_chain_graph(dir, 20000);

@@ -77,7 +77,7 @@ TEST_CASE("striping spreads a scan: two devices halve its I/O time") {
   CHECK(one.cost({{0, 64 << 20}}, 0).requests == 64);
 }
 
-TEST_CASE("CPU bound plans cost their decode time; gap filling follows latency x bandwidth") {
+TEST_CASE("CPU bound plans cost their decode time, and gap filling follows latency x bandwidth") {
   CostModel m({synthetic(150e6, 0.008)}, StripeLayout(4 << 20, 1), 100e6);
   const PlanCost c = m.cost({{0, 1 << 20}}, 100 << 20);
   CHECK(c.seconds == doctest::Approx(c.cpu_seconds));
