@@ -319,7 +319,7 @@ TEST_CASE("decoded cache: room beyond the compressed graph serves later scans de
 
 TEST_CASE("chunk cache under memory pressure: stale chunks are evicted, results are unchanged") {
   sgtest::TempDir dir;
-  make_chain_graph(dir, 20000);
+  make_chain_graph(dir, 8000);
   Graph graph;
   REQUIRE(Graph::open(dir / "chain", &graph).ok());
   uint64_t stored_bytes = 0;
