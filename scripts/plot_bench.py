@@ -11,6 +11,7 @@
 """
 import json
 import os
+import statistics
 import sys
 from collections import defaultdict
 
@@ -40,20 +41,25 @@ def plot_io_modes(records, out_dir):
     if not runs:
         return []
     modes = ["full", "selective", "auto"]
-    groups = sorted({(os.path.basename(r["graph"]), r["app"]) for r in runs})
+    def case(r):  # graph, budget and cache setting tell runs apart
+        cache = " no-cache" if "--no-cache" in r.get("options", "") else ""
+        return (os.path.basename(r["graph"]), f'{r["memory"] >> 20}M{cache}', r["app"])
+
+    groups = sorted({case(r) for r in runs})
     made = []
-    for metric, label, scale, name in (("seconds", "time (s)", 1, "io_modes_time.png"),
-                                       ("bytes_read", "bytes read (MB)", 1e6, "io_modes_bytes.png")):
-        fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(groups)), 4))
+    for metric, label, scale, name in (("seconds", "time (s, log)", 1, "io_modes_time.png"),
+                                       ("bytes_read", "bytes read (MB, log)", 1e6, "io_modes_bytes.png")):
+        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(groups)), 4))
         width = 0.8 / len(modes)
         for i, mode in enumerate(modes):
             values = []
-            for graph, app in groups:
-                match = [r[metric] / scale for r in runs if (os.path.basename(r["graph"]), r["app"], r["io"]) == (graph, app, mode)]
-                values.append(match[0] if match else 0)
+            for group in groups:
+                match = [r[metric] / scale for r in runs if case(r) == group and r["io"] == mode]
+                values.append(statistics.median(match) if match else 0)  # repeats: the median
             ax.bar([g + i * width for g in range(len(groups))], values, width, label=f"--io {mode}")
         ax.set_xticks([g + width for g in range(len(groups))])
-        ax.set_xticklabels([f"{app}\n{graph}" for graph, app in groups])
+        ax.set_xticklabels([f"{app}\n{graph}\n{budget}" for graph, budget, app in groups], fontsize=7)
+        ax.set_yscale("log")
         ax.set_ylabel(label)
         ax.legend()
         made.append(save(fig, out_dir, name))
