@@ -3,9 +3,9 @@
   io_modes_time.png     time per --io mode per app (records "bench": "io_modes")
   io_modes_bytes.png    bytes read per --io mode per app
   multidisk.png         scan MB/s vs device count, next to N x 150 MB/s (records "bench": "multidisk_pagerank")
-  matrix_time.png       time per app and mode for each device count (records "bench": "matrix")
-  matrix_bytes_per_iteration.png   bytes read per iteration, full vs selective vs auto (one device)
-  matrix_device_mbps.png           per-device MB/s (busy time) vs device count, pagerank --io full
+  matrix_time_INPUT.png time per app and mode for each device count (records "bench": "matrix")
+  matrix_bytes_per_iteration_INPUT.png   bytes read per iteration, full vs selective vs auto (one device)
+  matrix_device_mbps_INPUT.png           per-device MB/s (busy time) vs device count, pagerank --io full
 
     scripts/plot_bench.py OUT_DIR FILE.jsonl...   (Debian: apt-get install python3-matplotlib)
 """
@@ -88,9 +88,15 @@ def plot_multidisk(records, out_dir):
 
 
 def plot_matrix(records, out_dir):
-    runs = [r for r in records if r.get("bench") == "matrix"]
-    if not runs:
-        return []
+    made = []
+    matrix = [r for r in records if r.get("bench") == "matrix"]
+    for source in sorted({r["input"] for r in matrix}):
+        stem = os.path.basename(source).split(".")[0]
+        made += plot_matrix_input([r for r in matrix if r["input"] == source], out_dir, stem)
+    return made
+
+
+def plot_matrix_input(runs, out_dir, stem):
     made = []
     apps = sorted({r["app"] for r in runs})
     modes = ["full", "selective", "auto"]
@@ -99,14 +105,15 @@ def plot_matrix(records, out_dir):
     for ax, app in zip(axes[0], apps):
         width = 0.8 / len(modes)
         for i, mode in enumerate(modes):
-            values = [next((r["seconds"] for r in runs if (r["app"], r["io"], r["devices"]) == (app, mode, n)), 0) for n in devices]
+            values = [statistics.median([r["seconds"] for r in runs if (r["app"], r["io"], r["devices"]) == (app, mode, n)] or [0])
+                      for n in devices]
             ax.bar([d + i * width for d in range(len(devices))], values, width, label=f"--io {mode}")
         ax.set_xticks([d + width for d in range(len(devices))])
         ax.set_xticklabels([f"{n} disk(s)" for n in devices])
-        ax.set_title(app)
-        ax.set_ylabel("time (s)")
+        ax.set_title(f"{app} ({stem})")
+        ax.set_ylabel("time (s, median of repeats)")
     axes[0][0].legend()
-    made.append(save(fig, out_dir, "matrix_time.png"))
+    made.append(save(fig, out_dir, f"matrix_time_{stem}.png"))
 
     fig, axes = plt.subplots(1, len(apps), figsize=(4.5 * len(apps), 3.8), squeeze=False)
     for ax, app in zip(axes[0], apps):
@@ -115,11 +122,11 @@ def plot_matrix(records, out_dir):
             if run is None:
                 continue
             ax.plot(range(len(run["iterations"])), [it["bytes_read"] / 1e6 for it in run["iterations"]], "o-", label=f"--io {mode}")
-        ax.set_title(f"{app} ({devices[0]} disk)")
+        ax.set_title(f"{app} ({stem}, {devices[0]} disk)")
         ax.set_xlabel("step")
         ax.set_ylabel("MB read")
     axes[0][0].legend()
-    made.append(save(fig, out_dir, "matrix_bytes_per_iteration.png"))
+    made.append(save(fig, out_dir, f"matrix_bytes_per_iteration_{stem}.png"))
 
     scans = [r for r in runs if r["app"] == "pagerank" and r["io"] == "full"]
     if scans:
@@ -131,7 +138,7 @@ def plot_matrix(records, out_dir):
         ax.set_xlabel("devices")
         ax.set_ylabel("per-device MB/s while busy")
         ax.legend()
-        made.append(save(fig, out_dir, "matrix_device_mbps.png"))
+        made.append(save(fig, out_dir, f"matrix_device_mbps_{stem}.png"))
     return made
 
 
