@@ -1,10 +1,9 @@
 #include "core/vertex_subset.h"
 
-
 #include <algorithm>
 #include <atomic>
-#include <bit>
 
+#include "compression/bits.h"
 #include "shards/parallel.h"
 
 namespace sg {
@@ -66,7 +65,7 @@ void VertexSubset::recount() {
   std::atomic<uint64_t> total{0};
   parallel_for(size_t{0}, bits_.size(), size_t{4096}, [&](size_t begin, size_t end) {
     uint64_t sum = 0;
-    for (size_t w = begin; w < end; ++w) sum += static_cast<uint64_t>(std::popcount(bits_[w]));
+    for (size_t w = begin; w < end; ++w) sum += count_bits(bits_[w]);
     total.fetch_add(sum, std::memory_order_relaxed);
   });
   count_ = total.load();

@@ -1,12 +1,11 @@
 #include "core/window_graph.h"
 
-
-#include <bit>
 #include <chrono>
 #include <cstring>
 #include <mutex>
 #include <numeric>
 
+#include "compression/bits.h"
 #include "compression/checksum.h"
 #include "compression/varint.h"
 #include "shards/parallel.h"
@@ -27,7 +26,7 @@ const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint32_t count
   while (count >= 8 && end - p >= 8) {
     uint64_t word;
     std::memcpy(&word, p, 8);
-    const uint32_t ends = static_cast<uint32_t>(std::popcount(~word & 0x8080808080808080ULL));
+    const uint32_t ends = count_varint_ends(word);
     if (ends > count) break;
     count -= ends;
     p += 8;

@@ -2,9 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "compression/adjacency_codec.h"
+#include "compression/bits.h"
 #include "compression/varint.h"
 #include "test_util.h"
 
@@ -124,4 +126,16 @@ TEST_CASE("adjacency decoder rejects ids beyond |V| and random garbage safely") 
       CHECK(std::is_sorted(out.begin(), out.end()));
     }
   }
+}
+
+TEST_CASE("bit counts match std::popcount") {
+  uint64_t state = 5;
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t x = sgtest::next_random(&state) ^ (i % 2 ? 0 : sgtest::next_random(&state) << 7);
+    CHECK(sg::count_bits(x) == static_cast<uint32_t>(std::popcount(x)));
+    CHECK(sg::count_varint_ends(x) == static_cast<uint32_t>(std::popcount(~x & 0x8080808080808080ULL)));
+  }
+  CHECK(sg::count_bits(0) == 0);
+  CHECK(sg::count_bits(~uint64_t{0}) == 64);
+  CHECK(sg::count_varint_ends(0) == 8);
 }
