@@ -33,6 +33,7 @@ bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t
   std::unique_ptr<WindowGraph>& slot = decoded_[space][window.first_chunk];
   for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
     if (decoded_of_chunk_[space][c] != nullptr) return false;  // overlaps a kept window
+    if (chunks_[space][c] == nullptr) return false;            // keeps the invariant evict() relies on
   }
   if (!decoded_fits(window.memory_bytes(), room)) return false;
   slot = std::make_unique<WindowGraph>(window);
@@ -66,40 +67,42 @@ bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32
       }
     }
     if (room + freed < bytes) return false;
-    for (auto it : victims) {
-      chunks_[it->space][it->chunk].reset();
-      bytes_ -= it->bytes;
-      ++evictions_;
-      by_priority_.erase(it);
-    }
+    for (auto it : victims) evict(it);
   }
   auto copy = std::make_unique<uint8_t[]>(bytes);
   std::memcpy(copy.get(), data, bytes);
   chunks_[space][chunk] = std::move(copy);
-  by_priority_.insert(Cached{priority, space, chunk, bytes});
+  by_priority_.insert(Cached{priority, UINT64_MAX - admissions_++, space, chunk, bytes});
   touch(space, chunk, step);
   bytes_ += bytes;
   return true;
 }
 
+void ChunkCache::drop_decoded_window(size_t space, uint32_t chunk) {
+  const WindowGraph* window = decoded_of_chunk_[space][chunk];
+  if (window == nullptr) return;
+  const uint32_t first = window->first_chunk;
+  for (uint32_t c = first; c < window->end_chunk; ++c) decoded_of_chunk_[space][c] = nullptr;
+  decoded_bytes_ -= window->memory_bytes();
+  decoded_[space][first].reset();
+  ++evictions_;
+}
+
+void ChunkCache::evict(std::set<Cached>::iterator it) {
+  drop_decoded_window(it->space, it->chunk);
+  chunks_[it->space][it->chunk].reset();
+  bytes_ -= it->bytes;
+  ++evictions_;
+  by_priority_.erase(it);
+}
+
 void ChunkCache::shrink_to(uint64_t target) {
   for (size_t space = 0; space < decoded_.size() && bytes() > target; ++space) {
-    for (std::unique_ptr<WindowGraph>& window : decoded_[space]) {
-      if (window == nullptr) continue;
-      for (uint32_t c = window->first_chunk; c < window->end_chunk; ++c) decoded_of_chunk_[space][c] = nullptr;
-      decoded_bytes_ -= window->memory_bytes();
-      window.reset();
-      ++evictions_;
-      if (bytes() <= target) break;
+    for (uint32_t first = 0; first < decoded_[space].size() && bytes() > target; ++first) {
+      if (decoded_[space][first] != nullptr) drop_decoded_window(space, first);
     }
   }
-  while (bytes() > target && !by_priority_.empty()) {
-    const Cached& lowest = *by_priority_.begin();
-    chunks_[lowest.space][lowest.chunk].reset();
-    bytes_ -= lowest.bytes;
-    ++evictions_;
-    by_priority_.erase(by_priority_.begin());
-  }
+  while (bytes() > target && !by_priority_.empty()) evict(by_priority_.begin());
 }
 
 }  // namespace sg

@@ -56,8 +56,9 @@ class ChunkCache {
   bool is_decoded(size_t space, uint32_t chunk) const { return decoded_of_chunk_[space][chunk] != nullptr; }
   // Whether a decoded window of `bytes` would be admitted with `room` left.
   bool decoded_fits(uint64_t bytes, uint64_t room) const;
-  // Keeps a copy of `window` if `room` bytes allow it and every chunk not yet
-  // cached compressed; true if it is kept now.
+  // Keeps a copy of `window` if its chunks are all cached compressed and
+  // `room` bytes allow it and every chunk not yet cached compressed; true if
+  // it is kept now.
   bool admit_decoded(size_t space, const WindowGraph& window, uint64_t room);
   uint64_t decoded_bytes() const { return decoded_bytes_; }
   // Evicts until bytes() <= `bytes`: decoded windows first, then chunks,
@@ -65,18 +66,26 @@ class ChunkCache {
   void shrink_to(uint64_t bytes);
 
  private:
+  // Eviction order: lowest priority first, and within a bin the most
+  // recently admitted first (the first chunks read stay).
   struct Cached {
     double priority;
+    uint64_t recency;  // UINT64_MAX - admission number
     size_t space;
     uint32_t chunk;
     uint32_t bytes;
     auto operator<=>(const Cached&) const = default;
   };
+  // Drops the compressed copy of a chunk, and the decoded window holding it
+  // (a decoded window's chunks are always cached compressed too).
+  void evict(std::set<Cached>::iterator it);
+  void drop_decoded_window(size_t space, uint32_t chunk);
   std::vector<std::vector<std::unique_ptr<uint8_t[]>>> chunks_;  // [space][chunk]
   std::set<Cached> by_priority_;                                  // lowest first
   std::vector<std::vector<uint64_t>> last_used_;                  // [space][chunk]: step
   uint64_t bytes_ = 0;
   uint64_t evictions_ = 0;
+  uint64_t admissions_ = 0;
   std::vector<std::vector<std::unique_ptr<WindowGraph>>> decoded_;  // [space][its first chunk]: storage
   std::vector<std::vector<const WindowGraph*>> decoded_of_chunk_;   // [space][chunk]
   uint64_t decoded_bytes_ = 0;

@@ -144,8 +144,12 @@ std::vector<ChunkSpan> Engine::disk_spans(size_t stored, const std::vector<Chunk
       if (gap_end == span.end) break;  // only cached chunks left
       uint32_t run_end = gap_end;
       while (run_end < span.end && !cached(run_end)) ++run_end;
-      const bool bridge = open && (gap_end == c || cost_model_.read_through(bytes_of(out.back().begin, out.back().end),
-                                                                            bytes_of(c, gap_end), bytes_of(gap_end, run_end)));
+      // Never through a decoded window: it serves its chunks without a decode.
+      bool decoded_gap = false;
+      for (uint32_t g = c; g < gap_end && !decoded_gap; ++g) decoded_gap = cache_.is_decoded(stored, g);
+      const bool bridge = open && (gap_end == c || (!decoded_gap && cost_model_.read_through(
+                                                                        bytes_of(out.back().begin, out.back().end),
+                                                                        bytes_of(c, gap_end), bytes_of(gap_end, run_end))));
       if (bridge) out.back().end = run_end;
       else out.push_back(ChunkSpan{gap_end, run_end});
       open = true;
@@ -280,9 +284,11 @@ uint64_t Engine::read_ahead(size_t stored, ChunkSpan interval, std::vector<Chunk
     }
   }
   uint64_t total = 0;
-  for (ChunkSpan& span : *spans) {
+  for (size_t i = 0; i < spans->size(); ++i) {
+    ChunkSpan& span = (*spans)[i];
+    const uint32_t limit = i + 1 < spans->size() ? (*spans)[i + 1].begin : interval.end;  // the next span is read anyway
     uint64_t extra = 0;
-    while (span.end < interval.end && cache_.find(stored, span.end) == nullptr) {
+    while (span.end < limit && cache_.find(stored, span.end) == nullptr) {
       const uint64_t bytes = stored_bytes(span.end);
       if (extra + bytes > cost_model_.gap_fill_bytes() || bytes > *room) break;
       extra += bytes;
@@ -372,6 +378,12 @@ uint64_t Engine::cache_room() const {
   return used < options_.memory_bytes ? options_.memory_bytes - used : 0;
 }
 
+uint64_t Engine::chunk_bytes(const EdgeSpace& space, uint32_t first, uint32_t end) {
+  uint64_t bytes = 0;
+  for (uint32_t c = first; c < end; ++c) bytes += space.index[c].bytes;
+  return bytes;
+}
+
 bool Engine::decode_for_cache(const EdgeSpace& space, uint32_t first, uint32_t end) const {
   return options_.cache && options_.decoded_cache &&
          cache_.decoded_fits(decoded_window_bytes(*graph_, space, first, end), cache_room());
@@ -412,6 +424,7 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
     // Decoding every list once (instead of skipping inactive ones) lets the
     // window serve later steps decoded.
     const bool keep = decode_for_cache(space, window.first_chunk, window.end_chunk);
+    if (keep && only != nullptr) whole_decode_bytes_ += chunk_bytes(space, window.first_chunk, window.end_chunk);
     SG_RETURN_IF_ERROR(build_window_graph(*graph_, space, window, &window_, body, context, times, keep ? nullptr : only));
     step->chunks += j - i;
     step->cached_chunks += j - i;
@@ -463,6 +476,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
     bytes_before.push_back(io_.device_counters(d).bytes.load());
     requests_before.push_back(io_.device_counters(d).requests.load());
   }
+  whole_decode_bytes_ = 0;
   WindowTimes times, decoded_times;  // apart: serving decoded windows is not a sample of the decode rate
   // Push reads only active sources' lists: skip decoding the others.
   const VertexSubset* only = plan.pull || active.is_all() ? nullptr : &active;
@@ -481,6 +495,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
       // Room permitting, decode every list and keep the window decoded once
       // its chunks are cached compressed (decode_for_cache checks both).
       const bool keep = decode_for_cache(space, window.first_chunk, window.end_chunk);
+      if (keep && only != nullptr) whole_decode_bytes_ += chunk_bytes(space, window.first_chunk, window.end_chunk);
       status = build_window_graph(*graph_, space, window, &window_, body, context, &times, keep ? nullptr : only);
       if (!status.ok()) break;
       step.chunks += window.end_chunk - window.first_chunk;
@@ -513,15 +528,16 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   // The rates are per byte of work as cost_plan counts it (push: the active
   // share of what it touches).
   uint64_t touched_bytes = 0;
-  for (const ChunkSpan& span : plan.spans) {
-    for (uint32_t c = span.begin; c < span.end; ++c) touched_bytes += space.index[c].bytes;
-  }
+  for (const ChunkSpan& span : plan.spans) touched_bytes += chunk_bytes(space, span.begin, span.end);
   const double active_share = plan.pull || touched_bytes == 0
                             ? 1.0
                             : std::min(1.0, static_cast<double>(plan.useful_bytes) / static_cast<double>(touched_bytes));
-  const double compressed_bytes = static_cast<double>(touched_bytes - step.decoded_cache_bytes);
+  // Windows decoded whole for the decoded cache did the full work.
+  const double whole = static_cast<double>(whole_decode_bytes_);
+  const double compressed_bytes = static_cast<double>(touched_bytes - step.decoded_cache_bytes) - whole;
   const double threads = static_cast<double>(parallel_threads());
-  cost_model_.observe_cpu(static_cast<uint64_t>(compressed_bytes * (active_share + (1 - active_share) / 4)), cpu_wall);
+  cost_model_.observe_cpu(static_cast<uint64_t>(compressed_bytes * (active_share + (1 - active_share) / 4) + whole),
+                          cpu_wall);
   cost_model_.observe_decoded_cpu(static_cast<uint64_t>(static_cast<double>(step.decoded_cache_bytes) * active_share),
                                   decoded_cpu_seconds / threads);
   steps_.push_back(step);

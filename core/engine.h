@@ -231,6 +231,7 @@ class Engine {
                      void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
                      const VertexSubset* only);
   uint64_t cache_room() const;  // budget bytes the cache may still take
+  static uint64_t chunk_bytes(const EdgeSpace& space, uint32_t first, uint32_t end);
   // Whether chunks [first, end) should be decoded whole and kept decoded.
   bool decode_for_cache(const EdgeSpace& space, uint32_t first, uint32_t end) const;
   std::string scratch_path(const std::string& name) const;
@@ -246,6 +247,7 @@ class Engine {
   WindowGraph window_;
   uint64_t memory_used_ = 0;
   int iteration_ = 0;
+  uint64_t whole_decode_bytes_ = 0;  // this step: push windows decoded whole for the decoded cache
   std::vector<std::chrono::steady_clock::time_point> iteration_starts_;
   std::vector<StepStats> steps_;
   std::string notices_;

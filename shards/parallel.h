@@ -60,8 +60,8 @@ T parallel_sum(Index begin, Index end, F&& f) {
   const Index step = static_cast<Index>((end - begin + kBlocks - 1) / kBlocks);
   parallel_for(size_t{0}, kBlocks, size_t{1}, [&](size_t blocks_begin, size_t blocks_end) {
     for (size_t b = blocks_begin; b < blocks_end; ++b) {
-      const Index lo = static_cast<Index>(std::min<size_t>(end, begin + b * step));
-      const Index hi = static_cast<Index>(std::min<size_t>(end, lo + step));
+      const Index lo = static_cast<Index>(std::min<size_t>(end, size_t{begin} + b * step));
+      const Index hi = static_cast<Index>(std::min<size_t>(end, size_t{lo} + step));
       T total{};
       for (Index i = lo; i < hi; ++i) total += f(i);
       partial[b] = total;

@@ -339,6 +339,11 @@ TEST_CASE("chunk cache under memory pressure: stale chunks are evicted, results 
     VertexArray<uint32_t> parent;
     REQUIRE(bfs(engine, 0, depth, &parent).ok());
     REQUIRE(wcc(engine, labels).ok());
+    // Again, over whatever the cache holds now (decoded windows that
+    // survived the shrinking, chunks evicted since).
+    VertexArray<double> again;
+    REQUIRE(pagerank(engine, PageRankOptions{3, 0, 0.85}, &again, &iterations).ok());
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) REQUIRE(again[v] == doctest::Approx((*ranks)[v]).epsilon(1e-12));
   };
   Engine roomy, tight;
   VertexArray<double> roomy_ranks, tight_ranks;

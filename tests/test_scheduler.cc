@@ -161,3 +161,29 @@ TEST_CASE("chunk cache keeps the chunks that pay most: lists per byte decide evi
   CHECK(cache.find(0, 5) != nullptr);
   CHECK(cache.evictions() == 2);
 }
+
+TEST_CASE("chunk cache: a decoded window goes when one of its chunks is evicted") {
+  ChunkCache cache;
+  cache.reset({8}, 8 * 100);
+  const std::vector<uint8_t> data(100, 1);
+  WindowGraph window;
+  window.first_chunk = 0;
+  window.end_chunk = 3;
+  window.offsets = {0, 1};
+  window.neighbours = {5};
+  // A window whose chunks are not all cached compressed is refused.
+  for (uint32_t c = 0; c < 2; ++c) REQUIRE(cache.admit(0, c, data.data(), 100, 1000, 1.0, 0));
+  CHECK_FALSE(cache.admit_decoded(0, window, 10000));
+  REQUIRE(cache.admit(0, 2, data.data(), 100, 1000, 1.0, 0));
+  REQUIRE(cache.admit_decoded(0, window, 10000));
+  CHECK(cache.is_decoded(0, 1));
+  // Full: a chunk of a higher bin evicts the most recently admitted of the
+  // lowest bin (chunk 2), and the window holding it goes too.
+  CHECK(cache.admit(0, 5, data.data(), 100, 0, 2.0, 0));
+  CHECK(cache.find(0, 2) == nullptr);
+  CHECK(cache.find(0, 0) != nullptr);
+  for (uint32_t c = 0; c < 3; ++c) CHECK_FALSE(cache.is_decoded(0, c));
+  CHECK(cache.decoded_bytes() == 0);
+  CHECK(cache.bytes() == 300);
+}
+
