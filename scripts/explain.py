@@ -6,6 +6,7 @@ why a run was fast or slow.
     scripts/explain.py STATS.json [--intervals]
 """
 import json
+import signal
 import sys
 
 
@@ -18,6 +19,7 @@ def fmt_bytes(n):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
@@ -28,8 +30,10 @@ def main():
     steps = run["steps"]
     print(f"{run['app']} on {run['graph']}: {run['vertices']} vertices, {run['edges']} edges; "
           f"--io {run.get('io_mode', '?')}, backend {run['io_backend']}, {run['seconds']:.3f} s, "
-          f"{fmt_bytes(run['bytes_read'])} read in {run['requests']} requests, cache {fmt_bytes(run.get('cache_bytes', 0))}")
-    print(f"{'it':>4} {'mode':<5} {'active':>10} {'sel/int':>7} {'cached':>6} {'pred s':>8} {'meas s':>8} {'err':>6} "
+          f"{fmt_bytes(run['bytes_read'])} read in {run['requests']} requests, cache {fmt_bytes(run.get('cache_bytes', 0))} "
+          f"(decoded {fmt_bytes(run.get('decoded_cache_bytes', 0))}, {run.get('cache_evictions', 0)} evictions)")
+    print("cached: chunks served from memory / of those, already decoded")
+    print(f"{'it':>4} {'mode':<5} {'active':>10} {'sel/int':>7} {'cached':>9} {'pred s':>8} {'meas s':>8} {'err':>6} "
           f"{'pred bytes':>10} {'read':>10} {'req':>6} {'io wait':>7} {'eff':>5}  why")
     errors = []
     for s in steps:
@@ -43,11 +47,13 @@ def main():
         why = ""
         if s["pull_seconds"] >= 0:
             why = f"pull {s['pull_seconds']:.4f}s vs push {s['push_seconds']:.4f}s"
+            if s.get("read_ahead_bytes", 0) > 0:
+                why += f", read ahead {fmt_bytes(s['read_ahead_bytes'])}"
         elif s["io_mode"] != "auto":
             why = f"forced --io {s['io_mode']}"
         sel = f"{s['selective_intervals']}/{s['intervals'] - s['intervals_skipped']}" if s["mode"] == "push" else "-"
         print(f"{s['iteration']:>4} {s['mode'] + ('ᵀ' if s['reversed'] else ''):<5} {s['active_vertices']:>10} {sel:>7} "
-              f"{s['cached_chunks']:>6} {predicted:>8.4f} {measured:>8.4f} {err:>+6.0%} {fmt_bytes(s['predicted_bytes']):>10} "
+              f"{str(s['cached_chunks']) + '/' + str(s.get('decoded_cache_chunks', 0)):>9} {predicted:>8.4f} {measured:>8.4f} {err:>+6.0%} {fmt_bytes(s['predicted_bytes']):>10} "
               f"{fmt_bytes(read):>10} {sum(s['device_requests']):>6} {s['io_wait_seconds']:>7.3f} {eff:>5}  {why}")
         if show_intervals:
             for d in s["interval_decisions"]:
