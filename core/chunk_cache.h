@@ -23,6 +23,8 @@
 // of a decoded window's chunks is served from it.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "core/window_graph.h"
+#include "shards/chunk_format.h"
 
 namespace sg {
 
@@ -47,6 +50,11 @@ class ChunkCache {
              uint64_t step);
   void touch(size_t space, uint32_t chunk, uint64_t step) { last_used_[space][chunk] = step; }
   static constexpr uint64_t kStaleSteps = 1;
+  // A chunk's priority: lists per byte in factor-2 bins.
+  static double priority(const ChunkIndexEntry& e) {
+    const double lists_per_kib = 1024.0 * e.vertex_count / std::max<uint32_t>(e.bytes, 1);
+    return std::floor(std::log2(1.0 + lists_per_kib));
+  }
   uint64_t bytes() const { return bytes_ + decoded_bytes_; }
   uint64_t chunk_count() const { return by_priority_.size(); }
   uint64_t evictions() const { return evictions_; }

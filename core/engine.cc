@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 
 namespace sg {
@@ -78,11 +77,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   if (memory_used_ > options.memory_bytes) {
     note("the graph's metadata and I/O buffers (" + std::to_string(memory_used_) + " bytes) exceed --memory");
   }
-  uint64_t stored_bytes = 0;
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    for (const ChunkIndexEntry& e : graph.stored_space(s).index) stored_bytes += e.bytes;
-  }
-  cache_.reset(chunks, stored_bytes);
+  cache_.reset(chunks, graph.chunk_bytes());
   interval_chunks_.clear();
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     interval_chunks_.push_back(chunks_per_interval(graph.stored_space(s), graph.manifest().interval_starts));
@@ -378,15 +373,17 @@ uint64_t Engine::cache_room() const {
   return used < options_.memory_bytes ? options_.memory_bytes - used : 0;
 }
 
-uint64_t Engine::chunk_bytes(const EdgeSpace& space, uint32_t first, uint32_t end) {
-  uint64_t bytes = 0;
-  for (uint32_t c = first; c < end; ++c) bytes += space.index[c].bytes;
-  return bytes;
-}
-
-bool Engine::decode_for_cache(const EdgeSpace& space, uint32_t first, uint32_t end) const {
-  return options_.cache && options_.decoded_cache &&
-         cache_.decoded_fits(decoded_window_bytes(*graph_, space, first, end), cache_room());
+Status Engine::decode_window(const EdgeSpace& space, const ChunkWindow& window, VertexRangeFn body, void* context,
+                             WindowTimes* times, const VertexSubset* only, StepStats* step, bool* keep) {
+  // Room permitting, decode every list (not only the active ones) so the
+  // window can serve later steps decoded.
+  *keep = options_.cache && options_.decoded_cache &&
+          cache_.decoded_fits(decoded_window_bytes(*graph_, space, window.first_chunk, window.end_chunk), cache_room());
+  if (*keep && only != nullptr) whole_decode_bytes_ += space.chunk_bytes(window.first_chunk, window.end_chunk);
+  SG_RETURN_IF_ERROR(build_window_graph(*graph_, space, window, &window_, body, context, times, *keep ? nullptr : only));
+  step->chunks += window.end_chunk - window.first_chunk;
+  step->edges_decoded += window_.edges();
+  return Status::OK();
 }
 
 Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
@@ -421,14 +418,9 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
     window.first_chunk = chunks[i];
     window.end_chunk = chunks[j - 1] + 1;
     window.payloads = payloads.data();
-    // Decoding every list once (instead of skipping inactive ones) lets the
-    // window serve later steps decoded.
-    const bool keep = decode_for_cache(space, window.first_chunk, window.end_chunk);
-    if (keep && only != nullptr) whole_decode_bytes_ += chunk_bytes(space, window.first_chunk, window.end_chunk);
-    SG_RETURN_IF_ERROR(build_window_graph(*graph_, space, window, &window_, body, context, times, keep ? nullptr : only));
-    step->chunks += j - i;
+    bool keep = false;
+    SG_RETURN_IF_ERROR(decode_window(space, window, body, context, times, only, step, &keep));
     step->cached_chunks += j - i;
-    step->edges_decoded += window_.edges();
     if (keep) cache_.admit_decoded(stored, window_, cache_room());
     i = j;
   }
@@ -492,24 +484,15 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
         status = Status::Interrupted("run stopped by a signal");
         break;
       }
-      // Room permitting, decode every list and keep the window decoded once
-      // its chunks are cached compressed (decode_for_cache checks both).
-      const bool keep = decode_for_cache(space, window.first_chunk, window.end_chunk);
-      if (keep && only != nullptr) whole_decode_bytes_ += chunk_bytes(space, window.first_chunk, window.end_chunk);
-      status = build_window_graph(*graph_, space, window, &window_, body, context, &times, keep ? nullptr : only);
+      bool keep = false;
+      status = decode_window(space, window, body, context, &times, only, &step, &keep);
       if (!status.ok()) break;
-      step.chunks += window.end_chunk - window.first_chunk;
-      step.edges_decoded += window_.edges();
       if (options_.cache) {
         for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
           const ChunkIndexEntry& e = space.index[c];
-          // Priority: lists per byte in factor-2 bins (chunk_cache.h); within
-          // a bin the first chunks read stay, so a scan's cached part stays
-          // one run.
-          const double lists_per_kib = 1024.0 * e.vertex_count / std::max<uint32_t>(e.bytes, 1);
-          const double priority = std::floor(std::log2(1.0 + lists_per_kib));
-          cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), priority, steps_.size());
+          cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), ChunkCache::priority(e), steps_.size());
         }
+        // After the chunks: a decoded window is kept only over cached ones.
         if (keep) cache_.admit_decoded(stored, window_, cache_room());
       }
     }
@@ -528,7 +511,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   // The rates are per byte of work as cost_plan counts it (push: the active
   // share of what it touches).
   uint64_t touched_bytes = 0;
-  for (const ChunkSpan& span : plan.spans) touched_bytes += chunk_bytes(space, span.begin, span.end);
+  for (const ChunkSpan& span : plan.spans) touched_bytes += space.chunk_bytes(span.begin, span.end);
   const double active_share = plan.pull || touched_bytes == 0
                             ? 1.0
                             : std::min(1.0, static_cast<double>(plan.useful_bytes) / static_cast<double>(touched_bytes));

@@ -231,9 +231,10 @@ class Engine {
                      void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
                      const VertexSubset* only);
   uint64_t cache_room() const;  // budget bytes the cache may still take
-  static uint64_t chunk_bytes(const EdgeSpace& space, uint32_t first, uint32_t end);
-  // Whether chunks [first, end) should be decoded whole and kept decoded.
-  bool decode_for_cache(const EdgeSpace& space, uint32_t first, uint32_t end) const;
+  // Decodes `window` into window_ and runs `body` over it; *keep: every list
+  // was decoded so the window may be kept decoded (engine.cc).
+  Status decode_window(const EdgeSpace& space, const ChunkWindow& window, VertexRangeFn body, void* context,
+                       WindowTimes* times, const VertexSubset* only, StepStats* step, bool* keep);
   std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;

@@ -23,6 +23,13 @@ struct EdgeSpace {
   std::vector<uint32_t> degrees;
   std::vector<File> device_files;
   std::vector<std::string> device_paths;
+
+  // Payload bytes of chunks [first, end) (no alignment padding).
+  uint64_t chunk_bytes(uint32_t first, uint32_t end) const {
+    uint64_t bytes = 0;
+    for (uint32_t c = first; c < end; ++c) bytes += index[c].bytes;
+    return bytes;
+  }
 };
 
 class Graph {
@@ -45,6 +52,12 @@ class Graph {
   }
   size_t stored_space_count() const { return spaces_.size(); }
   const EdgeSpace& stored_space(size_t i) const { return spaces_[i]; }
+  // Payload bytes of every chunk of every stored space.
+  uint64_t chunk_bytes() const {
+    uint64_t bytes = 0;
+    for (const EdgeSpace& space : spaces_) bytes += space.chunk_bytes(0, static_cast<uint32_t>(space.index.size()));
+    return bytes;
+  }
 
   // Reads chunk `chunk` of `kind` into `payload` (at least entry.bytes) and
   // checks its checksum. Errors name the space, chunk and device file(s).

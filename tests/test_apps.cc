@@ -285,10 +285,7 @@ TEST_CASE("decoded cache: room beyond the compressed graph serves later scans de
   make_chain_graph(dir, 20000);
   Graph graph;
   REQUIRE(Graph::open(dir / "chain", &graph).ok());
-  uint64_t stored_bytes = 0;
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    for (const ChunkIndexEntry& e : graph.stored_space(s).index) stored_bytes += e.bytes;
-  }
+  const uint64_t stored_bytes = graph.chunk_bytes();
   auto run = [&](uint64_t memory_bytes, Engine* engine, VertexArray<double>* ranks) {
     EngineOptions e;
     e.memory_bytes = memory_bytes;
@@ -322,10 +319,7 @@ TEST_CASE("chunk cache under memory pressure: stale chunks are evicted, results 
   make_chain_graph(dir, 8000);
   Graph graph;
   REQUIRE(Graph::open(dir / "chain", &graph).ok());
-  uint64_t stored_bytes = 0;
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    for (const ChunkIndexEntry& e : graph.stored_space(s).index) stored_bytes += e.bytes;
-  }
+  const uint64_t stored_bytes = graph.chunk_bytes();
   // PageRank pulls the in-space, then BFS pushes over the out-space: with
   // room for a third of the graph the in-space chunks go stale and make way.
   auto run = [&](uint64_t memory_bytes, Engine* engine, VertexArray<double>* ranks, VertexArray<int32_t>* depth,
