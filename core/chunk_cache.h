@@ -50,6 +50,9 @@ class ChunkCache {
              uint64_t step);
   void touch(size_t space, uint32_t chunk, uint64_t step) { last_used_[space][chunk] = step; }
   static constexpr uint64_t kStaleSteps = 1;
+  // The cache's own tables, per chunk of the graph (part of a run's budget).
+  static constexpr uint64_t kTableBytesPerChunk = sizeof(std::unique_ptr<uint8_t[]>) + sizeof(uint64_t) +
+                                                  sizeof(std::unique_ptr<WindowGraph>) + sizeof(const WindowGraph*);
   // A chunk's priority: lists per byte in factor-2 bins.
   static double priority(const ChunkIndexEntry& e) {
     const double lists_per_kib = 1024.0 * e.vertex_count / std::max<uint32_t>(e.bytes, 1);

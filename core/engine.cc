@@ -60,7 +60,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   memory_used_ = 0;
   std::vector<size_t> chunks;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    memory_used_ += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + sizeof(void*));
+    memory_used_ += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + ChunkCache::kTableBytesPerChunk);
     memory_used_ += graph.stored_space(s).degrees.size() * sizeof(uint32_t);
     chunks.push_back(graph.stored_space(s).index.size());
   }
