@@ -17,9 +17,6 @@ uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 
-// Decodes one chunk into the window CSR. The offset of a chunk's first vertex is written before chunks are decoded
-// in parallel, so a chunk can read the end of its last vertex (the next
-// chunk's start) without waiting for that chunk.
 // Skips `count` varints: each ends at a byte with a clear high bit. Eight
 // bytes at a time while the whole word is known to belong to the list.
 const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint32_t count) {
@@ -38,6 +35,10 @@ const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint32_t count
   return p;
 }
 
+// Decodes one chunk into the window CSR. The offset of a chunk's first
+// vertex is written before chunks are decoded in parallel, so a chunk can
+// read the end of its last vertex (the next chunk's start) without waiting
+// for that chunk.
 Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uint8_t* payload, uint32_t edge_base,
                          WindowGraph* out, const VertexSubset* only) {
   if (checksum64(payload, e.bytes) != e.checksum) return Status::Corruption("checksum mismatch");
@@ -69,7 +70,6 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
   if (weight_bytes > 0) std::memcpy(out->weights.data() + edge_base, payload, weight_bytes);
   return Status::OK();
 }
-
 
 // A list split over consecutive chunks of the window belongs to no single
 // chunk: its pieces form one run, handed over after all chunks are decoded.
