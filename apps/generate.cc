@@ -7,9 +7,9 @@
 #include <numeric>
 #include <vector>
 
-#include "shards/file_util.h"
-#include "shards/interrupt.h"
-#include "shards/parallel.h"
+#include "shards/util/file_util.h"
+#include "shards/util/interrupt.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "shards/graph.h"
+#include "shards/format/graph.h"
 
 namespace sg {
 

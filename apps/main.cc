@@ -12,11 +12,11 @@
 #include "apps/graph_info.h"
 #include "apps/run_command.h"
 #include "scheduler/calibrate.h"
-#include "shards/graph.h"
-#include "shards/ingest.h"
-#include "shards/restripe.h"
-#include "shards/interrupt.h"
-#include "shards/verify.h"
+#include "shards/format/graph.h"
+#include "shards/ingest/ingest.h"
+#include "shards/format/restripe.h"
+#include "shards/util/interrupt.h"
+#include "shards/format/verify.h"
 
 namespace {
 

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "core/window_graph.h"
-#include "shards/chunk_format.h"
+#include "shards/format/chunk_format.h"
 
 namespace sg {
 

@@ -1,7 +1,7 @@
 #include "core/engine.h"
 
-#include "shards/enum_names.h"
-#include "shards/interrupt.h"
+#include "shards/util/enum_names.h"
+#include "shards/util/interrupt.h"
 
 #include <unistd.h>
 

@@ -25,9 +25,9 @@
 #include "core/vertex_subset.h"
 #include "core/window_graph.h"
 #include "scheduler/cost_model.h"
-#include "shards/chunk_stream.h"
-#include "shards/graph.h"
-#include "shards/parallel.h"
+#include "shards/io/chunk_stream.h"
+#include "shards/format/graph.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "compression/bits.h"
-#include "shards/parallel.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 

@@ -8,7 +8,7 @@
 #include "compression/bits.h"
 #include "compression/checksum.h"
 #include "compression/varint.h"
-#include "shards/parallel.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

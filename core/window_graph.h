@@ -13,8 +13,8 @@
 
 #include "compression/status.h"
 #include "core/vertex_subset.h"
-#include "shards/chunk_stream.h"
-#include "shards/graph.h"
+#include "shards/io/chunk_stream.h"
+#include "shards/format/graph.h"
 
 namespace sg {
 

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "shards/aligned_buffer.h"
-#include "shards/file_util.h"
+#include "shards/io/aligned_buffer.h"
+#include "shards/util/file_util.h"
 
 namespace sg {
 namespace {

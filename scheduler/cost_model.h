@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "scheduler/device_profile.h"
-#include "shards/striping.h"
+#include "shards/format/striping.h"
 
 namespace sg {
 

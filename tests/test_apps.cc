@@ -16,7 +16,7 @@
 #include "apps/kernels.h"
 #include "apps/run_command.h"
 #include "reference.h"
-#include "shards/ingest.h"
+#include "shards/ingest/ingest.h"
 #include "test_util.h"
 
 using namespace sg;

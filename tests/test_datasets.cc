@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shards/ingest.h"
-#include "shards/verify.h"
+#include "shards/ingest/ingest.h"
+#include "shards/format/verify.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "shards/graph.h"
-#include "shards/verify.h"
+#include "shards/format/graph.h"
+#include "shards/format/verify.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "apps/generate.h"
-#include "shards/ingest.h"
+#include "shards/ingest/ingest.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <map>
 
-#include "shards/ingest.h"
-#include "shards/verify.h"
+#include "shards/ingest/ingest.h"
+#include "shards/format/verify.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "shards/ingest.h"
-#include "shards/restripe.h"
-#include "shards/verify.h"
+#include "shards/ingest/ingest.h"
+#include "shards/format/restripe.h"
+#include "shards/format/verify.h"
 #include "test_util.h"
 
 using namespace sg;

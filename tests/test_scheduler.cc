@@ -9,7 +9,7 @@
 #include "core/chunk_cache.h"
 #include "scheduler/cost_model.h"
 #include "scheduler/device_profile.h"
-#include "shards/ingest.h"
+#include "shards/ingest/ingest.h"
 
 using namespace sg;
 

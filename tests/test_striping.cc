@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "shards/striping.h"
+#include "shards/format/striping.h"
 
 using namespace sg;
 

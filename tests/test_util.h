@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "shards/graph.h"
+#include "shards/format/graph.h"
 
 namespace sgtest {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "shards/graph.h"
+#include "shards/format/graph.h"
 
 namespace sg {
 

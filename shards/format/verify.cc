@@ -1,10 +1,10 @@
-#include "shards/verify.h"
+#include "shards/format/verify.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
 
-#include "shards/interrupt.h"
+#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {

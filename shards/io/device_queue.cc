@@ -1,4 +1,4 @@
-#include "shards/device_queue.h"
+#include "shards/io/device_queue.h"
 
 #include <fcntl.h>
 #include <liburing.h>
@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "shards/aligned_buffer.h"
-#include "shards/enum_names.h"
+#include "shards/io/aligned_buffer.h"
+#include "shards/util/enum_names.h"
 
 namespace sg {
 

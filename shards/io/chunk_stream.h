@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "shards/aligned_buffer.h"
-#include "shards/device_queue.h"
-#include "shards/graph.h"
+#include "shards/io/aligned_buffer.h"
+#include "shards/io/device_queue.h"
+#include "shards/format/graph.h"
 
 namespace sg {
 

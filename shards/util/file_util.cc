@@ -1,4 +1,4 @@
-#include "shards/file_util.h"
+#include "shards/util/file_util.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "shards/chunk_stream.h"
+#include "shards/io/chunk_stream.h"
 
 #include <fcntl.h>
 

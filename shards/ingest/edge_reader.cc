@@ -1,4 +1,4 @@
-#include "shards/edge_reader.h"
+#include "shards/ingest/edge_reader.h"
 
 #include <zlib.h>
 
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "shards/enum_names.h"
+#include "shards/util/enum_names.h"
 
 namespace sg {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compression/status.h"
-#include "shards/file_util.h"
+#include "shards/util/file_util.h"
 
 namespace sg {
 

@@ -1,10 +1,10 @@
-#include "shards/external_sort.h"
+#include "shards/ingest/external_sort.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "shards/interrupt.h"
+#include "shards/util/interrupt.h"
 
 namespace sg {
 

@@ -1,4 +1,4 @@
-#include "shards/interrupt.h"
+#include "shards/util/interrupt.h"
 
 #include <atomic>
 #include <csignal>

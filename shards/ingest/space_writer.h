@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "shards/chunk_format.h"
-#include "shards/striped_writer.h"
+#include "shards/format/chunk_format.h"
+#include "shards/format/striped_writer.h"
 
 namespace sg {
 

@@ -1,4 +1,4 @@
-#include "shards/manifest.h"
+#include "shards/format/manifest.h"
 
 #include <nlohmann/json.hpp>
 

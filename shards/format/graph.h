@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "compression/status.h"
-#include "shards/chunk_format.h"
-#include "shards/file_util.h"
-#include "shards/manifest.h"
-#include "shards/striping.h"
+#include "shards/format/chunk_format.h"
+#include "shards/util/file_util.h"
+#include "shards/format/manifest.h"
+#include "shards/format/striping.h"
 
 namespace sg {
 

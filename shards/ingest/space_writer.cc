@@ -1,4 +1,4 @@
-#include "shards/space_writer.h"
+#include "shards/ingest/space_writer.h"
 
 #include <cassert>
 

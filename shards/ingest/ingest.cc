@@ -1,4 +1,4 @@
-#include "shards/ingest.h"
+#include "shards/ingest/ingest.h"
 
 #include <unistd.h>
 
@@ -9,14 +9,14 @@
 #include <random>
 
 #include "compression/checksum.h"
-#include "shards/edge_reader.h"
-#include "shards/external_sort.h"
-#include "shards/interrupt.h"
-#include "shards/manifest.h"
-#include "shards/parallel.h"
-#include "shards/space_writer.h"
-#include "shards/striped_writer.h"
-#include "shards/vertex_order.h"
+#include "shards/ingest/edge_reader.h"
+#include "shards/ingest/external_sort.h"
+#include "shards/util/interrupt.h"
+#include "shards/format/manifest.h"
+#include "shards/util/parallel.h"
+#include "shards/ingest/space_writer.h"
+#include "shards/format/striped_writer.h"
+#include "shards/ingest/vertex_order.h"
 
 namespace sg {
 namespace {

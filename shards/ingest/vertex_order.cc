@@ -1,9 +1,9 @@
-#include "shards/vertex_order.h"
+#include "shards/ingest/vertex_order.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "shards/enum_names.h"
+#include "shards/util/enum_names.h"
 
 namespace sg {
 

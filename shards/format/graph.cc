@@ -1,4 +1,4 @@
-#include "shards/graph.h"
+#include "shards/format/graph.h"
 
 #include <algorithm>
 #include <cstring>

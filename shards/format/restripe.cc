@@ -1,4 +1,4 @@
-#include "shards/restripe.h"
+#include "shards/format/restripe.h"
 
 #include <unistd.h>
 
@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <random>
 
-#include "shards/aligned_buffer.h"
-#include "shards/graph.h"
-#include "shards/ingest.h"
-#include "shards/interrupt.h"
-#include "shards/striped_writer.h"
+#include "shards/io/aligned_buffer.h"
+#include "shards/format/graph.h"
+#include "shards/ingest/ingest.h"
+#include "shards/util/interrupt.h"
+#include "shards/format/striped_writer.h"
 
 namespace sg {
 namespace {

@@ -1,4 +1,4 @@
-#include "shards/striped_writer.h"
+#include "shards/format/striped_writer.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "shards/aligned_buffer.h"
+#include "shards/io/aligned_buffer.h"
 
 #include <sys/mman.h>
 
