@@ -76,15 +76,16 @@ int run_ingest(IngestArgs& a) {
   if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
   a.options.chunk_bytes = static_cast<uint32_t>(chunk);
   a.options.stripe_bytes = a.stripe == "auto" ? 0 : size_option("--stripe-bytes", a.stripe);
+  a.options.progress = ::isatty(2) != 0;
   sg::IngestSummary summary;
   sg::Status s = sg::ingest_graph(a.options, &summary);
   if (!s.ok()) return fail(s);
-  std::printf("ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sorted runs, %.2f s, peak RSS %llu KiB\n",
+  std::printf("ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sort batches, %.2f s (%s), peak RSS %llu KiB\n",
               a.options.input.c_str(), a.options.output.c_str(), static_cast<unsigned long long>(summary.num_vertices),
               static_cast<unsigned long long>(summary.num_edges), summary.intervals,
               static_cast<unsigned long long>(summary.stored_bytes),
               summary.num_edges ? static_cast<double>(summary.stored_bytes) / static_cast<double>(summary.num_edges) : 0.0,
-              static_cast<unsigned long long>(summary.sorted_runs), summary.seconds,
+              static_cast<unsigned long long>(summary.sorted_runs), summary.seconds, summary.phases.c_str(),
               static_cast<unsigned long long>(sg::peak_rss_bytes() / 1024));
   return 0;
 }

@@ -91,7 +91,7 @@ void check_config(const Config& c, uint64_t seed) {
   o.intervals = c.intervals;
   o.stripe_bytes = c.stripe_bytes;
   o.sort_buffer_edges = c.sort_edges;
-  o.merge_fanin = c.fanin;
+  o.route_buckets = c.fanin;
   o.order = c.order;
   o.memory_bytes = 8 << 20;
   if (c.devices > 1) {
@@ -160,7 +160,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.intervals = 1 + static_cast<uint32_t>((r >> 7) % 7);
     c.stripe_bytes = 4096 * (1 + (r >> 10) % 2);
     c.sort_edges = (r >> 11) % 3 == 0 ? 0 : 7 + (r >> 13) % 300;  // spill many runs
-    c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 3 : 0;           // multi-pass merge
+    c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;           // few buckets: sub-routing
     c.order = std::vector<std::string>{"none", "degree", "bfs"}[(r >> 24) % 3];
     check_config(c, sgtest::next_random(&state));
   }

@@ -1,5 +1,6 @@
 #include "shards/ingest/edge_reader.h"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -29,8 +30,15 @@ class ByteSource {
     file_ = gzopen(path.c_str(), "rb");
     if (file_ == nullptr) return Status::NotFound(path + ": cannot open input: " + std::strerror(errno));
     gzbuffer(file_, 256 * 1024);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) total_bytes_ = static_cast<uint64_t>(st.st_size);
     return Status::OK();
   }
+  uint64_t bytes_read() const {
+    const long offset = gzoffset(file_);
+    return offset > 0 ? static_cast<uint64_t>(offset) : 0;
+  }
+  uint64_t bytes_total() const { return total_bytes_; }
   // Reads up to `bytes`; returns the count (0 at the end).
   Status read(char* dst, size_t bytes, size_t* got) {
     const int n = gzread(file_, dst, static_cast<unsigned>(bytes));
@@ -47,6 +55,7 @@ class ByteSource {
  private:
   std::string path_;
   gzFile file_ = nullptr;
+  uint64_t total_bytes_ = 0;
 };
 
 // Splits the input into lines without copying; handles CRLF.
@@ -80,6 +89,7 @@ class LineSource {
   }
   uint64_t line_number() const { return line_number_; }
   const std::string& path() const { return source_.path(); }
+  const ByteSource& source() const { return source_; }
   std::string where() const { return source_.path() + ":" + std::to_string(line_number_); }
 
  private:
@@ -164,6 +174,8 @@ class SnapReader : public EdgeReader {
     return lines_.open(path);
   }
   const InputShape& shape() const override { return shape_; }
+  uint64_t bytes_read() const override { return lines_.source().bytes_read(); }
+  uint64_t bytes_total() const override { return lines_.source().bytes_total(); }
 
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
@@ -243,6 +255,8 @@ class MtxReader : public EdgeReader {
     return read_header();
   }
   const InputShape& shape() const override { return shape_; }
+  uint64_t bytes_read() const override { return lines_.source().bytes_read(); }
+  uint64_t bytes_total() const override { return lines_.source().bytes_total(); }
 
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
@@ -337,6 +351,8 @@ class BinaryReader : public EdgeReader {
     return source_.open(path);
   }
   const InputShape& shape() const override { return shape_; }
+  uint64_t bytes_read() const override { return source_.bytes_read(); }
+  uint64_t bytes_total() const override { return source_.bytes_total(); }
 
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();

@@ -49,6 +49,9 @@ class EdgeReader {
   // Ids (after subtracting the format's base) above this are an input error
   // that names the line; ingest sets it to the 32-bit limit unless --remap.
   void set_max_id(uint64_t max_id) { max_id_ = max_id; }
+  // Bytes of the input file (compressed, for .gz) read so far, and in all.
+  virtual uint64_t bytes_read() const = 0;
+  virtual uint64_t bytes_total() const = 0;
 
  protected:
   uint64_t max_id_ = UINT64_MAX;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -10,11 +11,15 @@
 
 #include "compression/checksum.h"
 #include "shards/ingest/edge_reader.h"
-#include "shards/ingest/external_sort.h"
+#include "shards/ingest/arc_record.h"
+#include "shards/ingest/bucket_router.h"
+#include "shards/ingest/ingest_progress.h"
+#include "shards/ingest/space_builder.h"
+#include "shards/ingest/space_output.h"
+#include "shards/ingest/vertex_histogram.h"
 #include "shards/util/interrupt.h"
 #include "shards/format/manifest.h"
 #include "shards/util/parallel.h"
-#include "shards/ingest/space_writer.h"
 #include "shards/format/striped_writer.h"
 #include "shards/ingest/vertex_order.h"
 
@@ -24,8 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kReadBatchEdges = 1 << 16;
-constexpr size_t kMergeBufferBytes = 256 * 1024;  // per run during the merge
-constexpr size_t kWriteBufferBytes = 1 << 20;
 constexpr uint64_t kMinMemoryBytes = 4 << 20;
 
 std::string random_graph_id() {
@@ -44,7 +47,7 @@ Status write_array_file(const std::string& path, const std::vector<T>& values, u
 
 class IngestJob {
  public:
-  explicit IngestJob(const IngestOptions& options) : opt_(options) {}
+  explicit IngestJob(const IngestOptions& options) : opt_(options) { progress_.set_terminal(options.progress); }
   ~IngestJob() { cleanup(); }
 
   Status run(IngestSummary* summary);
@@ -57,10 +60,14 @@ class IngestJob {
   Status compute_order();
   uint64_t count_vertices(uint64_t max_dense_id, bool saw_edge) const;
   Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst);
-  Status sort_phase();
-  Status spill(std::vector<SortEdge>* buffer);
-  void choose_intervals();
-  Status write_space(size_t space);
+  void router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const;
+  size_t batch_records(size_t bytes_per_record) const;
+  Status route_and_build();
+  template <typename Record>
+  Status route_and_build(std::vector<RawEdge>* batch);
+  void choose_intervals(const VertexHistogram& arcs);
+  template <typename Record>
+  Status write_space(size_t space, BucketRouter<Record>* router);
   Status write_metadata();
   Status commit();
   void cleanup();
@@ -83,8 +90,8 @@ class IngestJob {
   std::vector<uint32_t> new_id_;  // --order: new dense id of each dense id
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
-  std::vector<uint32_t> out_counts_, in_counts_;  // pre-filter degrees, for intervals
-  std::vector<std::unique_ptr<RunSet>> runs_;     // per space
+  std::vector<std::string> spill_paths_;  // inside temp_dir_
+  IngestProgress progress_;
   uint64_t num_vertices_ = 0;
   std::vector<uint32_t> interval_starts_;
   uint64_t stored_loops_ = 0;  // self-loop arcs written to the out-space
@@ -256,120 +263,159 @@ Status IngestJob::compute_order() {
   return Status::OK();
 }
 
-Status IngestJob::spill(std::vector<SortEdge>* buffer) {
-  if (buffer->empty()) return Status::OK();
-  parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
-  SG_RETURN_IF_ERROR(runs_[0]->add_run(buffer->data(), buffer->size()));
-  if (!undirected_) {
-    for (SortEdge& e : *buffer) std::swap(e.key, e.neighbour);
-    parallel_sort(buffer->begin(), buffer->end(), sort_edge_less);
-    SG_RETURN_IF_ERROR(runs_[1]->add_run(buffer->data(), buffer->size()));
-  }
-  buffer->clear();
-  return Status::OK();
+// Bucket count and buffer size of each space's router: 32 KiB buffers
+// (large sequential spill writes), at most 256 buckets per space so that the
+// buffers being filled stay few enough for the caches and TLB (routing is
+// memory-bound), and within half the budget.
+void IngestJob::router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const {
+  constexpr size_t kBufferBytes = 32 * 1024;
+  const uint64_t per_space = std::max<uint64_t>(opt_.memory_bytes / 2 / spaces, 64 * 1024);
+  uint64_t count = std::bit_floor(std::clamp<uint64_t>(per_space / kBufferBytes, 16, 256));
+  if (opt_.route_buckets != 0) count = std::bit_floor(std::max<uint64_t>(opt_.route_buckets, 2));
+  *buckets = static_cast<uint32_t>(count);
+  *buffer_records = std::max<size_t>(std::min<uint64_t>(kBufferBytes, per_space / count) / record_bytes, 16);
 }
 
-Status IngestJob::sort_phase() {
+// Records sorted at once: what the budget leaves after the id maps, the
+// write buffers and the histograms.
+size_t IngestJob::batch_records(size_t bytes_per_record) const {
+  if (opt_.sort_buffer_edges != 0) return std::max<size_t>(opt_.sort_buffer_edges, 2);
+  constexpr uint64_t kFixedBytes = 4 << 20;
+  const uint64_t held = id_map_.size() * sizeof(uint64_t) + new_id_.size() * sizeof(uint32_t) + kFixedBytes;
+  const uint64_t free_bytes = opt_.memory_bytes > held + (1 << 20) ? opt_.memory_bytes - held : 1 << 20;
+  return std::max<size_t>(free_bytes / bytes_per_record, 1024);
+}
+
+// One read of the input routes every arc into its space's buckets (both
+// spaces in parallel) and counts arcs per vertex block; then each space is
+// sorted batch by batch and encoded.
+Status IngestJob::route_and_build() {
   SG_RETURN_IF_ERROR(open_reader());
   reader_->set_max_id(input_id_limit());
-  const size_t capacity = opt_.sort_buffer_edges != 0 ? std::max<size_t>(opt_.sort_buffer_edges, 2)
-                                                      : std::max<size_t>(opt_.memory_bytes / 2 / sizeof(SortEdge), 1024);
-  std::vector<SortEdge> buffer;
-  buffer.reserve(capacity);
   std::vector<RawEdge> batch;
-  bool first = true;
-  auto count = [](std::vector<uint32_t>& counts, uint32_t v) {
-    if (v >= counts.size()) counts.resize(std::max<size_t>(size_t{v} + 1, counts.size() * 3 / 2), 0);
-    ++counts[v];
+  SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
+  shape_ = reader_->shape();
+  undirected_ = opt_.undirected || shape_.symmetric;
+  return shape_.weighted ? route_and_build<WeightedArc>(&batch) : route_and_build<PlainArc>(&batch);
+}
+
+template <typename Record>
+Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
+  const size_t spaces = undirected_ ? 1 : 2;
+  const char* names[] = {"out", "in"};
+  std::vector<BucketRouter<Record>> routers(spaces);
+  std::vector<VertexHistogram> histograms(spaces);
+  uint32_t buckets = 0;
+  size_t buffer_records = 0;
+  router_shape(sizeof(Record), spaces, &buckets, &buffer_records);
+  for (size_t s = 0; s < spaces; ++s) {
+    spill_paths_.push_back(temp_dir_ + "/" + names[s] + ".spill");
+    SG_RETURN_IF_ERROR(routers[s].open(spill_paths_.back(), buckets, buffer_records, 0, 32, true));
+  }
+  struct Arc {
+    uint32_t src, dst;
+    float weight;
   };
-  for (;;) {
-    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
-    if (first) {
-      shape_ = reader_->shape();
-      undirected_ = opt_.undirected || shape_.symmetric;
-      const size_t spaces = undirected_ ? 1 : 2;
-      const char* names[] = {"out", "in"};
-      for (size_t s = 0; s < spaces; ++s) runs_.push_back(std::make_unique<RunSet>(temp_dir_ + "/" + names[s]));
-      first = false;
-    }
-    if (batch.empty()) break;
+  std::vector<Arc> arcs;
+  progress_.begin_phase("route", reader_->bytes_total());
+  while (!batch->empty()) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    manifest_.ingest.input_edges += batch.size();
-    for (const RawEdge& raw : batch) {
+    manifest_.ingest.input_edges += batch->size();
+    arcs.clear();
+    for (const RawEdge& raw : *batch) {
       uint32_t src = 0, dst = 0;
       SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
       if (!new_id_.empty()) {
         src = new_id_[src];
         dst = new_id_[dst];
       }
-      saw_edge_ = true;
       max_dense_id_ = std::max<uint64_t>(max_dense_id_, std::max(src, dst));
-      const float weight = shape_.weighted ? raw.weight : 1.0f;
-      if (buffer.size() + 2 > capacity) SG_RETURN_IF_ERROR(spill(&buffer));
-      buffer.push_back(SortEdge{src, dst, weight});
-      count(out_counts_, src);
-      if (undirected_) {
-        if (src != dst) {
-          buffer.push_back(SortEdge{dst, src, weight});
-          count(out_counts_, dst);
-        }
-      } else {
-        count(in_counts_, dst);
-      }
+      arcs.push_back(Arc{src, dst, shape_.weighted ? raw.weight : 1.0f});
     }
+    saw_edge_ = true;
+    std::vector<Status> status(spaces);
+    parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
+      for (size_t s = s0; s < s1 && status[s].ok(); ++s) {
+        BucketRouter<Record>& router = routers[s];
+        VertexHistogram& histogram = histograms[s];
+        for (const Arc& a : arcs) {
+          const uint32_t key = s == 0 ? a.src : a.dst;
+          const uint32_t neighbour = s == 0 ? a.dst : a.src;
+          status[s] = router.add(Record::make(key, neighbour, a.weight));
+          histogram.add(key);
+          if (undirected_ && a.src != a.dst && status[s].ok()) {
+            status[s] = router.add(Record::make(a.dst, a.src, a.weight));
+            histogram.add(a.dst);
+          }
+          if (!status[s].ok()) break;
+        }
+      }
+    });
+    for (const Status& st : status) SG_RETURN_IF_ERROR(st);
+    progress_.advance(batch->size(), reader_->bytes_read());
+    SG_RETURN_IF_ERROR(reader_->next_batch(batch, kReadBatchEdges));
   }
-  SG_RETURN_IF_ERROR(spill(&buffer));
-  std::vector<SortEdge>().swap(buffer);  // release before the merge
-  manifest_.ingest.sorted_runs = runs_[0]->runs_written() + (runs_.size() > 1 ? runs_[1]->runs_written() : 0);
-
+  std::vector<RawEdge>().swap(*batch);
   num_vertices_ = new_id_.empty() ? count_vertices(max_dense_id_, saw_edge_) : new_id_.size();
   if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
-  out_counts_.resize(num_vertices_, 0);
-  if (!undirected_) in_counts_.resize(num_vertices_, 0);
+  uint64_t arcs_routed = 0;
+  for (size_t s = 0; s < spaces; ++s) {
+    SG_RETURN_IF_ERROR(routers[s].finish());
+    if (s == 0) arcs_routed = routers[s].total_records();
+    if (s > 0) histograms[0].merge(histograms[s]);
+  }
+  choose_intervals(histograms[0]);
+  // About 3 bytes per arc compressed (see the README's figures).
+  stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
+  for (size_t s = 0; s < spaces; ++s) {
+    SG_RETURN_IF_ERROR(write_space<Record>(s, &routers[s]));
+    routers[s].remove();
+  }
   return Status::OK();
 }
 
-// Intervals split the vertices so each holds about the same number of edges
-// (in + out, plus one per vertex). Default count: each interval's share of the
-// compressed spaces (estimated at 4 bytes per arc) is about 1/8 of the budget.
-void IngestJob::choose_intervals() {
-  uint64_t total_weight = 0;
-  auto weight = [&](uint64_t v) -> uint64_t {
-    return uint64_t{1} + out_counts_[v] + (undirected_ ? 0 : in_counts_[v]);
+// Intervals split the vertices so each holds about the same number of arcs
+// (in + out, plus one per vertex), at the histogram's block granularity.
+// Default count: each interval's share of the compressed spaces (estimated
+// at 4 bytes per arc) is about 1/8 of the budget.
+void IngestJob::choose_intervals(const VertexHistogram& arcs) {
+  const int shift = arcs.shift();
+  const uint64_t n = num_vertices_;
+  const uint64_t blocks = ((n - 1) >> shift) + 1;
+  auto block_weight = [&](uint64_t b) {
+    const uint64_t first = b << shift;
+    return arcs.count(static_cast<uint32_t>(b)) + (std::min(n, first + (uint64_t{1} << shift)) - first);
   };
-  for (uint64_t v = 0; v < num_vertices_; ++v) total_weight += weight(v);
+  uint64_t total_weight = 0;
+  for (uint64_t b = 0; b < blocks; ++b) total_weight += block_weight(b);
   uint64_t intervals = opt_.intervals;
   if (intervals == 0) {
-    const uint64_t estimated_bytes = 4 * (total_weight - num_vertices_);
+    const uint64_t estimated_bytes = 4 * (total_weight - n);
     intervals = std::max<uint64_t>(1, (estimated_bytes + opt_.memory_bytes / 8 - 1) / (opt_.memory_bytes / 8));
   }
-  intervals = std::clamp<uint64_t>(intervals, 1, num_vertices_);
+  intervals = std::clamp<uint64_t>(intervals, 1, n);
   // Ideal boundaries by prefix weight, then nudged so every interval holds
-  // at least one vertex (a heavy vertex can pass several targets at once).
+  // at least one vertex (a heavy block can pass several targets at once).
   std::vector<uint64_t> ideal;
   uint64_t seen = 0;
-  for (uint64_t v = 0; v < num_vertices_ && ideal.size() + 1 < intervals; ++v) {
-    seen += weight(v);
-    while (ideal.size() + 1 < intervals && seen >= total_weight * (ideal.size() + 1) / intervals) ideal.push_back(v + 1);
+  for (uint64_t b = 0; b < blocks && ideal.size() + 1 < intervals; ++b) {
+    seen += block_weight(b);
+    while (ideal.size() + 1 < intervals && seen >= total_weight * (ideal.size() + 1) / intervals) {
+      ideal.push_back(std::min(n, (b + 1) << shift));
+    }
   }
-  ideal.resize(intervals - 1, num_vertices_);
+  ideal.resize(intervals - 1, n);
   interval_starts_ = {0};
   for (uint64_t k = 1; k < intervals; ++k) {
-    const uint64_t start = std::clamp<uint64_t>(ideal[k - 1], uint64_t{interval_starts_.back()} + 1, num_vertices_ - (intervals - k));
+    const uint64_t start = std::clamp<uint64_t>(ideal[k - 1], uint64_t{interval_starts_.back()} + 1, n - (intervals - k));
     interval_starts_.push_back(static_cast<uint32_t>(start));
   }
 }
 
-Status IngestJob::write_space(size_t space) {
+template <typename Record>
+Status IngestJob::write_space(size_t space, BucketRouter<Record>* router) {
   const std::string name = space == 0 ? "out" : "in";
-  RunSet& runs = *runs_[space];
-  const size_t merge_bytes = std::max<size_t>(opt_.memory_bytes / 2, 4 * kMergeBufferBytes);
-  const size_t fanin = opt_.merge_fanin != 0 ? opt_.merge_fanin : merge_bytes / kMergeBufferBytes;
-  SG_RETURN_IF_ERROR(runs.reduce(fanin, kMergeBufferBytes));
-  RunMerger merger;
-  SG_RETURN_IF_ERROR(merger.open(runs.runs(), std::max(kMergeBufferBytes, merge_bytes / std::max<size_t>(runs.runs().size(), 1))));
-
   SpaceManifest meta;
   meta.name = name;
   std::vector<std::string> paths;
@@ -380,42 +426,39 @@ Status IngestJob::write_space(size_t space) {
     paths.push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_dirs_[d] + "/." + file + ".tmp");
     if (device_dirs_[d] != ".") created_files_.push_back(paths.back());
   }
-  StripedWriter out;
-  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths.size())), kWriteBufferBytes));
-  SpaceWriter writer(&out, static_cast<uint32_t>(num_vertices_), interval_starts_, opt_.chunk_bytes, shape_.weighted);
-
-  const bool count_input = space == 0;  // each input edge is in the out-space once
-  SortEdge previous{UINT32_MAX, UINT32_MAX, 0};
-  uint64_t polled = 0;
-  for (;;) {
-    SortEdge e;
-    bool has = false;
-    SG_RETURN_IF_ERROR(merger.next(&e, &has));
-    if (!has) break;
-    if ((++polled & 0xfffff) == 0 && interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    const bool duplicate = e.key == previous.key && e.neighbour == previous.neighbour;
-    const bool loop = e.key == e.neighbour;
-    previous = e;
-    if (count_input && (!undirected_ || e.key <= e.neighbour)) {
-      manifest_.ingest.self_loops += loop && !duplicate;
-      manifest_.ingest.duplicate_edges += duplicate;
-    }
-    if ((opt_.drop_self_loops && loop) || (opt_.dedup && duplicate)) continue;
-    stored_loops_ += loop && count_input;
-    SG_RETURN_IF_ERROR(writer.add_edge(e.key, e.neighbour, e.weight));
-  }
-  SG_RETURN_IF_ERROR(writer.finish());
-  SG_RETURN_IF_ERROR(out.finish());
-  runs.remove_all();
-
-  meta.logical_bytes = out.logical_offset();
-  meta.chunks = writer.index().size();
-  meta.arcs = writer.edges();
-  for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta.device_bytes.push_back(out.device_bytes(d));
   meta.index_file = name + ".index";
   meta.degree_file = name + ".degrees";
-  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta.index_file, writer.index(), &meta.index_checksum));
-  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta.degree_file, writer.degrees(), &meta.degree_checksum));
+  SpaceOutput out;
+  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths.size())),
+                              temp_dir_ + "/" + meta.degree_file));
+  SpaceBuildOptions build;
+  build.num_vertices = static_cast<uint32_t>(num_vertices_);
+  build.interval_starts = &interval_starts_;
+  build.chunk_bytes = opt_.chunk_bytes;
+  build.undirected = undirected_;
+  build.count_input = space == 0;  // each input edge is in the out-space once
+  build.drop_self_loops = opt_.drop_self_loops;
+  build.dedup = opt_.dedup;
+  build.batch_records = batch_records(batch_bytes_per_record<Record>());
+  if (opt_.route_buckets != 0) build.sub_buckets = static_cast<uint32_t>(std::bit_floor(std::max<size_t>(opt_.route_buckets, 2)));
+  build.spill_prefix = temp_dir_ + "/" + name + ".spill";
+  SpaceBuildStats stats;
+  progress_.begin_phase("sort " + name, router->total_records());
+  SG_RETURN_IF_ERROR(build_space(router, build, &out, &stats));
+  SG_RETURN_IF_ERROR(out.finish(static_cast<uint32_t>(num_vertices_)));
+  if (space == 0) {
+    manifest_.ingest.self_loops = stats.self_loops;
+    manifest_.ingest.duplicate_edges = stats.duplicates;
+    stored_loops_ = stats.stored_loops;
+  }
+  manifest_.ingest.sorted_runs += stats.batches;
+
+  meta.logical_bytes = out.logical_bytes();
+  meta.chunks = out.index().size();
+  meta.arcs = out.arcs();
+  for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta.device_bytes.push_back(out.device_bytes(d));
+  meta.degree_checksum = out.degree_checksum();
+  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta.index_file, out.index(), &meta.index_checksum));
   manifest_.spaces.push_back(meta);
   return Status::OK();
 }
@@ -484,7 +527,6 @@ Status IngestJob::commit() {
 
 void IngestJob::cleanup() {
   if (committed_) return;
-  for (auto& runs : runs_) runs->remove_all();
   for (const std::string& path : created_files_) ::unlink(path.c_str());
   std::error_code ec;
   if (!temp_dir_.empty()) fs::remove_all(temp_dir_, ec);
@@ -494,19 +536,20 @@ Status IngestJob::run(IngestSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   SG_RETURN_IF_ERROR(check_options());
   SG_RETURN_IF_ERROR(prepare_directories());
-  if (opt_.remap) SG_RETURN_IF_ERROR(collect_ids());
-  if (order_ != VertexOrder::kNone) SG_RETURN_IF_ERROR(compute_order());
-  SG_RETURN_IF_ERROR(sort_phase());
-  choose_intervals();
-  uint64_t arcs = 0;
-  for (uint32_t c : out_counts_) arcs += c;
-  // About 3 bytes per arc compressed (see the README's figures).
-  stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs, device_dirs_.size());
-  std::vector<uint32_t>().swap(in_counts_);
-  std::vector<uint32_t>().swap(out_counts_);
-  for (size_t s = 0; s < runs_.size(); ++s) SG_RETURN_IF_ERROR(write_space(s));
+  if (opt_.remap) {
+    progress_.begin_phase("remap ids", 0);
+    SG_RETURN_IF_ERROR(collect_ids());
+  }
+  if (order_ != VertexOrder::kNone) {
+    progress_.begin_phase("order", 0);
+    SG_RETURN_IF_ERROR(compute_order());
+  }
+  SG_RETURN_IF_ERROR(route_and_build());
+  progress_.begin_phase("commit", 0);
   SG_RETURN_IF_ERROR(write_metadata());
   SG_RETURN_IF_ERROR(commit());
+  progress_.end();
+  summary->phases = progress_.summary();
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
   summary->input_edges = manifest_.ingest.input_edges;

@@ -1,13 +1,17 @@
 // `shardgraph ingest`: edge list -> graph directory (DESIGN §4).
 //
-// Phases, each bounded by the memory budget:
+// A distribution sort (DESIGN §10), each phase bounded by the memory budget:
 //  1. (--remap only) read the input once to collect the distinct ids;
-//  2. read the input, translate ids, count degrees, and fill a sort buffer
-//     of half the budget; each full buffer is sorted (TBB) and spilled as a
-//     run sorted by source (out-space) and one sorted by destination (in-space);
-//  3. choose vertex intervals that balance edges;
-//  4. k-way merge the runs of each space into chunks (SpaceWriter), striped
-//     over the devices;
+//     (--order) compute the vertex order;
+//  2. route: read the input once, translate ids, and route every arc into
+//     its space's buckets by key range (out-space by source, in-space by
+//     destination, both in parallel), spilling full bucket buffers to one
+//     file per space with large sequential writes; count arcs per vertex
+//     block (shards/ingest/bucket_router.h, vertex_histogram.h);
+//  3. choose vertex intervals that balance arcs;
+//  4. sort: per space, read buckets back in order in batches that fit the
+//     budget, sort each batch in memory and encode its lists into chunks in
+//     parallel, striped over the devices (space_builder.h, chunk_encoder.h);
 //  5. write indexes, degrees and id map, rename device files, write the
 //     manifest last and rename the temporary directory into place.
 // Any failure (bad line, full disk, signal) removes everything written.
@@ -36,10 +40,12 @@ struct IngestOptions {
   uint32_t intervals = 0;  // 0 = derive from the memory budget
   std::vector<std::string> devices;
   uint64_t stripe_bytes = 0;  // 0 = chosen from the space size and device count (see choose_stripe_bytes)
-  // Edges per sorted run; 0 = half the memory budget. Tests set it small to
-  // exercise spilling and multi-pass merges on small inputs.
+  // Records sorted at once; 0 = what the budget allows. Tests set it small
+  // to force oversized buckets (sub-routing) on small inputs.
   size_t sort_buffer_edges = 0;
-  size_t merge_fanin = 0;  // 0 = from the budget
+  // Buckets per router (rounded down to a power of two); 0 = from the budget.
+  size_t route_buckets = 0;
+  bool progress = false;  // a progress line on stderr (a terminal)
 };
 
 struct IngestSummary {
@@ -47,9 +53,10 @@ struct IngestSummary {
   uint64_t num_edges = 0;
   uint64_t input_edges = 0;
   uint64_t stored_bytes = 0;  // all spaces, all devices
-  uint64_t sorted_runs = 0;
+  uint64_t sorted_runs = 0;  // in-memory sort batches
   uint32_t intervals = 0;
   double seconds = 0;
+  std::string phases;  // "route 1.2 s, sort out 0.8 s, ..."
 };
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary);

@@ -1,0 +1,85 @@
+// The distribution step of ingest's sort (DESIGN §10): records are routed by
+// their packed arc value into buckets of equal value ranges; each bucket has
+// a small buffer, and a full buffer is appended to one spill file as a
+// segment, so the disk sees large sequential writes. Later, each bucket (or a
+// run of small ones) is read back and sorted in memory.
+//
+// The top-level router starts with one vertex per bucket and doubles the
+// bucket width whenever a larger id arrives (pairs of buckets merge: their
+// segment lists are joined), so it needs no vertex count up front. A router
+// over one oversized bucket's range splits it further (sub-routing).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+#include "shards/util/file_util.h"
+
+namespace sg {
+
+struct SpillSegment {
+  uint64_t offset;  // bytes into the spill file
+  uint64_t records;
+};
+
+template <typename Record>
+class BucketRouter {
+ public:
+  // `bucket_count` buckets (a power of two) of 2^width_bits values each,
+  // the first starting at `base`; `can_grow` lets the width double.
+  Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
+              int width_bits, bool can_grow);
+
+  Status add(const Record& record) {
+    const uint64_t offset = record.arc - base_;
+    uint64_t bucket = offset >> width_bits_;
+    if (bucket >= bucket_count_) {
+      SG_RETURN_IF_ERROR(grow(offset));
+      bucket = offset >> width_bits_;
+    }
+    Record* buffer = buffers_.data() + bucket * buffer_records_;
+    buffer[fill_[bucket]++] = record;
+    if (fill_[bucket] == buffer_records_) return flush(static_cast<uint32_t>(bucket));
+    return Status::OK();
+  }
+  // Flushes every buffer and releases them.
+  Status finish();
+  // Deletes the spill file.
+  void remove();
+
+  uint32_t bucket_count() const { return bucket_count_; }
+  int width_bits() const { return width_bits_; }
+  uint64_t records(uint32_t bucket) const { return records_[bucket]; }
+  uint64_t total_records() const { return total_records_; }
+  // First and last packed value of a bucket's range.
+  uint64_t first_value(uint32_t bucket) const { return base_ + (uint64_t{bucket} << width_bits_); }
+  uint64_t last_value(uint32_t bucket) const {
+    return first_value(bucket) + (width_bits_ == 64 ? UINT64_MAX : (uint64_t{1} << width_bits_) - 1);
+  }
+  const std::vector<SpillSegment>& segments(uint32_t bucket) const { return segments_[bucket]; }
+  // Reads `count` records of a segment, starting at record `first`.
+  Status read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
+  uint64_t spilled_bytes() const { return spill_end_; }
+
+ private:
+  Status flush(uint32_t bucket);
+  Status grow(uint64_t offset);
+
+  File spill_;
+  std::string spill_path_;
+  uint32_t bucket_count_ = 0;
+  size_t buffer_records_ = 0;
+  uint64_t base_ = 0;
+  int width_bits_ = 0;
+  bool can_grow_ = false;
+  std::vector<Record> buffers_;
+  std::vector<uint32_t> fill_;
+  std::vector<uint64_t> records_;
+  std::vector<std::vector<SpillSegment>> segments_;
+  uint64_t spill_end_ = 0;
+  uint64_t total_records_ = 0;
+};
+
+}  // namespace sg

@@ -1,0 +1,86 @@
+// Encodes sorted adjacency lists of consecutive vertices into chunks held in
+// memory (the payload layout of shards/format/chunk_format.h). Ingest runs one
+// encoder per part of a sort batch, in parallel; the parts' chunks are then
+// written in order (SpaceOutput), which places each at a 4 KiB-aligned offset.
+//
+// Rules, the same wherever a part starts or ends:
+//  - a chunk never spans an interval boundary;
+//  - a chunk is closed once its payload reaches `chunk_bytes`, or before a
+//    list that would push it past `chunk_bytes`;
+//  - a list longer than a chunk is split into pieces, each coded on its own;
+//    the rest of the list starts the next chunk with the same vertex;
+//  - vertices without edges get an empty list (one byte).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "shards/format/chunk_format.h"
+
+namespace sg {
+
+// A neighbour with its weight, for weighted graphs.
+struct WeightedNeighbour {
+  uint32_t id;
+  float weight;
+  bool operator<(const WeightedNeighbour& o) const { return id != o.id ? id < o.id : weight < o.weight; }
+};
+inline uint32_t neighbour_id(uint32_t n) { return n; }
+inline uint32_t neighbour_id(const WeightedNeighbour& n) { return n.id; }
+inline float neighbour_weight(uint32_t) { return 1.0f; }
+inline float neighbour_weight(const WeightedNeighbour& n) { return n.weight; }
+
+class ChunkEncoder {
+ public:
+  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts);
+
+  // Starts a part that owns vertices [first_vertex, ...): the first list
+  // may instead continue vertex first_vertex - 1, whose earlier pieces the
+  // previous part ended with. Clears the previous part's output.
+  void begin(uint32_t first_vertex);
+  // Lists in increasing vertex order, each sorted by neighbour.
+  template <typename Neighbour>
+  void add_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count);
+  // Empty lists up to `end_vertex` (exclusive), then closes the open chunk.
+  void finish(uint32_t end_vertex);
+
+  // Output of the part: payloads back to back (no padding); each entry's
+  // offset is its payload's position in bytes().
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  const std::vector<ChunkIndexEntry>& chunks() const { return chunks_; }
+  // Degrees of [first_vertex, end_vertex), and the edges added to the
+  // continued vertex first_vertex - 1.
+  const std::vector<uint32_t>& degrees() const { return degrees_; }
+  uint64_t continued_edges() const { return continued_edges_; }
+  uint32_t first_vertex() const { return first_vertex_; }
+
+ private:
+  void start_vertex(uint32_t vertex);
+  void add_empty_lists_until(uint32_t vertex);
+  void open_chunk(uint32_t vertex);
+  void close_chunk(size_t keep_from_list_byte, uint32_t keep_weights);
+  uint64_t payload_bytes() const { return lists_.size() + (weighted_ ? 4 * weights_.size() : 0); }
+  void count_edges(uint32_t vertex, uint32_t count);
+  template <typename Neighbour>
+  void add_long_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count);
+
+  uint32_t chunk_bytes_;
+  bool weighted_;
+  const std::vector<uint32_t>* interval_starts_;
+  size_t next_interval_ = 0;  // first interval start > the last vertex started
+
+  uint32_t first_vertex_ = 0;
+  uint32_t next_vertex_ = 0;  // first vertex without a list yet
+  bool chunk_open_ = false;
+  ChunkIndexEntry chunk_{};
+  std::vector<uint8_t> lists_;  // the open chunk's lists
+  std::vector<float> weights_;  // the open chunk's weights
+  std::vector<uint8_t> piece_;  // one piece of a long list
+
+  std::vector<uint8_t> bytes_;
+  std::vector<ChunkIndexEntry> chunks_;
+  std::vector<uint32_t> degrees_;
+  uint64_t continued_edges_ = 0;
+};
+
+}  // namespace sg

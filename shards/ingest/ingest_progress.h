@@ -1,0 +1,37 @@
+// Ingest's progress line on a terminal (phase, edges/s, ETA) and the phase
+// times for its summary line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sg {
+
+class IngestProgress {
+ public:
+  void set_terminal(bool terminal) { terminal_ = terminal; }
+  // Ends the previous phase; `total_units` (e.g. input bytes) gives the ETA,
+  // 0 if unknown.
+  void begin_phase(const std::string& name, uint64_t total_units);
+  // `edges` more edges done; `units_done` so far in this phase.
+  void advance(uint64_t edges, uint64_t units_done);
+  void end();
+  // "route 1.2 s, sort out 0.8 s, ..."
+  std::string summary() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Phase {
+    std::string name;
+    double seconds = 0;
+  };
+  bool terminal_ = false;
+  bool open_ = false;
+  std::vector<Phase> phases_;
+  Clock::time_point phase_start_{}, last_print_{};
+  uint64_t total_units_ = 0, edges_ = 0;
+};
+
+}  // namespace sg

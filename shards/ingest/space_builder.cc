@@ -1,0 +1,299 @@
+#include "shards/ingest/space_builder.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+#include "shards/ingest/arc_record.h"
+#include "shards/util/interrupt.h"
+#include "shards/util/parallel.h"
+
+namespace sg {
+namespace {
+
+constexpr uint64_t kEdgesPerPart = 1 << 16;  // below this a batch is not split
+
+template <typename Record>
+class SpaceBuilder {
+  using Neighbour = typename Record::Neighbour;
+
+ public:
+  SpaceBuilder(const SpaceBuildOptions& options, SpaceOutput* out) : opt_(options), out_(out) {
+    assert(opt_.num_vertices > 0 && opt_.batch_records > 0);
+    last_value_ = (uint64_t{opt_.num_vertices} << 32) - 1;
+    const size_t parts = std::max<size_t>(1, 4 * parallel_threads());
+    const bool weighted = !std::is_same_v<Neighbour, uint32_t>;
+    for (size_t p = 0; p < parts; ++p) encoders_.emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts);
+    part_stats_.resize(parts);
+    part_carry_.resize(parts);
+  }
+
+  Status run(BucketRouter<Record>* router) {
+    records_.resize(opt_.batch_records);
+    SG_RETURN_IF_ERROR(process_router(*router, 0));
+    ChunkEncoder& tail = encoders_[0];
+    tail.begin(next_vertex_);
+    tail.finish(opt_.num_vertices);
+    return out_->append(tail);
+  }
+
+  const SpaceBuildStats& stats() const { return stats_; }
+
+ private:
+  struct Carry {  // the last arc of a batch, before filtering
+    bool valid = false;
+    uint32_t vertex = 0, neighbour = 0;
+  };
+
+  Status process_router(const BucketRouter<Record>& router, int depth);
+  Status load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last);
+  Status process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth);
+  template <typename Sink>
+  Status read_in_pieces(const BucketRouter<Record>& router, uint32_t bucket, Sink&& sink);
+  Status process_records(size_t count, uint64_t first_value, uint64_t last_value);
+  void lists_by_count(size_t count, uint32_t first_vertex, uint32_t span);
+  void lists_by_sort(size_t count);
+  Status encode_parts(bool sort_lists, uint32_t end_vertex);
+  void encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin, uint32_t vertex_end,
+                   bool sort_lists);
+
+  const SpaceBuildOptions& opt_;
+  SpaceOutput* out_;
+  uint64_t last_value_ = 0;    // the largest packed arc of a valid vertex
+  uint32_t next_vertex_ = 0;   // first vertex whose list no batch has begun
+  Carry carry_;
+  std::vector<Record> records_;
+  std::vector<Neighbour> neighbours_;
+  std::vector<uint32_t> counts_;
+  std::vector<uint32_t> list_vertex_;  // non-empty lists of the batch
+  std::vector<uint32_t> list_begin_;   // into neighbours_, one more than lists
+  std::vector<ChunkEncoder> encoders_;
+  std::vector<SpaceBuildStats> part_stats_;
+  std::vector<Carry> part_carry_;
+  SpaceBuildStats stats_;
+};
+
+template <typename Record>
+Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, int depth) {
+  const uint64_t cap = opt_.batch_records;
+  bool open = false;
+  uint32_t first = 0, last = 0;
+  uint64_t records = 0;
+  for (uint32_t b = 0; b < router.bucket_count() && router.first_value(b) <= last_value_; ++b) {
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    const uint64_t r = router.records(b);
+    if (open && (r > cap || records + r > cap)) {
+      SG_RETURN_IF_ERROR(load_group(router, first, last));
+      open = false;
+    }
+    if (r > cap) {
+      SG_RETURN_IF_ERROR(process_oversize(router, b, depth));
+      continue;
+    }
+    if (!open) {
+      open = true;
+      first = b;
+      records = 0;
+    }
+    last = b;
+    records += r;
+  }
+  if (open) SG_RETURN_IF_ERROR(load_group(router, first, last));
+  return Status::OK();
+}
+
+template <typename Record>
+Status SpaceBuilder<Record>::load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last) {
+  size_t at = 0;
+  for (uint32_t b = first; b <= last; ++b) {
+    for (const SpillSegment& segment : router.segments(b)) {
+      SG_RETURN_IF_ERROR(router.read(segment, 0, segment.records, records_.data() + at));
+      at += segment.records;
+    }
+  }
+  return process_records(at, router.first_value(first), std::min(router.last_value(last), last_value_));
+}
+
+// Calls sink(count) with the bucket's records loaded into records_, at most a
+// batch at a time.
+template <typename Record>
+template <typename Sink>
+Status SpaceBuilder<Record>::read_in_pieces(const BucketRouter<Record>& router, uint32_t bucket, Sink&& sink) {
+  for (const SpillSegment& segment : router.segments(bucket)) {
+    for (uint64_t done = 0; done < segment.records;) {
+      const uint64_t take = std::min<uint64_t>(segment.records - done, records_.size());
+      SG_RETURN_IF_ERROR(router.read(segment, done, take, records_.data()));
+      SG_RETURN_IF_ERROR(sink(static_cast<size_t>(take)));
+      done += take;
+    }
+  }
+  return Status::OK();
+}
+
+template <typename Record>
+Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth) {
+  const int bits = router.width_bits();
+  const uint64_t value = router.first_value(bucket);
+  if (bits == 0) {  // every record is the same arc: sorted already
+    return read_in_pieces(router, bucket, [&](size_t count) { return process_records(count, value, value); });
+  }
+  const int sub_bits = std::min(bits, std::countr_zero(opt_.sub_buckets));
+  const uint32_t sub_count = uint32_t{1} << sub_bits;
+  const size_t buffer_records = std::max<size_t>(64, records_.size() / 4 / sub_count);
+  BucketRouter<Record> sub;
+  SG_RETURN_IF_ERROR(sub.open(opt_.spill_prefix + "." + std::to_string(depth), sub_count, buffer_records, value,
+                              bits - sub_bits, false));
+  Status s = read_in_pieces(router, bucket, [&](size_t count) {
+    for (size_t i = 0; i < count; ++i) SG_RETURN_IF_ERROR(sub.add(records_[i]));
+    return Status::OK();
+  });
+  if (s.ok()) s = sub.finish();
+  if (s.ok()) s = process_router(sub, depth + 1);
+  sub.remove();
+  return s;
+}
+
+// Counting scatter by key: lists in key order, each still to be sorted.
+template <typename Record>
+void SpaceBuilder<Record>::lists_by_count(size_t count, uint32_t first_vertex, uint32_t span) {
+  counts_.assign(size_t{span} + 1, 0);
+  for (size_t i = 0; i < count; ++i) ++counts_[arc_key(records_[i].arc) - first_vertex + 1];
+  for (uint32_t k = 0; k < span; ++k) counts_[k + 1] += counts_[k];
+  neighbours_.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const Record& r = records_[i];
+    neighbours_[counts_[arc_key(r.arc) - first_vertex]++] = r.neighbour();
+  }
+  // counts_[k] is now the end of vertex first_vertex + k's list.
+  uint32_t begin = 0;
+  for (uint32_t k = 0; k < span; ++k) {
+    if (counts_[k] > begin) {
+      list_vertex_.push_back(first_vertex + k);
+      list_begin_.push_back(begin);
+    }
+    begin = counts_[k];
+  }
+}
+
+// Sparse ids: sort the records themselves; lists come out sorted.
+template <typename Record>
+void SpaceBuilder<Record>::lists_by_sort(size_t count) {
+  parallel_sort(records_.begin(), records_.begin() + static_cast<long>(count), std::less<Record>());
+  neighbours_.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t key = arc_key(records_[i].arc);
+    if (i == 0 || key != list_vertex_.back()) {
+      list_vertex_.push_back(key);
+      list_begin_.push_back(static_cast<uint32_t>(i));
+    }
+    neighbours_[i] = records_[i].neighbour();
+  }
+}
+
+template <typename Record>
+Status SpaceBuilder<Record>::process_records(size_t count, uint64_t first_value, uint64_t last_value) {
+  assert(count < UINT32_MAX && first_value <= last_value && last_value <= last_value_);
+  ++stats_.batches;
+  const uint32_t first_vertex = arc_key(first_value);
+  const uint32_t last_vertex = arc_key(last_value);
+  const uint64_t span = uint64_t{last_vertex} - first_vertex + 1;
+  list_vertex_.clear();
+  list_begin_.clear();
+  bool sort_lists = false;
+  if (count > 0 && span <= records_.size() / 2 + 1) {
+    lists_by_count(count, first_vertex, static_cast<uint32_t>(span));
+    sort_lists = true;
+  } else if (count > 0) {
+    lists_by_sort(count);
+  }
+  list_begin_.push_back(static_cast<uint32_t>(count));
+  return encode_parts(sort_lists, last_vertex + 1);
+}
+
+template <typename Record>
+Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) {
+  const size_t lists = list_vertex_.size();
+  const uint64_t edges = list_begin_.back();
+  const size_t parts = static_cast<size_t>(std::clamp<uint64_t>(edges / kEdgesPerPart, 1, encoders_.size()));
+  // Parts split the lists at about equal edge counts; a continued list
+  // (vertex next_vertex_ - 1) stays in part 0.
+  std::vector<size_t> split(parts + 1, lists);
+  std::vector<uint32_t> vertex_begin(parts + 1, end_vertex);
+  split[0] = 0;
+  vertex_begin[0] = next_vertex_;
+  size_t at = (lists > 0 && list_vertex_[0] < next_vertex_) ? 1 : 0;
+  for (size_t k = 1; k < parts; ++k) {
+    const uint64_t target = edges * k / parts;
+    while (at < lists && list_begin_[at] < target) ++at;
+    split[k] = std::max(at, split[k - 1]);
+    if (split[k] < lists) vertex_begin[k] = std::max(list_vertex_[split[k]], next_vertex_);
+  }
+  parallel_for(size_t{0}, parts, size_t{1}, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
+  });
+  for (size_t k = 0; k < parts; ++k) {
+    SG_RETURN_IF_ERROR(out_->append(encoders_[k]));
+    const SpaceBuildStats& s = part_stats_[k];
+    stats_.self_loops += s.self_loops;
+    stats_.duplicates += s.duplicates;
+    stats_.stored_loops += s.stored_loops;
+    if (part_carry_[k].valid) carry_ = part_carry_[k];
+  }
+  next_vertex_ = std::max(next_vertex_, end_vertex);
+  return Status::OK();
+}
+
+template <typename Record>
+void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin,
+                                       uint32_t vertex_end, bool sort_lists) {
+  ChunkEncoder& encoder = encoders_[part];
+  SpaceBuildStats& stats = part_stats_[part];
+  stats = SpaceBuildStats{};
+  part_carry_[part] = Carry{};
+  encoder.begin(vertex_begin);
+  for (size_t i = list_begin; i < list_end; ++i) {
+    const uint32_t v = list_vertex_[i];
+    Neighbour* list = neighbours_.data() + list_begin_[i];
+    const uint32_t count = list_begin_[i + 1] - list_begin_[i];
+    if (sort_lists) std::sort(list, list + count);
+    // The arc before this list's first one, for duplicates: only a list
+    // continued from the previous batch has one.
+    bool has_previous = i == 0 && carry_.valid && carry_.vertex == v;
+    uint32_t previous = carry_.neighbour;
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < count; ++j) {
+      const uint32_t id = neighbour_id(list[j]);
+      const bool duplicate = has_previous && id == previous;
+      const bool loop = id == v;
+      has_previous = true;
+      previous = id;
+      if (opt_.count_input && (!opt_.undirected || v <= id)) {
+        stats.self_loops += loop && !duplicate;
+        stats.duplicates += duplicate;
+      }
+      if ((opt_.drop_self_loops && loop) || (opt_.dedup && duplicate)) continue;
+      stats.stored_loops += loop && opt_.count_input;
+      list[kept++] = list[j];
+    }
+    if (count > 0) part_carry_[part] = Carry{true, v, previous};
+    encoder.add_list(v, list, kept);
+  }
+  encoder.finish(vertex_end);
+}
+
+}  // namespace
+
+template <typename Record>
+Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, SpaceOutput* out,
+                   SpaceBuildStats* stats) {
+  SpaceBuilder<Record> builder(options, out);
+  SG_RETURN_IF_ERROR(builder.run(router));
+  *stats = builder.stats();
+  return Status::OK();
+}
+
+template Status build_space<PlainArc>(BucketRouter<PlainArc>*, const SpaceBuildOptions&, SpaceOutput*, SpaceBuildStats*);
+template Status build_space<WeightedArc>(BucketRouter<WeightedArc>*, const SpaceBuildOptions&, SpaceOutput*,
+                                         SpaceBuildStats*);
+
+}  // namespace sg

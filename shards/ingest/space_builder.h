@@ -1,0 +1,54 @@
+// The sorting half of ingest's distribution sort: reads a bucket router's
+// buckets back in order, groups consecutive buckets into batches of at most
+// `batch_records`, sorts each batch in memory into adjacency lists (a counting
+// scatter by key, then a sort of each list; or one sort of the records when
+// the batch's ids are sparse) and encodes the lists into chunks in parallel
+// parts (ChunkEncoder), which SpaceOutput writes in order.
+//
+// A bucket larger than a batch (a hub, or skewed ids) is routed again into
+// sub-buckets of its range, recursively; a range of one packed value (one
+// arc repeated beyond memory) is already sorted and is encoded in pieces.
+// Self-loops and duplicates are counted and, if asked, dropped here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shards/ingest/bucket_router.h"
+#include "shards/ingest/space_output.h"
+
+namespace sg {
+
+struct SpaceBuildOptions {
+  uint32_t num_vertices = 0;
+  const std::vector<uint32_t>* interval_starts = nullptr;
+  uint32_t chunk_bytes = 0;
+  bool undirected = false;   // each edge is stored twice: count it where key <= neighbour
+  bool count_input = false;  // this space's self-loops and duplicates describe the input
+  bool drop_self_loops = false;
+  bool dedup = false;
+  size_t batch_records = 0;
+  uint32_t sub_buckets = 256;  // a power of two
+  std::string spill_prefix;    // sub-routers' spill files: prefix + ".<depth>"
+};
+
+struct SpaceBuildStats {
+  uint64_t self_loops = 0;    // in the input (first copies)
+  uint64_t duplicates = 0;    // in the input (beyond the first copy)
+  uint64_t stored_loops = 0;  // self-loop arcs stored
+  uint64_t batches = 0;       // in-memory sorts
+};
+
+// Memory one batch record costs while it is sorted and encoded: the record,
+// its neighbour entry, list bookkeeping and encoded output.
+template <typename Record>
+constexpr size_t batch_bytes_per_record() {
+  return sizeof(Record) + sizeof(typename Record::Neighbour) + 16;
+}
+
+template <typename Record>
+Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, SpaceOutput* out,
+                   SpaceBuildStats* stats);
+
+}  // namespace sg
