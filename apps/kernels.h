@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "core/engine.h"
 
@@ -36,5 +37,9 @@ Status bfs(Engine* engine, uint32_t source, VertexArray<int32_t>* depth, VertexA
 Status wcc(Engine* engine, VertexArray<uint32_t>* labels);
 
 Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<float>* distance);
+
+// Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id].
+enum class TraversalOrder { kBfds, kBfs };
+Status traversal_order(Engine* engine, TraversalOrder kind, std::vector<uint32_t>* new_id);
 
 }  // namespace sg

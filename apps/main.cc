@@ -10,6 +10,7 @@
 #include "apps/cli_util.h"
 #include "apps/generate.h"
 #include "apps/graph_info.h"
+#include "apps/ingest_ordered.h"
 #include "apps/run_command.h"
 #include "scheduler/calibrate.h"
 #include "shards/format/graph.h"
@@ -78,7 +79,7 @@ int run_ingest(IngestArgs& a) {
   a.options.stripe_bytes = a.stripe == "auto" ? 0 : size_option("--stripe-bytes", a.stripe);
   a.options.progress = ::isatty(2) != 0;
   sg::IngestSummary summary;
-  sg::Status s = sg::ingest_graph(a.options, &summary);
+  sg::Status s = sg::ingest_ordered(a.options, &summary);
   if (!s.ok()) return fail(s);
   std::printf("ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sort batches, %.2f s (%s), peak RSS %llu KiB\n",
               a.options.input.c_str(), a.options.output.c_str(), static_cast<unsigned long long>(summary.num_vertices),
@@ -196,7 +197,7 @@ int main(int argc, char** argv) {
   ingest->add_flag("--drop-self-loops", ing.options.drop_self_loops, "remove edges v->v");
   ingest->add_flag("--dedup", ing.options.dedup, "remove duplicate edges (keeps the smallest weight)");
   ingest->add_flag("--remap", ing.options.remap, "map sparse or 64-bit ids to dense ids (map stored)");
-  ingest->add_option("--order", ing.options.order, "vertex ordering: none | degree | bfs (locality for selective reads)")
+  ingest->add_option("--order", ing.options.order, "vertex ordering: none | bfds | bfs | degree (locality for selective reads; see README)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "degree", "bfs"}));
   ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G)")->capture_default_str();

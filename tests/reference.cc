@@ -143,3 +143,53 @@ std::vector<float> ref_sssp(const RefGraph& g, uint32_t source, bool unit_weight
 }
 
 }  // namespace sgtest
+
+namespace sgtest {
+
+// A sequential queue BFS: each dequeued vertex numbers its unnumbered
+// neighbours by decreasing degree (bfds) or by id (bfs); roots by decreasing
+// degree, 1, 2, 4, ... at a time.
+std::vector<uint32_t> ref_traversal_order(const RefGraph& g, bool directed, bool both_ways) {
+  constexpr uint32_t kNone = UINT32_MAX;
+  auto degree = [&](uint32_t v) -> uint64_t {
+    return both_ways ? g.in[v].size() + (directed ? g.out[v].size() : 0) : g.in[v].size();
+  };
+  std::vector<uint32_t> roots(g.n), rank(g.n, kNone);
+  for (uint32_t v = 0; v < g.n; ++v) roots[v] = v;
+  std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return degree(a) > degree(b); });
+  uint32_t next = 0;
+  size_t cursor = 0, batch = 1;
+  while (next < g.n) {
+    std::vector<uint32_t> queue;
+    while (queue.size() < batch && cursor < g.n) {
+      const uint32_t v = roots[cursor++];
+      if (rank[v] == kNone) {
+        rank[v] = next++;
+        queue.push_back(v);
+      }
+    }
+    batch *= 2;
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t u = queue[head];
+      std::vector<uint32_t> found;
+      auto visit = [&](const std::vector<std::pair<uint32_t, float>>& list) {
+        for (const auto& [v, w] : list) {
+          if (rank[v] == kNone && std::find(found.begin(), found.end(), v) == found.end()) found.push_back(v);
+        }
+      };
+      visit(g.out[u]);
+      if (both_ways) visit(g.in[u]);
+      std::sort(found.begin(), found.end(), [&](uint32_t a, uint32_t b) {
+        const uint64_t da = both_ways ? 0 : degree(a), db = both_ways ? 0 : degree(b);
+        return da != db ? da > db : a < b;
+      });
+      for (uint32_t v : found) {
+        rank[v] = next++;
+        queue.push_back(v);
+      }
+    }
+  }
+  return rank;
+}
+
+}  // namespace sgtest

@@ -16,7 +16,7 @@
 #include "apps/kernels.h"
 #include "apps/run_command.h"
 #include "reference.h"
-#include "shards/ingest/ingest.h"
+#include "apps/ingest_ordered.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -89,7 +89,7 @@ void check_case(const Case& c, uint64_t seed) {
     o.devices.push_back(dir / ("d" + std::to_string(d)));
   }
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph graph;
   REQUIRE(Graph::open(o.output, &graph).ok());
   REQUIRE(graph.num_vertices() == n);
@@ -126,6 +126,11 @@ void check_case(const Case& c, uint64_t seed) {
     REQUIRE(spmv(&engine, SpmvOptions{2}, &y).ok());
     const std::vector<double> expected = sgtest::ref_spmv(ref, 2);
     for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(y[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
+  }
+  for (const bool both_ways : {false, true}) {
+    std::vector<uint32_t> new_id;
+    REQUIRE(traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, &new_id).ok());
+    CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"));
   }
   const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
   {
@@ -187,7 +192,7 @@ TEST_CASE("run writes original ids and stats and a corrupted chunk stops it nami
   o.remap = true;
   o.chunk_bytes = 512;
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   RunOptions r;
   r.app = "bfs";
   r.graph = dir / "g";
@@ -248,7 +253,7 @@ void make_chain_graph(const sgtest::TempDir& dir, uint32_t n) {
   o.chunk_bytes = 1024;
   o.intervals = 4;
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
 }
 
 }  // namespace
@@ -432,7 +437,7 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
   }
   sgtest::write_text(dir / "e.txt", text);
   std::map<std::string, std::string> reference;
-  for (const std::string order : {"none", "degree", "bfs"}) {
+  for (const std::string order : {"none", "degree", "bfs", "bfds"}) {
     CAPTURE(order);
     IngestOptions o;
     o.input = dir / "e.txt";
@@ -441,7 +446,7 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
     o.chunk_bytes = 256;
     o.intervals = 3;
     IngestSummary summary;
-    REQUIRE(ingest_graph(o, &summary).ok());
+    REQUIRE(ingest_ordered(o, &summary).ok());
     for (const std::string app : {"bfs", "wcc", "sssp", "pagerank"}) {
       RunOptions r;
       r.app = app;

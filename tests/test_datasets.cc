@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shards/ingest/ingest.h"
+#include "apps/ingest_ordered.h"
 #include "shards/format/verify.h"
 #include "test_util.h"
 
@@ -44,7 +44,7 @@ void check_dataset(const std::string& name, const std::string& file, bool remap)
   o.memory_bytes = 16 << 20;
   o.devices = {};
   IngestSummary summary;
-  Status s = ingest_graph(o, &summary);
+  Status s = ingest_ordered(o, &summary);
   REQUIRE_MESSAGE(s.ok(), s.ToString());
   Graph g;
   REQUIRE(Graph::open(o.output, &g).ok());

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "apps/generate.h"
-#include "shards/ingest/ingest.h"
+#include "apps/ingest_ordered.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -21,7 +21,7 @@ Graph ingest_text(const sgtest::TempDir& dir, const std::string& name, const std
   o.input = dir / name;
   o.output = dir / (name + ".graph");
   IngestSummary summary;
-  Status s = ingest_graph(o, &summary);
+  Status s = ingest_ordered(o, &summary);
   REQUIRE_MESSAGE(s.ok(), s.ToString());
   Graph g;
   REQUIRE(Graph::open(o.output, &g).ok());
@@ -62,7 +62,7 @@ TEST_CASE("gzip text with weights") {
   o.input = dir / "w.txt.gz";
   o.output = dir / "w";
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g;
   REQUIRE(Graph::open(o.output, &g).ok());
   CHECK(g.weighted());
@@ -110,11 +110,11 @@ TEST_CASE("binary edge lists: bin32, bin64 and weighted records") {
   o.input = dir / "e.bin32";
   o.output = dir / "g32";
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   o.input = dir / "e.bin64";
   o.output = dir / "g64";
   o.binary_weights = true;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g32, g64;
   REQUIRE(Graph::open(dir / "g32", &g32).ok());
   REQUIRE(Graph::open(dir / "g64", &g64).ok());
@@ -151,12 +151,12 @@ TEST_CASE("generated R-MAT is deterministic and ingests identically from text an
   o.input = dir / "a.txt";
   o.output = dir / "ga";
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   CHECK(summary.input_edges == 8192);
   o.input = dir / "c.bin32";
   o.output = dir / "gc";
   o.binary_weights = true;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph ga, gc;
   REQUIRE(Graph::open(dir / "ga", &ga).ok());
   REQUIRE(Graph::open(dir / "gc", &gc).ok());

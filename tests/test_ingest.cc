@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <map>
 
-#include "shards/ingest/ingest.h"
+#include "apps/ingest_ordered.h"
 #include "shards/format/verify.h"
 #include "test_util.h"
 
@@ -101,7 +101,7 @@ void check_config(const Config& c, uint64_t seed) {
     }
   }
   IngestSummary summary;
-  Status s = ingest_graph(o, &summary);
+  Status s = ingest_ordered(o, &summary);
   REQUIRE_MESSAGE(s.ok(), s.ToString());
 
   Graph graph;
@@ -161,7 +161,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.stripe_bytes = 4096 * (1 + (r >> 10) % 2);
     c.sort_edges = (r >> 11) % 3 == 0 ? 0 : 7 + (r >> 13) % 300;  // spill many runs
     c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;           // few buckets: sub-routing
-    c.order = std::vector<std::string>{"none", "degree", "bfs"}[(r >> 24) % 3];
+    c.order = std::vector<std::string>{"none", "degree", "bfs", "bfds"}[(r >> 24) % 4];
     check_config(c, sgtest::next_random(&state));
   }
 }
@@ -173,7 +173,7 @@ TEST_CASE("ingest with defaults keeps self-loops and duplicates and counts them"
   o.input = dir / "g.txt";
   o.output = dir / "g";
   IngestSummary summary;
-  REQUIRE(ingest_graph(o, &summary).ok());
+  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g;
   REQUIRE(Graph::open(o.output, &g).ok());
   CHECK(g.manifest().num_edges == 4);

@@ -8,7 +8,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
+#include "shards/ingest/graph_edge_reader.h"
 #include "shards/util/enum_names.h"
 
 namespace sg {
@@ -424,12 +426,18 @@ const char* format_name(InputFormat format) {
     case InputFormat::kMtx: return "mtx";
     case InputFormat::kBin32: return "bin32";
     case InputFormat::kBin64: return "bin64";
+    case InputFormat::kGraph: return "graph";
   }
   return "?";
 }
 
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format) {
   if (name.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(std::filesystem::path(path) / "manifest.json", ec)) {
+      *format = InputFormat::kGraph;
+      return Status::OK();
+    }
     const std::string base = strip_gz(path);
     if (base.ends_with(".mtx")) *format = InputFormat::kMtx;
     else if (base.ends_with(".bin32")) *format = InputFormat::kBin32;
@@ -437,11 +445,11 @@ Status resolve_format(const std::string& path, const std::string& name, InputFor
     else *format = InputFormat::kSnap;
     return Status::OK();
   }
-  if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64}, format_name,
+  if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64, InputFormat::kGraph}, format_name,
                       format)) {
     return Status::OK();
   }
-  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64)");
+  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64, graph)");
 }
 
 Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
@@ -459,6 +467,8 @@ Status open_edge_reader(const std::string& path, InputFormat format, bool binary
       *reader = std::move(mtx);
       return Status::OK();
     }
+    case InputFormat::kGraph:
+      return open_graph_edge_reader(path, reader);
     case InputFormat::kBin32:
     case InputFormat::kBin64: {
       auto bin = std::make_unique<BinaryReader>();

@@ -4,6 +4,7 @@
 //          with one header line; gzip (.gz) is read transparently.
 //   mtx    Matrix Market "coordinate" (pattern|integer|real, general|symmetric),
 //          1-based indices; a symmetric matrix is an undirected graph.
+//   graph  a graph directory written by ingest (graph_edge_reader.h).
 //   bin32 / bin64   little-endian (src, dst) pairs of uint32 / uint64, each
 //          followed by a float32 weight when the input is declared weighted.
 // Errors name the file and line (text) or record (binary).
@@ -18,10 +19,11 @@
 
 namespace sg {
 
-enum class InputFormat { kSnap, kMtx, kBin32, kBin64 };
+enum class InputFormat { kSnap, kMtx, kBin32, kBin64, kGraph };
 
 const char* format_name(InputFormat format);
-// `name` empty => detect from the file name (.mtx, .bin32, .bin64, else snap).
+// `name` empty => detect from the path: a directory holding manifest.json is
+// a stored graph ("graph"), else by file name (.mtx, .bin32, .bin64, else snap).
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
 
 struct RawEdge {
@@ -52,6 +54,8 @@ class EdgeReader {
   // Bytes of the input file (compressed, for .gz) read so far, and in all.
   virtual uint64_t bytes_read() const = 0;
   virtual uint64_t bytes_total() const = 0;
+  // The graph being read, for format "graph" (graph_edge_reader.h).
+  virtual const class Graph* stored_graph() const { return nullptr; }
 
  protected:
   uint64_t max_id_ = UINT64_MAX;

@@ -11,6 +11,7 @@
 
 #include "compression/checksum.h"
 #include "shards/ingest/edge_reader.h"
+#include "shards/format/graph.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/bucket_router.h"
 #include "shards/ingest/ingest_progress.h"
@@ -57,7 +58,6 @@ class IngestJob {
   Status prepare_directories();
   Status open_reader();
   Status collect_ids();
-  Status compute_order();
   uint64_t count_vertices(uint64_t max_dense_id, bool saw_edge) const;
   Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst);
   void router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const;
@@ -86,8 +86,9 @@ class IngestJob {
   std::vector<std::string> created_files_;  // outside temp_dir_, removed on failure
 
   std::vector<uint64_t> id_map_;  // --remap: sorted distinct original ids
-  VertexOrder order_ = VertexOrder::kNone;
-  std::vector<uint32_t> new_id_;  // --order: new dense id of each dense id
+  // Relabelling: the new dense id of each dense id (IngestOptions::permutation).
+  const std::vector<uint32_t>* new_id_ = nullptr;
+  const Graph* source_graph_ = nullptr;  // format "graph": the graph read
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
   std::vector<std::string> spill_paths_;  // inside temp_dir_
@@ -110,7 +111,12 @@ Status IngestJob::check_options() {
   if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
     return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
   }
-  if (!parse_vertex_order(opt_.order, &order_)) return Status::InvalidArgument("--order must be none, degree or bfs");
+  VertexOrder order = VertexOrder::kNone;
+  if (!parse_vertex_order(opt_.order, &order)) return Status::InvalidArgument("--order must be none, bfds, bfs or degree");
+  if (order != VertexOrder::kNone && opt_.permutation == nullptr) {
+    return Status::InvalidArgument("--order " + opt_.order + " needs the order's permutation (see ingest_ordered)");
+  }
+  new_id_ = opt_.permutation;
   return resolve_format(opt_.input, opt_.format, &format_);
 }
 
@@ -201,68 +207,6 @@ uint64_t IngestJob::count_vertices(uint64_t max_dense_id, bool saw_edge) const {
   return n;
 }
 
-// --order: one pass over the input to count degrees (and, for bfs, to hold
-// the undirected adjacency), then the permutation that sort_phase applies.
-Status IngestJob::compute_order() {
-  SG_RETURN_IF_ERROR(open_reader());
-  reader_->set_max_id(input_id_limit());
-  std::vector<uint32_t> degree;
-  std::vector<std::pair<uint32_t, uint32_t>> edges;
-  std::vector<RawEdge> batch;
-  uint64_t max_id = 0;
-  bool saw_edge = false;
-  for (;;) {
-    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
-    shape_ = reader_->shape();
-    if (batch.empty()) break;
-    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    for (const RawEdge& raw : batch) {
-      uint32_t src = 0, dst = 0;
-      SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
-      saw_edge = true;
-      max_id = std::max<uint64_t>(max_id, std::max(src, dst));
-      if (std::max(src, dst) >= degree.size()) degree.resize(std::max<size_t>(std::max(src, dst) + size_t{1}, degree.size() * 3 / 2));
-      ++degree[src];
-      ++degree[dst];
-      if (order_ == VertexOrder::kBfs && src != dst) {
-        edges.push_back({src, dst});
-        if (edges.size() * 2 * (sizeof(uint32_t) + sizeof(edges[0])) > opt_.memory_bytes) {
-          return Status::InvalidArgument("--order bfs holds the graph in memory during ingest: more than --memory (" +
-                                         std::to_string(opt_.memory_bytes) + " bytes) needed; raise it or use --order degree");
-        }
-      }
-    }
-  }
-  const uint64_t n = count_vertices(max_id, saw_edge);
-  if (n == 0 || n > UINT32_MAX) return Status::OK();  // sort_phase reports it
-  degree.resize(n, 0);
-  if (order_ == VertexOrder::kDegree) {
-    new_id_ = degree_order(degree);
-    return Status::OK();
-  }
-  std::vector<uint64_t> offsets(n + 1, 0);
-  for (uint64_t v = 0; v < n; ++v) offsets[v + 1] = offsets[v] + degree[v];
-  std::vector<uint32_t> neighbours(offsets[n]);
-  std::vector<uint64_t> fill(offsets.begin(), offsets.end() - 1);
-  for (const auto& [u, v] : edges) {
-    neighbours[fill[u]++] = v;
-    neighbours[fill[v]++] = u;
-  }
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);
-  for (uint64_t v = 0; v < n; ++v) std::sort(neighbours.begin() + static_cast<long>(offsets[v]), neighbours.begin() + static_cast<long>(fill[v]));
-  // Self-loops were counted in the degree but not stored: shrink each list.
-  std::vector<uint64_t> compact(n + 1, 0);
-  uint64_t at = 0;
-  for (uint64_t v = 0; v < n; ++v) {
-    compact[v] = at;
-    for (uint64_t e = offsets[v]; e < fill[v]; ++e) neighbours[at++] = neighbours[e];
-  }
-  compact[n] = at;
-  neighbours.resize(at);
-  new_id_ = bfs_order(compact, neighbours);
-  return Status::OK();
-}
-
 // Bucket count and buffer size of each space's router: 32 KiB buffers
 // (large sequential spill writes), at most 256 buckets per space so that the
 // buffers being filled stay few enough for the caches and TLB (routing is
@@ -281,7 +225,8 @@ void IngestJob::router_shape(size_t record_bytes, size_t spaces, uint32_t* bucke
 size_t IngestJob::batch_records(size_t bytes_per_record) const {
   if (opt_.sort_buffer_edges != 0) return std::max<size_t>(opt_.sort_buffer_edges, 2);
   constexpr uint64_t kFixedBytes = 4 << 20;
-  const uint64_t held = id_map_.size() * sizeof(uint64_t) + new_id_.size() * sizeof(uint32_t) + kFixedBytes;
+  const uint64_t held = id_map_.size() * sizeof(uint64_t) + kFixedBytes +
+                        (new_id_ != nullptr ? new_id_->size() * (sizeof(uint32_t) + 2 * sizeof(uint64_t)) : 0);
   const uint64_t free_bytes = opt_.memory_bytes > held + (1 << 20) ? opt_.memory_bytes - held : 1 << 20;
   return std::max<size_t>(free_bytes / bytes_per_record, 1024);
 }
@@ -296,6 +241,10 @@ Status IngestJob::route_and_build() {
   SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
   shape_ = reader_->shape();
   undirected_ = opt_.undirected || shape_.symmetric;
+  source_graph_ = reader_->stored_graph();
+  if (new_id_ != nullptr && (source_graph_ == nullptr || new_id_->size() != source_graph_->num_vertices())) {
+    return Status::InvalidArgument(opt_.input + ": a permutation applies to a stored graph of as many vertices");
+  }
   return shape_.weighted ? route_and_build<WeightedArc>(&batch) : route_and_build<PlainArc>(&batch);
 }
 
@@ -325,9 +274,9 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     for (const RawEdge& raw : *batch) {
       uint32_t src = 0, dst = 0;
       SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
-      if (!new_id_.empty()) {
-        src = new_id_[src];
-        dst = new_id_[dst];
+      if (new_id_ != nullptr) {
+        src = (*new_id_)[src];
+        dst = (*new_id_)[dst];
       }
       max_dense_id_ = std::max<uint64_t>(max_dense_id_, std::max(src, dst));
       arcs.push_back(Arc{src, dst, shape_.weighted ? raw.weight : 1.0f});
@@ -356,7 +305,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     SG_RETURN_IF_ERROR(reader_->next_batch(batch, kReadBatchEdges));
   }
   std::vector<RawEdge>().swap(*batch);
-  num_vertices_ = new_id_.empty() ? count_vertices(max_dense_id_, saw_edge_) : new_id_.size();
+  num_vertices_ = new_id_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : new_id_->size();
   if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
   uint64_t arcs_routed = 0;
@@ -471,17 +420,20 @@ Status IngestJob::write_metadata() {
   m.weighted = shape_.weighted;
   const uint64_t arcs = m.spaces[0].arcs;
   m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
-  m.id_base = opt_.remap || !new_id_.empty() ? 0 : shape_.id_base;
-  m.ordering = vertex_order_name(order_);
-  if (!new_id_.empty()) {
+  m.id_base = opt_.remap || new_id_ != nullptr ? 0 : shape_.id_base;
+  m.ordering = new_id_ != nullptr ? opt_.order : "none";
+  if (new_id_ != nullptr) {
     // The id map gives each new id its original id (no longer in id order).
     std::vector<uint64_t> original(num_vertices_);
     for (uint64_t old = 0; old < num_vertices_; ++old) {
-      original[new_id_[old]] = opt_.remap ? id_map_[old] : old + shape_.id_base;
+      const uint64_t id = source_graph_ != nullptr ? source_graph_->original_id(static_cast<uint32_t>(old))
+                          : opt_.remap                ? id_map_[old]
+                                                      : old + shape_.id_base;
+      original[(*new_id_)[old]] = id;
     }
     id_map_.swap(original);
   }
-  if (opt_.remap || !new_id_.empty()) {
+  if (opt_.remap || new_id_ != nullptr) {
     m.id_map_file = "id_map.u64";
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
   }
@@ -494,6 +446,18 @@ Status IngestJob::write_metadata() {
   m.ingest.self_loops_dropped = opt_.drop_self_loops;
   m.ingest.duplicates_dropped = opt_.dedup;
   m.ingest.memory_bytes = opt_.memory_bytes;
+  if (source_graph_ != nullptr) {
+    // Relabelling a graph: what its ingest saw in the input still holds.
+    const IngestRecord& first = source_graph_->manifest().ingest;
+    m.ingest.source = first.source;
+    m.ingest.input_format = first.input_format;
+    m.ingest.input_edges = first.input_edges;
+    m.ingest.self_loops = first.self_loops;
+    m.ingest.duplicate_edges = first.duplicate_edges;
+    m.ingest.self_loops_dropped = first.self_loops_dropped;
+    m.ingest.duplicates_dropped = first.duplicates_dropped;
+    m.ingest.sorted_runs += first.sorted_runs;
+  }
   return Status::OK();
 }
 
@@ -539,10 +503,6 @@ Status IngestJob::run(IngestSummary* summary) {
   if (opt_.remap) {
     progress_.begin_phase("remap ids", 0);
     SG_RETURN_IF_ERROR(collect_ids());
-  }
-  if (order_ != VertexOrder::kNone) {
-    progress_.begin_phase("order", 0);
-    SG_RETURN_IF_ERROR(compute_order());
   }
   SG_RETURN_IF_ERROR(route_and_build());
   progress_.begin_phase("commit", 0);

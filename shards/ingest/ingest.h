@@ -34,7 +34,12 @@ struct IngestOptions {
   bool drop_self_loops = false;
   bool dedup = false;
   bool remap = false;
-  std::string order = "none";  // none | degree | bfs (shards/vertex_order.h)
+  // The order's name, recorded in the manifest; ingest_graph applies only
+  // `permutation` (apps/ingest_ordered.h computes it and calls ingest twice).
+  std::string order = "none";  // none | bfds | bfs | degree
+  // Relabelling (input format "graph"): new_id[old_id] of the stored graph
+  // read; its ingest record is kept.
+  const std::vector<uint32_t>* permutation = nullptr;
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
   uint32_t intervals = 0;  // 0 = derive from the memory budget

@@ -1,0 +1,88 @@
+#include "shards/ingest/graph_edge_reader.h"
+
+#include <cstdlib>
+
+namespace sg {
+namespace {
+
+class GraphEdgeReader : public EdgeReader {
+ public:
+  Status open(const std::string& dir) {
+    SG_RETURN_IF_ERROR(Graph::open(dir, &graph_));
+    shape_.format = InputFormat::kGraph;
+    shape_.weighted = graph_.weighted();
+    shape_.symmetric = !graph_.directed();
+    shape_.declared_vertices = graph_.num_vertices();
+    return Status::OK();
+  }
+  const InputShape& shape() const override { return shape_; }
+  const Graph* stored_graph() const override { return &graph_; }
+  uint64_t bytes_read() const override { return bytes_read_; }
+  uint64_t bytes_total() const override { return graph_.space(SpaceKind::kOut).meta.logical_bytes; }
+
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
+    batch->clear();
+    const EdgeSpace& space = graph_.space(SpaceKind::kOut);
+    while (batch->size() < max_edges) {
+      if (pending_at_ == pending_.size()) {
+        if (next_chunk_ == space.index.size()) break;
+        SG_RETURN_IF_ERROR(load_chunk(space, next_chunk_++));
+        continue;
+      }
+      const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
+      batch->insert(batch->end(), pending_.begin() + static_cast<long>(pending_at_),
+                    pending_.begin() + static_cast<long>(pending_at_ + take));
+      pending_at_ += take;
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+
+  Status load_chunk(const EdgeSpace& space, size_t chunk) {
+    const ChunkIndexEntry& entry = space.index[chunk];
+    if (entry.bytes > capacity_) {
+      capacity_ = align_up(entry.bytes, kAlignBytes);
+      buffer_.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlignBytes, capacity_)));
+      if (!buffer_) return Status::IOError("out of memory reading " + graph_.dir());
+    }
+    SG_RETURN_IF_ERROR(graph_.read_chunk_of(space, chunk, buffer_.get()));
+    bytes_read_ += entry.bytes;
+    pending_.clear();
+    pending_at_ = 0;
+    const bool undirected = !graph_.directed();
+    Status s = for_each_list(buffer_.get(), entry, graph_.num_vertices(), graph_.weighted(), &scratch_,
+                             [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
+                               for (uint32_t i = 0; i < count; ++i) {
+                                 if (undirected && nbrs[i] < v) continue;
+                                 pending_.push_back(RawEdge{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f});
+                               }
+                             });
+    if (!s.ok()) return Status::Corruption(graph_.describe_chunk(space, chunk) + ": " + s.message());
+    return Status::OK();
+  }
+
+  Graph graph_;
+  InputShape shape_;
+  size_t next_chunk_ = 0;
+  std::unique_ptr<uint8_t, Free> buffer_;
+  size_t capacity_ = 0;
+  std::vector<uint32_t> scratch_;
+  std::vector<RawEdge> pending_;
+  size_t pending_at_ = 0;
+  uint64_t bytes_read_ = 0;
+};
+
+}  // namespace
+
+Status open_graph_edge_reader(const std::string& dir, std::unique_ptr<EdgeReader>* reader) {
+  auto graph_reader = std::make_unique<GraphEdgeReader>();
+  SG_RETURN_IF_ERROR(graph_reader->open(dir));
+  *reader = std::move(graph_reader);
+  return Status::OK();
+}
+
+}  // namespace sg
