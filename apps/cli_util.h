@@ -1,6 +1,8 @@
 // Helpers shared by the CLI subcommands.
 #pragma once
 
+#include "shards/util/process_memory.h"
+
 #include <cstdint>
 #include <string>
 
@@ -12,6 +14,5 @@ bool parse_size(const std::string& text, uint64_t* bytes);
 // Peak resident set of this process since exec (VmHWM), in bytes; 0 if
 // unknown. getrusage() is not used: it carries over the parent's peak
 // across fork+exec.
-uint64_t peak_rss_bytes();
 
 }  // namespace sg

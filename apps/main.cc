@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   ingest->add_flag("--remap", ing.options.remap, "map sparse or 64-bit ids to dense ids (map stored)");
   ingest->add_option("--order", ing.options.order, "vertex ordering: none | bfds | bfs | degree (locality for selective reads; see README)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "degree", "bfs"}));
+      ->check(CLI::IsMember({"none", "bfds", "bfs", "degree"}));
   ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G)")->capture_default_str();
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");

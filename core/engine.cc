@@ -111,7 +111,7 @@ std::vector<double> Engine::iteration_seconds() const {
 
 void Engine::note(const std::string& text) {
   notices_ += text + "\n";
-  std::fprintf(stderr, "shardgraph: %s\n", text.c_str());
+  if (!options_.quiet) std::fprintf(stderr, "shardgraph: %s\n", text.c_str());
 }
 
 std::string Engine::scratch_path(const std::string& name) const {

@@ -45,6 +45,7 @@ struct EngineOptions {
   bool decoded_cache = true;         // and, with room to spare, decoded windows
   std::string scratch_dir;           // for file-backed vertex arrays; default: the graph directory
   bool progress = false;             // one status line on stderr after each step
+  bool quiet = false;                // notes only in notices(), not on stderr
   std::string label = "run";
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
 };

@@ -67,6 +67,29 @@ Status BucketRouter<Record>::grow(uint64_t offset) {
 }
 
 template <typename Record>
+Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
+  size_t i = 0;
+  while (i < count) {
+    const uint64_t base = base_;
+    const int width_bits = width_bits_;
+    const uint64_t bucket_count = bucket_count_;
+    const size_t capacity = buffer_records_;
+    Record* buffers = buffers_.data();
+    uint32_t* fill = fill_.data();
+    for (; i < count; ++i) {
+      const uint64_t bucket = (records[i].arc - base) >> width_bits;
+      if (bucket >= bucket_count) break;
+      const uint32_t at = fill[bucket];
+      buffers[bucket * capacity + at] = records[i];
+      fill[bucket] = at + 1;
+      if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush(static_cast<uint32_t>(bucket)));
+    }
+    if (i < count) SG_RETURN_IF_ERROR(grow(records[i].arc - base_));
+  }
+  return Status::OK();
+}
+
+template <typename Record>
 Status BucketRouter<Record>::finish() {
   for (uint32_t b = 0; b < bucket_count_; ++b) SG_RETURN_IF_ERROR(flush(b));
   std::vector<Record>().swap(buffers_);

@@ -44,6 +44,9 @@ class BucketRouter {
     if (fill_[bucket] == buffer_records_) return flush(static_cast<uint32_t>(bucket));
     return Status::OK();
   }
+  // Routes records[0, count): add() in a loop with the router's fields in
+  // registers (stores into the buffers could otherwise alias them).
+  Status add_many(const Record* records, size_t count);
   // Flushes every buffer and releases them.
   Status finish();
   // Deletes the spill file.

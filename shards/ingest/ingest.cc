@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <future>
 #include <bit>
 #include <chrono>
 #include <filesystem>
@@ -46,6 +48,12 @@ Status write_array_file(const std::string& path, const std::vector<T>& values, u
   return write_file_atomic(path, values.data(), values.size() * sizeof(T));
 }
 
+// An input edge in dense ids (relabelled if asked).
+struct Arc {
+  uint32_t src, dst;
+  float weight;
+};
+
 class IngestJob {
  public:
   explicit IngestJob(const IngestOptions& options) : opt_(options) { progress_.set_terminal(options.progress); }
@@ -59,15 +67,23 @@ class IngestJob {
   Status open_reader();
   Status collect_ids();
   uint64_t count_vertices(uint64_t max_dense_id, bool saw_edge) const;
-  Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst);
+  Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) const;
+  Status translate_batch(const std::vector<RawEdge>& batch, std::vector<Arc>* arcs);
+  template <typename Record>
+  Status route_batch(const std::vector<Arc>& arcs, std::vector<BucketRouter<Record>>* routers,
+                     std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records);
   void router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const;
   size_t batch_records(size_t bytes_per_record) const;
   Status route_and_build();
   template <typename Record>
   Status route_and_build(std::vector<RawEdge>* batch);
   void choose_intervals(const VertexHistogram& arcs);
+  void name_space_files(size_t space, SpaceManifest* meta, std::vector<std::string>* paths);
   template <typename Record>
-  Status write_space(size_t space, BucketRouter<Record>* router);
+  Status build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::string>& paths,
+                           size_t batch_records, SpaceManifest* meta, SpaceBuildStats* stats) const;
+  template <typename Record>
+  Status write_spaces(std::vector<BucketRouter<Record>>* routers);
   Status write_metadata();
   Status commit();
   void cleanup();
@@ -181,7 +197,7 @@ Status IngestJob::collect_ids() {
   return Status::OK();
 }
 
-Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) {
+Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) const {
   if (opt_.remap) {
     *src = static_cast<uint32_t>(std::lower_bound(id_map_.begin(), id_map_.end(), raw.src) - id_map_.begin());
     *dst = static_cast<uint32_t>(std::lower_bound(id_map_.begin(), id_map_.end(), raw.dst) - id_map_.begin());
@@ -205,6 +221,66 @@ uint64_t IngestJob::count_vertices(uint64_t max_dense_id, bool saw_edge) const {
   // remapped ids only exist for ids that occur.
   if (!opt_.remap) n = std::max<uint64_t>(n, shape_.declared_vertices);
   return n;
+}
+
+// Dense (and relabelled) ids of a batch, in two halves in parallel: the
+// permutation lookups miss the caches.
+Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector<Arc>* arcs) {
+  constexpr size_t kParts = 2;
+  arcs->resize(batch.size());
+  std::array<Status, kParts> status;
+  std::array<uint64_t, kParts> max_id{};
+  const size_t step = (batch.size() + kParts - 1) / kParts;
+  parallel_for(size_t{0}, kParts, size_t{1}, [&](size_t p0, size_t p1) {
+    for (size_t p = p0; p < p1; ++p) {
+      for (size_t i = p * step; i < std::min(batch.size(), (p + 1) * step); ++i) {
+        const RawEdge& raw = batch[i];
+        uint32_t src = 0, dst = 0;
+        status[p] = translate(raw, &src, &dst);
+        if (!status[p].ok()) break;
+        if (new_id_ != nullptr) {
+          src = (*new_id_)[src];
+          dst = (*new_id_)[dst];
+        }
+        max_id[p] = std::max<uint64_t>(max_id[p], std::max(src, dst));
+        (*arcs)[i] = Arc{src, dst, shape_.weighted ? raw.weight : 1.0f};
+      }
+    }
+  });
+  for (size_t p = 0; p < kParts; ++p) {
+    SG_RETURN_IF_ERROR(status[p]);  // the first bad line in input order
+    max_dense_id_ = std::max(max_dense_id_, max_id[p]);
+  }
+  saw_edge_ = saw_edge_ || !batch.empty();
+  return Status::OK();
+}
+
+// Each space's records of a batch, routed in parallel (one space a thread).
+template <typename Record>
+Status IngestJob::route_batch(const std::vector<Arc>& arcs, std::vector<BucketRouter<Record>>* routers,
+                              std::vector<VertexHistogram>* histograms,
+                              std::vector<std::vector<Record>>* space_records) {
+  const size_t spaces = routers->size();
+  std::vector<Status> status(spaces);
+  parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
+    for (size_t s = s0; s < s1; ++s) {
+      std::vector<Record>& records = (*space_records)[s];
+      VertexHistogram& histogram = (*histograms)[s];
+      records.clear();
+      for (const Arc& a : arcs) {
+        const uint32_t key = s == 0 ? a.src : a.dst;
+        records.push_back(Record::make(key, s == 0 ? a.dst : a.src, a.weight));
+        histogram.add(key);
+        if (undirected_ && a.src != a.dst) {
+          records.push_back(Record::make(a.dst, a.src, a.weight));
+          histogram.add(a.dst);
+        }
+      }
+      status[s] = (*routers)[s].add_many(records.data(), records.size());
+    }
+  });
+  for (const Status& st : status) SG_RETURN_IF_ERROR(st);
+  return Status::OK();
 }
 
 // Bucket count and buffer size of each space's router: 32 KiB buffers
@@ -261,48 +337,22 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     spill_paths_.push_back(temp_dir_ + "/" + names[s] + ".spill");
     SG_RETURN_IF_ERROR(routers[s].open(spill_paths_.back(), buckets, buffer_records, 0, 32, true));
   }
-  struct Arc {
-    uint32_t src, dst;
-    float weight;
-  };
   std::vector<Arc> arcs;
+  std::vector<std::vector<Record>> space_records(spaces);
   progress_.begin_phase("route", reader_->bytes_total());
+  // The next batch is read while this one is translated and routed.
+  std::vector<RawEdge> next_batch;
   while (!batch->empty()) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    std::future<Status> reading = std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, kReadBatchEdges); });
+    Status routed = translate_batch(*batch, &arcs);
+    if (routed.ok()) routed = route_batch(arcs, &routers, &histograms, &space_records);
+    const Status read = reading.get();
+    SG_RETURN_IF_ERROR(routed);
+    SG_RETURN_IF_ERROR(read);
     manifest_.ingest.input_edges += batch->size();
-    arcs.clear();
-    for (const RawEdge& raw : *batch) {
-      uint32_t src = 0, dst = 0;
-      SG_RETURN_IF_ERROR(translate(raw, &src, &dst));
-      if (new_id_ != nullptr) {
-        src = (*new_id_)[src];
-        dst = (*new_id_)[dst];
-      }
-      max_dense_id_ = std::max<uint64_t>(max_dense_id_, std::max(src, dst));
-      arcs.push_back(Arc{src, dst, shape_.weighted ? raw.weight : 1.0f});
-    }
-    saw_edge_ = true;
-    std::vector<Status> status(spaces);
-    parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
-      for (size_t s = s0; s < s1 && status[s].ok(); ++s) {
-        BucketRouter<Record>& router = routers[s];
-        VertexHistogram& histogram = histograms[s];
-        for (const Arc& a : arcs) {
-          const uint32_t key = s == 0 ? a.src : a.dst;
-          const uint32_t neighbour = s == 0 ? a.dst : a.src;
-          status[s] = router.add(Record::make(key, neighbour, a.weight));
-          histogram.add(key);
-          if (undirected_ && a.src != a.dst && status[s].ok()) {
-            status[s] = router.add(Record::make(a.dst, a.src, a.weight));
-            histogram.add(a.dst);
-          }
-          if (!status[s].ok()) break;
-        }
-      }
-    });
-    for (const Status& st : status) SG_RETURN_IF_ERROR(st);
     progress_.advance(batch->size(), reader_->bytes_read());
-    SG_RETURN_IF_ERROR(reader_->next_batch(batch, kReadBatchEdges));
+    batch->swap(next_batch);
   }
   std::vector<RawEdge>().swap(*batch);
   num_vertices_ = new_id_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : new_id_->size();
@@ -317,11 +367,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   choose_intervals(histograms[0]);
   // About 3 bytes per arc compressed (see the README's figures).
   stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
-  for (size_t s = 0; s < spaces; ++s) {
-    SG_RETURN_IF_ERROR(write_space<Record>(s, &routers[s]));
-    routers[s].remove();
-  }
-  return Status::OK();
+  return write_spaces(&routers);
 }
 
 // Intervals split the vertices so each holds about the same number of arcs
@@ -362,24 +408,29 @@ void IngestJob::choose_intervals(const VertexHistogram& arcs) {
   }
 }
 
-template <typename Record>
-Status IngestJob::write_space(size_t space, BucketRouter<Record>* router) {
+// The space's device files (temporary names) and metadata file names.
+void IngestJob::name_space_files(size_t space, SpaceManifest* meta, std::vector<std::string>* paths) {
   const std::string name = space == 0 ? "out" : "in";
-  SpaceManifest meta;
-  meta.name = name;
-  std::vector<std::string> paths;
+  meta->name = name;
   for (size_t d = 0; d < device_dirs_.size(); ++d) {
     const std::string file = device_dirs_[d] == "." ? name + ".d" + std::to_string(d)
                                                      : "sg-" + graph_id_ + "-" + name + ".d" + std::to_string(d);
-    meta.device_files.push_back(file);
-    paths.push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_dirs_[d] + "/." + file + ".tmp");
-    if (device_dirs_[d] != ".") created_files_.push_back(paths.back());
+    meta->device_files.push_back(file);
+    paths->push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_dirs_[d] + "/." + file + ".tmp");
+    if (device_dirs_[d] != ".") created_files_.push_back(paths->back());
   }
-  meta.index_file = name + ".index";
-  meta.degree_file = name + ".degrees";
+  meta->index_file = name + ".index";
+  meta->degree_file = name + ".degrees";
+}
+
+// Sorts and encodes one space; spaces are built concurrently, so this
+// touches only its arguments.
+template <typename Record>
+Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::string>& paths,
+                                    size_t batch_records, SpaceManifest* meta, SpaceBuildStats* stats) const {
   SpaceOutput out;
   SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths.size())),
-                              temp_dir_ + "/" + meta.degree_file));
+                              temp_dir_ + "/" + meta->degree_file));
   SpaceBuildOptions build;
   build.num_vertices = static_cast<uint32_t>(num_vertices_);
   build.interval_starts = &interval_starts_;
@@ -388,27 +439,47 @@ Status IngestJob::write_space(size_t space, BucketRouter<Record>* router) {
   build.count_input = space == 0;  // each input edge is in the out-space once
   build.drop_self_loops = opt_.drop_self_loops;
   build.dedup = opt_.dedup;
-  build.batch_records = batch_records(batch_bytes_per_record<Record>());
+  build.batch_records = batch_records;
   if (opt_.route_buckets != 0) build.sub_buckets = static_cast<uint32_t>(std::bit_floor(std::max<size_t>(opt_.route_buckets, 2)));
-  build.spill_prefix = temp_dir_ + "/" + name + ".spill";
-  SpaceBuildStats stats;
-  progress_.begin_phase("sort " + name, router->total_records());
-  SG_RETURN_IF_ERROR(build_space(router, build, &out, &stats));
+  build.spill_prefix = temp_dir_ + "/" + meta->name + ".spill";
+  SG_RETURN_IF_ERROR(build_space(router, build, &out, stats));
   SG_RETURN_IF_ERROR(out.finish(static_cast<uint32_t>(num_vertices_)));
-  if (space == 0) {
-    manifest_.ingest.self_loops = stats.self_loops;
-    manifest_.ingest.duplicate_edges = stats.duplicates;
-    stored_loops_ = stats.stored_loops;
-  }
-  manifest_.ingest.sorted_runs += stats.batches;
+  meta->logical_bytes = out.logical_bytes();
+  meta->chunks = out.index().size();
+  meta->arcs = out.arcs();
+  for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta->device_bytes.push_back(out.device_bytes(d));
+  meta->degree_checksum = out.degree_checksum();
+  return write_array_file(temp_dir_ + "/" + meta->index_file, out.index(), &meta->index_checksum);
+}
 
-  meta.logical_bytes = out.logical_bytes();
-  meta.chunks = out.index().size();
-  meta.arcs = out.arcs();
-  for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta.device_bytes.push_back(out.device_bytes(d));
-  meta.degree_checksum = out.degree_checksum();
-  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta.index_file, out.index(), &meta.index_checksum));
-  manifest_.spaces.push_back(meta);
+// Both spaces at once, each with half the sort memory: their serial steps
+// (reading buckets back, the counting scatter) then overlap.
+template <typename Record>
+Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
+  const size_t spaces = routers->size();
+  std::vector<SpaceManifest> metas(spaces);
+  std::vector<std::vector<std::string>> paths(spaces);
+  std::vector<SpaceBuildStats> stats(spaces);
+  std::vector<Status> status(spaces);
+  uint64_t records = 0;
+  for (size_t s = 0; s < spaces; ++s) {
+    name_space_files(s, &metas[s], &paths[s]);
+    records += (*routers)[s].total_records();
+  }
+  const size_t batch = std::max<size_t>(batch_records(batch_bytes_per_record<Record>()) / spaces, 2);
+  progress_.begin_phase("sort", records);
+  parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
+    for (size_t s = s0; s < s1; ++s) status[s] = build_space_files(s, &(*routers)[s], paths[s], batch, &metas[s], &stats[s]);
+  });
+  for (size_t s = 0; s < spaces; ++s) {
+    SG_RETURN_IF_ERROR(status[s]);
+    (*routers)[s].remove();
+    manifest_.ingest.sorted_runs += stats[s].batches;
+    manifest_.spaces.push_back(metas[s]);
+  }
+  manifest_.ingest.self_loops = stats[0].self_loops;
+  manifest_.ingest.duplicate_edges = stats[0].duplicates;
+  stored_loops_ = stats[0].stored_loops;
   return Status::OK();
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "shards/util/process_memory.h"
+
 namespace sg {
 
 void IngestProgress::begin_phase(const std::string& name, uint64_t total_units) {
@@ -35,13 +37,15 @@ void IngestProgress::end() {
   open_ = false;
   if (terminal_) std::fputs("\r\x1b[K", stderr);
   phases_.back().seconds = std::chrono::duration<double>(Clock::now() - phase_start_).count();
+  phases_.back().peak_rss_bytes = peak_rss_bytes();
 }
 
 std::string IngestProgress::summary() const {
   std::string text;
   for (const Phase& p : phases_) {
-    char part[96];
-    std::snprintf(part, sizeof(part), "%s%s %.2f s", text.empty() ? "" : ", ", p.name.c_str(), p.seconds);
+    char part[128];
+    std::snprintf(part, sizeof(part), "%s%s %.2f s (peak %llu MiB)", text.empty() ? "" : ", ", p.name.c_str(), p.seconds,
+                  static_cast<unsigned long long>(p.peak_rss_bytes >> 20));
     text += part;
   }
   return text;

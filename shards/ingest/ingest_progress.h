@@ -18,7 +18,7 @@ class IngestProgress {
   // `edges` more edges done; `units_done` so far in this phase.
   void advance(uint64_t edges, uint64_t units_done);
   void end();
-  // "route 1.2 s, sort out 0.8 s, ..."
+  // "route 1.2 s (peak 40 MiB), sort out 0.8 s (peak 60 MiB), ..."
   std::string summary() const;
 
  private:
@@ -26,6 +26,7 @@ class IngestProgress {
   struct Phase {
     std::string name;
     double seconds = 0;
+    uint64_t peak_rss_bytes = 0;  // VmHWM when the phase ended
   };
   bool terminal_ = false;
   bool open_ = false;

@@ -255,7 +255,9 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
     const uint32_t v = list_vertex_[i];
     Neighbour* list = neighbours_.data() + list_begin_[i];
     const uint32_t count = list_begin_[i + 1] - list_begin_[i];
-    if (sort_lists) std::sort(list, list + count);
+    // Lists of inputs sorted by source (arc dumps, CSR-like files, a stored
+    // graph read back) come out of the stable scatter sorted already.
+    if (sort_lists && !std::is_sorted(list, list + count)) std::sort(list, list + count);
     // The arc before this list's first one, for duplicates: only a list
     // continued from the previous batch has one.
     bool has_previous = i == 0 && carry_.valid && carry_.vertex == v;

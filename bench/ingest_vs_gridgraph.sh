@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Ingest side by side with GridGraph's preprocess, in one run, on the same
+# bin32 edge list: for each round, GridGraph (P given), then shardgraph with
+# each order. One JSON record per run on stdout: wall seconds, peak RSS
+# (VmHWM, from GNU time), bytes on disk.
+#   bench/ingest_vs_gridgraph.sh EDGES.bin32 VERTICES MEMORY [ROUNDS] [GRIDGRAPH_BIN] [P] [ORDERS] [WORKDIR]
+# GRIDGRAPH_BIN: the bin/ directory of a GridGraph build made outside this
+# repository (never commit its code); "" skips it. ORDERS default "none bfds".
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+edges=$1; vertices=$2; mem=$3; rounds=${4:-3}; gg=${5:-}; parts=${6:-8}
+orders=${7:-none bfds}; work=${8:-$(dirname "$edges")}
+sg="$root/build/shardgraph"
+command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install time)" >&2; exit 2; }
+record() {  # name order seconds rss_kib bytes
+  printf '{"bench":"ingest-vs-gridgraph","system":"%s","order":"%s","input":"%s","memory":"%s","seconds":%s,"peak_rss_bytes":%s,"bytes":%s,"round":%s}\n' \
+    "$1" "$2" "$(basename "$edges")" "$mem" "$3" "$(($4 * 1024))" "$5" "$round"
+}
+for round in $(seq 1 "$rounds"); do
+  if [ -n "$gg" ]; then
+    rm -rf "$work/gg-grid"
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$gg/preprocess" -i "$edges" -o "$work/gg-grid" -v "$vertices" -p "$parts" -t 0 >/dev/null
+    read -r secs rss < "$work/time.txt"
+    record gridgraph "P=$parts" "$secs" "$rss" "$(du -sb "$work/gg-grid" | cut -f1)"
+    rm -rf "$work/gg-grid"
+  fi
+  for order in $orders; do
+    rm -rf "$work/sg-graph"
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$sg" ingest "$edges" -o "$work/sg-graph" --memory "$mem" --order "$order" >"$work/sg.txt"
+    read -r secs rss < "$work/time.txt"
+    echo "# $(cat "$work/sg.txt")" >&2
+    record shardgraph "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)"
+    rm -rf "$work/sg-graph"
+  done
+done
+rm -f "$work/time.txt" "$work/sg.txt"

@@ -1,0 +1,10 @@
+// The process's peak resident set (VmHWM), for reports and benchmarks.
+#pragma once
+
+#include <cstdint>
+
+namespace sg {
+
+uint64_t peak_rss_bytes();
+
+}  // namespace sg
