@@ -31,7 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kReadBatchEdges = 1 << 16;
 constexpr uint64_t kMinMemoryBytes = 4 << 20;
 
 std::string random_graph_id() {
@@ -72,6 +71,9 @@ class IngestJob {
   template <typename Record>
   Status route_batch(const std::vector<Arc>& arcs, std::vector<BucketRouter<Record>>* routers,
                      std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records);
+  // Edges read at once: two batches in flight cost about 80 bytes an edge
+  // (raw, translated and routed copies); 1/8 of the budget, at most 64 Ki.
+  size_t read_batch_edges() const { return std::clamp<size_t>(opt_.memory_bytes / 8 / 80, 1024, 1 << 16); }
   void router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const;
   size_t batch_records(size_t bytes_per_record) const;
   Status route_and_build();
@@ -182,7 +184,7 @@ Status IngestJob::collect_ids() {
     pending.clear();
   };
   for (;;) {
-    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
+    SG_RETURN_IF_ERROR(reader_->next_batch(&batch, read_batch_edges()));
     if (batch.empty()) break;
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
     for (const RawEdge& e : batch) {
@@ -286,10 +288,10 @@ Status IngestJob::route_batch(const std::vector<Arc>& arcs, std::vector<BucketRo
 // Bucket count and buffer size of each space's router: 32 KiB buffers
 // (large sequential spill writes), at most 256 buckets per space so that the
 // buffers being filled stay few enough for the caches and TLB (routing is
-// memory-bound), and within half the budget.
+// memory-bound), and within a quarter of the budget.
 void IngestJob::router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const {
   constexpr size_t kBufferBytes = 32 * 1024;
-  const uint64_t per_space = std::max<uint64_t>(opt_.memory_bytes / 2 / spaces, 64 * 1024);
+  const uint64_t per_space = std::max<uint64_t>(opt_.memory_bytes / 4 / spaces, 64 * 1024);
   uint64_t count = std::bit_floor(std::clamp<uint64_t>(per_space / kBufferBytes, 16, 256));
   if (opt_.route_buckets != 0) count = std::bit_floor(std::max<uint64_t>(opt_.route_buckets, 2));
   *buckets = static_cast<uint32_t>(count);
@@ -314,7 +316,7 @@ Status IngestJob::route_and_build() {
   SG_RETURN_IF_ERROR(open_reader());
   reader_->set_max_id(input_id_limit());
   std::vector<RawEdge> batch;
-  SG_RETURN_IF_ERROR(reader_->next_batch(&batch, kReadBatchEdges));
+  SG_RETURN_IF_ERROR(reader_->next_batch(&batch, read_batch_edges()));
   shape_ = reader_->shape();
   undirected_ = opt_.undirected || shape_.symmetric;
   source_graph_ = reader_->stored_graph();
@@ -344,7 +346,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   std::vector<RawEdge> next_batch;
   while (!batch->empty()) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    std::future<Status> reading = std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, kReadBatchEdges); });
+    std::future<Status> reading = std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, read_batch_edges()); });
     Status routed = translate_batch(*batch, &arcs);
     if (routed.ok()) routed = route_batch(arcs, &routers, &histograms, &space_records);
     const Status read = reading.get();
