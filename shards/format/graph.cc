@@ -25,7 +25,7 @@ Status load_array(const std::string& path, uint64_t expected_checksum, size_t ex
 
 }  // namespace
 
-Status Graph::open(const std::string& dir, Graph* graph) {
+Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions options) {
   graph->dir_ = dir;
   const std::string manifest_path = dir + "/manifest.json";
   std::string text;
@@ -39,13 +39,13 @@ Status Graph::open(const std::string& dir, Graph* graph) {
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
-  for (size_t i = 0; i < m.spaces.size(); ++i) SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], &graph->spaces_[i]));
+  for (size_t i = 0; i < m.spaces.size(); ++i) SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], options.degrees, &graph->spaces_[i]));
   graph->id_map_.clear();
   if (!m.id_map_file.empty()) {
     SG_RETURN_IF_ERROR(load_array(dir + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &graph->id_map_));
   }
   graph->by_original_.clear();
-  if (!std::is_sorted(graph->id_map_.begin(), graph->id_map_.end())) {
+  if (options.by_original && !std::is_sorted(graph->id_map_.begin(), graph->id_map_.end())) {
     const std::vector<uint64_t>& ids = graph->id_map_;
     graph->by_original_.resize(ids.size());
     for (uint32_t v = 0; v < ids.size(); ++v) graph->by_original_[v] = v;
@@ -54,10 +54,12 @@ Status Graph::open(const std::string& dir, Graph* graph) {
   return Status::OK();
 }
 
-Status Graph::load_space(const SpaceManifest& meta, EdgeSpace* space) {
+Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space) {
   space->meta = meta;
   SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.index_file, meta.index_checksum, meta.chunks, &space->index));
-  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &space->degrees));
+  if (degrees) {
+    SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &space->degrees));
+  }
   space->device_files.resize(manifest_.devices.size());
   for (size_t d = 0; d < manifest_.devices.size(); ++d) {
     const std::string& device = manifest_.devices[d];

@@ -32,11 +32,17 @@ struct EdgeSpace {
   }
 };
 
+// What Graph::open loads besides the manifest and chunk indexes.
+struct GraphOpenOptions {
+  bool degrees = true;      // per-vertex degrees of each space (4 bytes a vertex each)
+  bool by_original = true;  // dense ids sorted by original id, when the id map is not sorted
+};
+
 class Graph {
  public:
   // Opens `dir`; checks the manifest, index/degree checksums and that every
   // device file exists with the expected size.
-  static Status open(const std::string& dir, Graph* graph);
+  static Status open(const std::string& dir, Graph* graph, GraphOpenOptions options = {});
 
   const Manifest& manifest() const { return manifest_; }
   const std::string& dir() const { return dir_; }
@@ -79,7 +85,7 @@ class Graph {
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
  private:
-  Status load_space(const SpaceManifest& meta, EdgeSpace* space);
+  Status load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space);
 
   std::string dir_;
   Manifest manifest_;

@@ -8,7 +8,7 @@ namespace {
 class GraphEdgeReader : public EdgeReader {
  public:
   Status open(const std::string& dir) {
-    SG_RETURN_IF_ERROR(Graph::open(dir, &graph_));
+    SG_RETURN_IF_ERROR(Graph::open(dir, &graph_, GraphOpenOptions{false, false}));
     shape_.format = InputFormat::kGraph;
     shape_.weighted = graph_.weighted();
     shape_.symmetric = !graph_.directed();

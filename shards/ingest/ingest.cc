@@ -86,6 +86,7 @@ class IngestJob {
                            size_t batch_records, SpaceManifest* meta, SpaceBuildStats* stats) const;
   template <typename Record>
   Status write_spaces(std::vector<BucketRouter<Record>>* routers);
+  Status write_relabelled_id_map(const std::string& path, uint64_t* checksum) const;
   Status write_metadata();
   Status commit();
   void cleanup();
@@ -304,7 +305,8 @@ size_t IngestJob::batch_records(size_t bytes_per_record) const {
   if (opt_.sort_buffer_edges != 0) return std::max<size_t>(opt_.sort_buffer_edges, 2);
   constexpr uint64_t kFixedBytes = 4 << 20;
   const uint64_t held = id_map_.size() * sizeof(uint64_t) + kFixedBytes +
-                        (new_id_ != nullptr ? new_id_->size() * (sizeof(uint32_t) + 2 * sizeof(uint64_t)) : 0);
+                        (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
+                        (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0);
   const uint64_t free_bytes = opt_.memory_bytes > held + (1 << 20) ? opt_.memory_bytes - held : 1 << 20;
   return std::max<size_t>(free_bytes / bytes_per_record, 1024);
 }
@@ -485,6 +487,36 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
   return Status::OK();
 }
 
+// The id map of a relabelled graph gives each new id its original id. Built
+// a range of new ids at a time (a pass over the permutation each), so it
+// needs an eighth of the budget, not 8 bytes a vertex.
+Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* checksum) const {
+  const uint64_t n = num_vertices_;
+  const uint64_t range = std::clamp<uint64_t>(opt_.memory_bytes / 8 / sizeof(uint64_t), 1 << 12, n);
+  std::vector<uint64_t> original(static_cast<size_t>(range));
+  File file;
+  SG_RETURN_IF_ERROR(File::create(path + ".tmp", &file));
+  Checksum64Stream sum;
+  for (uint64_t first = 0; first < n; first += range) {
+    const uint64_t end = std::min(n, first + range);
+    for (uint64_t old = 0; old < n; ++old) {
+      const uint64_t now = (*new_id_)[old];
+      if (now < first || now >= end) continue;
+      original[now - first] = source_graph_ != nullptr ? source_graph_->original_id(static_cast<uint32_t>(old))
+                              : opt_.remap             ? id_map_[old]
+                                                       : old + shape_.id_base;
+    }
+    const size_t bytes = static_cast<size_t>(end - first) * sizeof(uint64_t);
+    SG_RETURN_IF_ERROR(file.pwrite_all(original.data(), bytes, first * sizeof(uint64_t)));
+    sum.update(original.data(), bytes);
+  }
+  *checksum = sum.digest();
+  SG_RETURN_IF_ERROR(file.sync());
+  SG_RETURN_IF_ERROR(file.close());
+  if (::rename((path + ".tmp").c_str(), path.c_str()) != 0) return Status::IOError(path + ": rename: " + errno_text(errno));
+  return Status::OK();
+}
+
 Status IngestJob::write_metadata() {
   Manifest& m = manifest_;
   m.graph_id = graph_id_;
@@ -496,17 +528,9 @@ Status IngestJob::write_metadata() {
   m.id_base = opt_.remap || new_id_ != nullptr ? 0 : shape_.id_base;
   m.ordering = new_id_ != nullptr ? opt_.order : "none";
   if (new_id_ != nullptr) {
-    // The id map gives each new id its original id (no longer in id order).
-    std::vector<uint64_t> original(num_vertices_);
-    for (uint64_t old = 0; old < num_vertices_; ++old) {
-      const uint64_t id = source_graph_ != nullptr ? source_graph_->original_id(static_cast<uint32_t>(old))
-                          : opt_.remap                ? id_map_[old]
-                                                      : old + shape_.id_base;
-      original[(*new_id_)[old]] = id;
-    }
-    id_map_.swap(original);
-  }
-  if (opt_.remap || new_id_ != nullptr) {
+    m.id_map_file = "id_map.u64";
+    SG_RETURN_IF_ERROR(write_relabelled_id_map(temp_dir_ + "/" + m.id_map_file, &m.id_map_checksum));
+  } else if (opt_.remap) {
     m.id_map_file = "id_map.u64";
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
   }
