@@ -7,6 +7,7 @@
 
 #include "apps/kernels.h"
 #include "shards/ingest/vertex_order.h"
+#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {
@@ -79,6 +80,8 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
 
+  if (options.on_phase) options.on_phase("order");
+  if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
   const auto order_start = std::chrono::steady_clock::now();
   std::vector<uint32_t> new_id;
   SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id));

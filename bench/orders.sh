@@ -22,7 +22,7 @@ for order in $orders; do
   python3 - "$line" "$order" "$("$sg" info --json "$graph")" <<'PY'
 import json, re, sys
 line, order, info = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-print(json.dumps({"bench": "orders-ingest", "order": order, "seconds": float(re.search(r"edges?, [^,]*, [^,]*, ([\d.]+) s", line).group(1)) if re.search(r"edges?, [^,]*, [^,]*, ([\d.]+) s", line) else None,
+print(json.dumps({"bench": "orders-ingest", "order": order, "seconds": float(re.search(r"sort batches, ([\d.]+) s", line).group(1)),
                   "bytes": info["bytes"], "bytes_per_edge": info["bytes_per_edge"], "summary": line}))
 PY
   for app in $apps; do

@@ -55,7 +55,10 @@ struct Arc {
 
 class IngestJob {
  public:
-  explicit IngestJob(const IngestOptions& options) : opt_(options) { progress_.set_terminal(options.progress); }
+  explicit IngestJob(const IngestOptions& options) : opt_(options) {
+    progress_.set_terminal(options.progress);
+    progress_.set_hook(options.on_phase);
+  }
   ~IngestJob() { cleanup(); }
 
   Status run(IngestSummary* summary);
@@ -603,6 +606,7 @@ Status IngestJob::run(IngestSummary* summary) {
   }
   SG_RETURN_IF_ERROR(route_and_build());
   progress_.begin_phase("commit", 0);
+  if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
   SG_RETURN_IF_ERROR(write_metadata());
   SG_RETURN_IF_ERROR(commit());
   progress_.end();

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct IngestOptions {
   // Buckets per router (rounded down to a power of two); 0 = from the budget.
   size_t route_buckets = 0;
   bool progress = false;  // a progress line on stderr (a terminal)
+  // Called as each phase begins ("route", "sort", "commit"; ordered ingest
+  // adds "order"): tests interrupt ingest there.
+  std::function<void(const std::string& phase)> on_phase;
 };
 
 struct IngestSummary {

@@ -14,6 +14,7 @@ void IngestProgress::begin_phase(const std::string& name, uint64_t total_units) 
   total_units_ = total_units;
   edges_ = 0;
   if (terminal_) std::fprintf(stderr, "\r\x1b[Kingest: %s", name.c_str());
+  if (hook_) hook_(name);
 }
 
 void IngestProgress::advance(uint64_t edges, uint64_t units_done) {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace sg {
 class IngestProgress {
  public:
   void set_terminal(bool terminal) { terminal_ = terminal; }
+  void set_hook(std::function<void(const std::string&)> hook) { hook_ = std::move(hook); }
   // Ends the previous phase; `total_units` (e.g. input bytes) gives the ETA,
   // 0 if unknown.
   void begin_phase(const std::string& name, uint64_t total_units);
@@ -29,6 +31,7 @@ class IngestProgress {
     uint64_t peak_rss_bytes = 0;  // VmHWM when the phase ended
   };
   bool terminal_ = false;
+  std::function<void(const std::string&)> hook_;
   bool open_ = false;
   std::vector<Phase> phases_;
   Clock::time_point phase_start_{}, last_print_{};
