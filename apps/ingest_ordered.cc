@@ -3,10 +3,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 #include <random>
 
 #include "apps/kernels.h"
+#include "shards/format/manifest.h"
 #include "shards/ingest/vertex_order.h"
+#include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"
 
 namespace sg {
@@ -14,10 +17,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Removes a directory tree when it goes out of scope.
-struct RemoveOnExit {
+// Memory an order needs per vertex: the engine's degrees of both spaces and
+// the traversal's rank, parent rank and root order, plus the permutation.
+constexpr uint64_t kOrderBytesPerVertex = 25;
+
+// Deletes a hidden graph (its device files too) when it goes out of scope,
+// unless it was moved into place.
+struct DropGraphOnExit {
   std::string path;
-  ~RemoveOnExit() {
+  bool kept = false;
+  ~DropGraphOnExit() {
+    if (kept) return;
+    std::string text;
+    Manifest manifest;
+    if (read_whole_file(path + "/manifest.json", &text).ok() && Manifest::parse(text, path, &manifest).ok()) {
+      for (const SpaceManifest& space : manifest.spaces) {
+        for (size_t d = 0; d < manifest.devices.size() && d < space.device_files.size(); ++d) {
+          if (manifest.devices[d] != ".") ::unlink((manifest.devices[d] + "/" + space.device_files[d]).c_str());
+        }
+      }
+    }
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -71,14 +90,25 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
     return Status::InvalidArgument(options.output + ": already exists; remove it or choose another output");
   }
   const auto start = std::chrono::steady_clock::now();
-  RemoveOnExit unordered{hidden_sibling(options.output, "unordered")};
+  DropGraphOnExit unordered{hidden_sibling(options.output, "unordered")};
   IngestOptions first = options;
   first.output = unordered.path;
   first.order = "none";
-  first.devices.clear();  // the hidden graph stays in its own directory
-  first.stripe_bytes = 0;
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
+  const uint64_t order_bytes = first_summary.num_vertices * kOrderBytesPerVertex;
+  if (order_bytes > options.memory_bytes) {
+    // The unordered graph is a complete graph: it becomes the output.
+    if (::rename(unordered.path.c_str(), fs::absolute(options.output).lexically_normal().c_str()) != 0) {
+      return Status::IOError(options.output + ": rename into place: " + errno_text(errno));
+    }
+    unordered.kept = true;
+    SG_RETURN_IF_ERROR(fsync_directory(fs::absolute(options.output).lexically_normal().parent_path().string()));
+    *summary = first_summary;
+    summary->note = "--order " + options.order + " skipped: ordering " + std::to_string(first_summary.num_vertices) +
+                    " vertices needs about " + std::to_string(order_bytes >> 20) + " MiB, more than --memory; the graph is stored unordered";
+    return Status::OK();
+  }
 
   if (options.on_phase) options.on_phase("order");
   if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");

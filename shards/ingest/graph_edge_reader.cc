@@ -25,13 +25,20 @@ class GraphEdgeReader : public EdgeReader {
     const EdgeSpace& space = graph_.space(SpaceKind::kOut);
     while (batch->size() < max_edges) {
       if (pending_at_ == pending_.size()) {
-        if (next_chunk_ == space.index.size()) break;
+        if (next_chunk_ == space.index.size()) {  // done: the buffers go back before the sort
+          std::vector<PendingArc>().swap(pending_);
+          pending_at_ = 0;
+          buffer_.reset();
+          capacity_ = 0;
+          break;
+        }
         SG_RETURN_IF_ERROR(load_chunk(space, next_chunk_++));
         continue;
       }
       const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
-      batch->insert(batch->end(), pending_.begin() + static_cast<long>(pending_at_),
-                    pending_.begin() + static_cast<long>(pending_at_ + take));
+      for (size_t i = pending_at_; i < pending_at_ + take; ++i) {
+        batch->push_back(RawEdge{pending_[i].src, pending_[i].dst, pending_[i].weight});
+      }
       pending_at_ += take;
     }
     return Status::OK();
@@ -58,7 +65,7 @@ class GraphEdgeReader : public EdgeReader {
                              [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
                                for (uint32_t i = 0; i < count; ++i) {
                                  if (undirected && nbrs[i] < v) continue;
-                                 pending_.push_back(RawEdge{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f});
+                                 pending_.push_back(PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f});
                                }
                              });
     if (!s.ok()) return Status::Corruption(graph_.describe_chunk(space, chunk) + ": " + s.message());
@@ -71,7 +78,11 @@ class GraphEdgeReader : public EdgeReader {
   std::unique_ptr<uint8_t, Free> buffer_;
   size_t capacity_ = 0;
   std::vector<uint32_t> scratch_;
-  std::vector<RawEdge> pending_;
+  struct PendingArc {  // a chunk's arcs, decoded (half a RawEdge)
+    uint32_t src, dst;
+    float weight;
+  };
+  std::vector<PendingArc> pending_;
   size_t pending_at_ = 0;
   uint64_t bytes_read_ = 0;
 };

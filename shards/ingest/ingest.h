@@ -65,7 +65,8 @@ struct IngestSummary {
   uint64_t sorted_runs = 0;  // in-memory sort batches
   uint32_t intervals = 0;
   double seconds = 0;
-  std::string phases;  // "route 1.2 s, sort out 0.8 s, ..."
+  std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."
+  std::string note;    // something the user should know (e.g. an order skipped)
 };
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary);
