@@ -83,7 +83,8 @@ std::string graph_info_text(const Graph& g) {
   out += format("input          %s (%s), %llu edges read, %llu sorted runs, memory %llu\n", in.source.c_str(),
                 in.input_format.c_str(), static_cast<unsigned long long>(in.input_edges),
                 static_cast<unsigned long long>(in.sorted_runs), static_cast<unsigned long long>(in.memory_bytes));
-  out += format("self-loops     %llu (%s)\n", static_cast<unsigned long long>(in.self_loops), in.self_loops_dropped ? "dropped" : "kept");
+  out += format("self-loops     %llu arcs on %llu vertices (%s)\n", static_cast<unsigned long long>(in.self_loops),
+                static_cast<unsigned long long>(in.self_loop_vertices), in.self_loops_dropped ? "dropped" : "kept");
   out += format("duplicates     %llu (%s)\n", static_cast<unsigned long long>(in.duplicate_edges),
                 in.duplicates_dropped ? "dropped" : "kept");
   return out;
@@ -117,6 +118,7 @@ std::string graph_info_json(const Graph& g) {
          {"bytes", stored_bytes(g)},
          {"bytes_per_edge", per(stored_bytes(g), m.num_edges)},
          {"self_loops", m.ingest.self_loops},
+         {"self_loop_vertices", m.ingest.self_loop_vertices},
          {"self_loops_dropped", m.ingest.self_loops_dropped},
          {"duplicate_edges", m.ingest.duplicate_edges},
          {"duplicates_dropped", m.ingest.duplicates_dropped},

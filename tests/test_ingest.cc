@@ -168,7 +168,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
 
 TEST_CASE("ingest with defaults keeps self-loops and duplicates and counts them") {
   sgtest::TempDir dir;
-  sgtest::write_text(dir / "g.txt", "0 1\n0 1\n1 1\n2 0\n");
+  sgtest::write_text(dir / "g.txt", "0 1\n0 1\n1 1\n2 0\n1 1\n");
   IngestOptions o;
   o.input = dir / "g.txt";
   o.output = dir / "g";
@@ -176,8 +176,9 @@ TEST_CASE("ingest with defaults keeps self-loops and duplicates and counts them"
   REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g;
   REQUIRE(Graph::open(o.output, &g).ok());
-  CHECK(g.manifest().num_edges == 4);
-  CHECK(g.manifest().ingest.self_loops == 1);
-  CHECK(g.manifest().ingest.duplicate_edges == 1);
-  CHECK(sgtest::read_space(g, SpaceKind::kIn) == std::vector<Arc>{{0, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1}});
+  CHECK(g.manifest().num_edges == 5);
+  CHECK(g.manifest().ingest.self_loops == 2);  // arcs, not vertices
+  CHECK(g.manifest().ingest.self_loop_vertices == 1);
+  CHECK(g.manifest().ingest.duplicate_edges == 2);
+  CHECK(sgtest::read_space(g, SpaceKind::kIn) == std::vector<Arc>{{0, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1}, {1, 1, 1}});
 }

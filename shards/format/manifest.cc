@@ -74,6 +74,7 @@ std::string Manifest::to_json() const {
            {"input_format", ingest.input_format},
            {"input_edges", ingest.input_edges},
            {"self_loops", ingest.self_loops},
+           {"self_loop_vertices", ingest.self_loop_vertices},
            {"duplicate_edges", ingest.duplicate_edges},
            {"self_loops_dropped", ingest.self_loops_dropped},
            {"duplicates_dropped", ingest.duplicates_dropped},
@@ -113,6 +114,7 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->ingest.input_format = in.at("input_format").get<std::string>();
     m->ingest.input_edges = in.at("input_edges").get<uint64_t>();
     m->ingest.self_loops = in.at("self_loops").get<uint64_t>();
+    m->ingest.self_loop_vertices = in.value("self_loop_vertices", uint64_t{0});
     m->ingest.duplicate_edges = in.at("duplicate_edges").get<uint64_t>();
     m->ingest.self_loops_dropped = in.at("self_loops_dropped").get<bool>();
     m->ingest.duplicates_dropped = in.at("duplicates_dropped").get<bool>();

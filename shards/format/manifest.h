@@ -31,7 +31,8 @@ struct IngestRecord {
   std::string source;
   std::string input_format;
   uint64_t input_edges = 0;
-  uint64_t self_loops = 0;          // present in the input
+  uint64_t self_loops = 0;          // self-loop arcs present in the input
+  uint64_t self_loop_vertices = 0;  // vertices with a self-loop (0 if not recorded)
   uint64_t duplicate_edges = 0;     // present in the input (beyond the first copy)
   bool self_loops_dropped = false;
   bool duplicates_dropped = false;

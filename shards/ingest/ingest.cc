@@ -485,6 +485,7 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
     manifest_.spaces.push_back(metas[s]);
   }
   manifest_.ingest.self_loops = stats[0].self_loops;
+  manifest_.ingest.self_loop_vertices = stats[0].self_loop_vertices;
   manifest_.ingest.duplicate_edges = stats[0].duplicates;
   stored_loops_ = stats[0].stored_loops;
   return Status::OK();
@@ -553,6 +554,7 @@ Status IngestJob::write_metadata() {
     m.ingest.input_format = first.input_format;
     m.ingest.input_edges = first.input_edges;
     m.ingest.self_loops = first.self_loops;
+    m.ingest.self_loop_vertices = first.self_loop_vertices;
     m.ingest.duplicate_edges = first.duplicate_edges;
     m.ingest.self_loops_dropped = first.self_loops_dropped;
     m.ingest.duplicates_dropped = first.duplicates_dropped;

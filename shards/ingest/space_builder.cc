@@ -235,6 +235,7 @@ Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) 
     SG_RETURN_IF_ERROR(out_->append(encoders_[k]));
     const SpaceBuildStats& s = part_stats_[k];
     stats_.self_loops += s.self_loops;
+    stats_.self_loop_vertices += s.self_loop_vertices;
     stats_.duplicates += s.duplicates;
     stats_.stored_loops += s.stored_loops;
     if (part_carry_[k].valid) carry_ = part_carry_[k];
@@ -270,7 +271,8 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
       has_previous = true;
       previous = id;
       if (opt_.count_input && (!opt_.undirected || v <= id)) {
-        stats.self_loops += loop && !duplicate;
+        stats.self_loops += loop;
+        stats.self_loop_vertices += loop && !duplicate;
         stats.duplicates += duplicate;
       }
       if ((opt_.drop_self_loops && loop) || (opt_.dedup && duplicate)) continue;

@@ -34,7 +34,8 @@ struct SpaceBuildOptions {
 };
 
 struct SpaceBuildStats {
-  uint64_t self_loops = 0;    // in the input (first copies)
+  uint64_t self_loops = 0;          // self-loop arcs in the input
+  uint64_t self_loop_vertices = 0;  // vertices with a self-loop
   uint64_t duplicates = 0;    // in the input (beyond the first copy)
   uint64_t stored_loops = 0;  // self-loop arcs stored
   uint64_t batches = 0;       // in-memory sorts
