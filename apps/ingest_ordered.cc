@@ -79,11 +79,27 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Moves a finished hidden graph into place as the output.
+Status move_into_place(DropGraphOnExit* graph, const std::string& output) {
+  const fs::path target = fs::absolute(output).lexically_normal();
+  if (::rename(graph->path.c_str(), target.c_str()) != 0) {
+    return Status::IOError(output + ": rename into place: " + errno_text(errno));
+  }
+  graph->kept = true;
+  return fsync_directory(target.parent_path().string());
+}
+
 }  // namespace
 
 Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
+  // "auto": bfds, unless the input's own order compresses better (a crawl
+  // or a road network numbered for locality already).
+  const bool automatic = options.order == "auto";
   VertexOrder order = VertexOrder::kNone;
-  if (!parse_vertex_order(options.order, &order)) return Status::InvalidArgument("--order must be none, bfds, bfs or degree");
+  if (!automatic && !parse_vertex_order(options.order, &order)) {
+    return Status::InvalidArgument("--order must be auto, bfds, bfs, degree or none");
+  }
+  if (automatic) order = VertexOrder::kBfds;
   if (order == VertexOrder::kNone) return ingest_graph(options, summary);
   std::error_code ec;
   if (!options.output.empty() && fs::exists(options.output, ec)) {
@@ -99,11 +115,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   const uint64_t order_bytes = first_summary.num_vertices * kOrderBytesPerVertex;
   if (order_bytes > options.memory_bytes) {
     // The unordered graph is a complete graph: it becomes the output.
-    if (::rename(unordered.path.c_str(), fs::absolute(options.output).lexically_normal().c_str()) != 0) {
-      return Status::IOError(options.output + ": rename into place: " + errno_text(errno));
-    }
-    unordered.kept = true;
-    SG_RETURN_IF_ERROR(fsync_directory(fs::absolute(options.output).lexically_normal().parent_path().string()));
+    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
     *summary = first_summary;
     summary->note = "--order " + options.order + " skipped: ordering " + std::to_string(first_summary.num_vertices) +
                     " vertices needs about " + std::to_string(order_bytes >> 20) + " MiB, more than --memory; the graph is stored unordered";
@@ -117,15 +129,27 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id));
   const double order_seconds = seconds_since(order_start);
 
+  DropGraphOnExit ordered{hidden_sibling(options.output, "ordered")};
   IngestOptions second = options;
   second.input = unordered.path;
+  second.output = ordered.path;
   second.format = "graph";
+  second.order = vertex_order_name(order);
   second.permutation = &new_id;
   second.remap = false;  // ids were made dense, loops and duplicates filtered, by the first pass
   second.undirected = false;
   second.dedup = false;
   second.drop_self_loops = false;
   SG_RETURN_IF_ERROR(ingest_graph(second, summary));
+  if (automatic && summary->stored_bytes >= first_summary.stored_bytes) {
+    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
+    summary->stored_bytes = first_summary.stored_bytes;
+    summary->sorted_runs = first_summary.sorted_runs;
+    summary->intervals = first_summary.intervals;
+    summary->note = "the input's own vertex order compresses better than bfds; kept it (--order bfds forces bfds)";
+  } else {
+    SG_RETURN_IF_ERROR(move_into_place(&ordered, options.output));
+  }
   summary->input_edges = first_summary.input_edges;
   summary->seconds = seconds_since(start);
   char order_text[64];

@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   generate->add_option("-o,--output", gen.output, "edge list file (.gz = gzip text, .bin32/.bin64 = binary)")->required();
 
   IngestArgs ing;
-  ing.options.order = "bfds";  // the default layout (README: why bfds)
+  ing.options.order = "auto";  // the default layout (README: orders)
   auto* ingest = app.add_subcommand("ingest", "build a graph directory from an edge list");
   ingest->add_option("input", ing.options.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
   ingest->add_option("-o,--output", ing.options.output, "graph directory to create")->required();
@@ -199,9 +199,9 @@ int main(int argc, char** argv) {
   ingest->add_flag("--drop-self-loops", ing.options.drop_self_loops, "remove edges v->v");
   ingest->add_flag("--dedup", ing.options.dedup, "remove duplicate edges (keeps the smallest weight)");
   ingest->add_flag("--remap", ing.options.remap, "map sparse or 64-bit ids to dense ids (map stored)");
-  ingest->add_option("--order", ing.options.order, "vertex ordering: bfds | bfs | degree | none (locality for selective reads; skipped with a note when 25 bytes a vertex exceed --memory; see README)")
+  ingest->add_option("--order", ing.options.order, "vertex ordering: auto (bfds unless the input order compresses better) | bfds | bfs | degree | none; skipped with a note when 25 bytes a vertex exceed --memory (see README)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "bfds", "bfs", "degree"}));
+      ->check(CLI::IsMember({"auto", "none", "bfds", "bfs", "degree"}));
   ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G)")->capture_default_str();
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");

@@ -437,7 +437,7 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
   }
   sgtest::write_text(dir / "e.txt", text);
   std::map<std::string, std::string> reference;
-  for (const std::string order : {"none", "degree", "bfs", "bfds"}) {
+  for (const std::string order : {"none", "degree", "bfs", "bfds", "auto"}) {
     CAPTURE(order);
     IngestOptions o;
     o.input = dir / "e.txt";

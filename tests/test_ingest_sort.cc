@@ -74,7 +74,7 @@ TEST_CASE("ingest: an interrupt in any phase leaves nothing behind, with or with
   uint64_t state = 5;
   for (int i = 0; i < 3000; ++i) input.push_back(Arc{sgtest::next_random(&state) % 300, sgtest::next_random(&state) % 300, 1.0f});
   sgtest::write_snap(dir / "e.txt", input, false);
-  for (const std::string order : {"none", "bfds"}) {
+  for (const std::string order : {"none", "bfds", "auto"}) {
     // The phases a complete run goes through.
     std::vector<std::string> phases;
     IngestOptions o;
@@ -100,4 +100,19 @@ TEST_CASE("ingest: an interrupt in any phase leaves nothing behind, with or with
       CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"e.txt"});
     }
   }
+}
+
+TEST_CASE("ingest --order auto keeps an input order that compresses better, and orders a shuffled input") {
+  sgtest::TempDir dir;
+  std::string output;
+  REQUIRE(sgtest::run_cli("generate grid --rows 80 --cols 80 --no-shuffle -o " + (dir / "rows.txt"), &output) == 0);
+  REQUIRE(sgtest::run_cli("generate grid --rows 80 --cols 80 -o " + (dir / "shuffled.txt"), &output) == 0);
+  for (const std::string name : {"rows", "shuffled"}) {
+    REQUIRE(sgtest::run_cli("ingest " + (dir / (name + ".txt")) + " -o " + (dir / name) + " --undirected", &output) == 0);
+    Graph g;
+    REQUIRE(Graph::open(dir / name, &g).ok());
+    CHECK(g.manifest().ordering == (name == "rows" ? "none" : "bfds"));
+    if (name == "rows") CHECK(output.find("compresses better") != std::string::npos);
+  }
+  CHECK(sgtest::list_dir(dir.path()).size() == 4);  // no hidden graph left
 }

@@ -29,7 +29,9 @@ class SpaceBuilder {
   }
 
   Status run(BucketRouter<Record>* router) {
-    records_.resize(opt_.batch_records);
+    // No larger than the whole space: a small graph under a large budget
+    // touches only what it needs.
+    records_.resize(static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records)));
     SG_RETURN_IF_ERROR(process_router(*router, 0));
     ChunkEncoder& tail = encoders_[0];
     tail.begin(next_vertex_);
@@ -75,7 +77,7 @@ class SpaceBuilder {
 
 template <typename Record>
 Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, int depth) {
-  const uint64_t cap = opt_.batch_records;
+  const uint64_t cap = records_.size();
   bool open = false;
   uint32_t first = 0, last = 0;
   uint64_t records = 0;
