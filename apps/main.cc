@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <malloc.h>
 #include <unistd.h>
 
 #include "apps/cli_util.h"
@@ -172,6 +173,9 @@ int run_restripe(const std::string& dir, sg::RestripeOptions& options, const std
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One malloc arena per core, not per thread: memory freed by one worker
+  // is reused by the others, so RSS tracks what is in use (the budget).
+  mallopt(M_ARENA_MAX, 2);
   CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
   app.require_subcommand(1);
 
