@@ -72,6 +72,7 @@ std::string graph_info_text(const Graph& g) {
     }
   }
   out += format("bytes/edge     %.3f (all spaces)\n", per(stored_bytes(g), m.num_edges));
+  out += format("ordering       %s\n", m.ordering.c_str());
   const char* names[] = {"out-degree", "in-degree"};
   for (size_t s = 0; s < (g.directed() ? 2u : 1u); ++s) {
     const DegreeSummary d = summarize(g.stored_space(s).degrees);
@@ -80,7 +81,7 @@ std::string graph_info_text(const Graph& g) {
                   static_cast<unsigned long long>(d.p99), static_cast<unsigned long long>(d.zero));
   }
   const IngestRecord& in = m.ingest;
-  out += format("input          %s (%s), %llu edges read, %llu sorted runs, memory %llu\n", in.source.c_str(),
+  out += format("input          %s (%s), %llu edges read, %llu sort batches, memory %llu\n", in.source.c_str(),
                 in.input_format.c_str(), static_cast<unsigned long long>(in.input_edges),
                 static_cast<unsigned long long>(in.sorted_runs), static_cast<unsigned long long>(in.memory_bytes));
   out += format("self-loops     %llu arcs on %llu vertices (%s)\n", static_cast<unsigned long long>(in.self_loops),
@@ -117,6 +118,7 @@ std::string graph_info_json(const Graph& g) {
          {"spaces", spaces},
          {"bytes", stored_bytes(g)},
          {"bytes_per_edge", per(stored_bytes(g), m.num_edges)},
+         {"ordering", m.ordering},
          {"self_loops", m.ingest.self_loops},
          {"self_loop_vertices", m.ingest.self_loop_vertices},
          {"self_loops_dropped", m.ingest.self_loops_dropped},
