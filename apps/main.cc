@@ -40,6 +40,18 @@ uint64_t size_option(const std::string& name, const std::string& text) {
   return bytes;
 }
 
+// --memory: a size, or "auto" (from the cgroup limit and available memory;
+// the choice is printed).
+uint64_t memory_option(const std::string& text) {
+  if (text != "auto") return size_option("--memory", text);
+  const sg::MemoryLimits limits = sg::memory_limits();
+  const uint64_t budget = sg::auto_memory_budget(limits);
+  auto mib = [](uint64_t bytes) { return bytes == UINT64_MAX ? std::string("none") : std::to_string(bytes >> 20) + " MiB"; };
+  std::fprintf(stderr, "shardgraph: --memory auto = %s (cgroup limit %s, available %s)\n", mib(budget).c_str(),
+               mib(limits.cgroup_limit_bytes).c_str(), mib(limits.available_bytes).c_str());
+  return budget;
+}
+
 struct GenerateArgs {
   std::string kind;
   sg::RmatOptions rmat;
@@ -69,11 +81,11 @@ int run_generate(GenerateArgs& a, const CLI::Option* scale, const CLI::Option* r
 
 struct IngestArgs {
   sg::IngestOptions options;
-  std::string memory = "1G", chunk = "256K", stripe = "auto";
+  std::string memory = "auto", chunk = "256K", stripe = "auto";
 };
 
 int run_ingest(IngestArgs& a) {
-  a.options.memory_bytes = size_option("--memory", a.memory);
+  a.options.memory_bytes = memory_option(a.memory);
   const uint64_t chunk = size_option("--chunk-bytes", a.chunk);
   if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
   a.options.chunk_bytes = static_cast<uint32_t>(chunk);
@@ -118,13 +130,13 @@ int run_verify(const std::string& dir) {
 
 struct RunArgs {
   sg::RunOptions options;
-  std::string memory = "1G", backend = "auto", io = "auto";
+  std::string memory = "auto", backend = "auto", io = "auto";
   bool no_cache = false, no_decoded_cache = false;
   uint64_t source = 0;
 };
 
 int run_run(RunArgs& a, const CLI::Option* source_option) {
-  a.options.memory_bytes = size_option("--memory", a.memory);
+  a.options.memory_bytes = memory_option(a.memory);
   if (!sg::parse_backend(a.backend, &a.options.backend)) throw UsageError("--io-backend must be auto, uring or psync");
   if (!sg::parse_io_mode(a.io, &a.options.io_mode)) throw UsageError("--io must be auto, full or selective");
   a.options.cache = !a.no_cache;
@@ -173,9 +185,12 @@ int run_restripe(const std::string& dir, sg::RestripeOptions& options, const std
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One malloc arena per core, not per thread: memory freed by one worker
-  // is reused by the others, so RSS tracks what is in use (the budget).
+  // RSS should track what is in use (the budget): two malloc arenas, not
+  // one per thread, and blocks of 1 MiB or more always mmapped (glibc would
+  // otherwise raise its mmap threshold after the first large free and keep
+  // freed windows and frontiers in the heap).
   mallopt(M_ARENA_MAX, 2);
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
   app.require_subcommand(1);
 
@@ -206,7 +221,7 @@ int main(int argc, char** argv) {
   ingest->add_option("--order", ing.options.order, "vertex ordering: auto (bfds unless the input order compresses better) | bfds | bfs | degree | none; skipped with a note when 25 bytes a vertex exceed --memory (see README)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "none", "bfds", "bfs", "degree"}));
-  ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G)")->capture_default_str();
+  ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")->capture_default_str();
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");
   ingest->add_option("--device", ing.options.devices, "device directory for edge data (repeatable)");
@@ -234,7 +249,7 @@ int main(int argc, char** argv) {
   run->add_option("--tolerance", run_args.options.tolerance,
                   "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)");
   run->add_option("--threads", run_args.options.threads, "compute threads (default: all cores)");
-  run->add_option("--memory", run_args.memory, "memory budget (e.g. 256M)")->capture_default_str();
+  run->add_option("--memory", run_args.memory, "memory budget (e.g. 256M) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")->capture_default_str();
   run->add_option("--io-backend", run_args.backend, "auto | uring | psync")->capture_default_str();
   run->add_option("--io", run_args.io, "auto (cost model) | full (scans) | selective (chunk reads)")->capture_default_str();
   run->add_option("--device-class", run_args.options.device_class, "preset for uncalibrated devices: hdd | ssd | nvme")

@@ -1,5 +1,9 @@
 #include "core/engine.h"
 
+#include <cstdlib>
+
+#include "shards/util/process_memory.h"
+
 #include "shards/util/enum_names.h"
 #include "shards/util/interrupt.h"
 
@@ -406,10 +410,14 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
       i = j;
       continue;
     }
-    // A window of consecutive cached chunks, up to the next decoded one.
+    // A window of consecutive cached chunks, up to the next decoded one and
+    // no larger than an I/O window: its decoded form is what the budget
+    // reserves (4 bytes per compressed byte of one window).
     size_t j = i + 1;
+    uint64_t window_bytes = space.index[chunks[i]].bytes;
     while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
-           !cache_.is_decoded(stored, chunks[j])) {
+           window_bytes + space.index[chunks[j]].bytes <= io_.window_bytes() && !cache_.is_decoded(stored, chunks[j])) {
+      window_bytes += space.index[chunks[j]].bytes;
       ++j;
     }
     payloads.clear();
@@ -525,6 +533,12 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
                                   decoded_cpu_seconds / threads);
   steps_.push_back(step);
   if (options_.progress) report_progress(step);
+  if (std::getenv("SHARDGRAPH_MEMORY_TRACE") != nullptr) {
+    std::fprintf(stderr, "memory: step %zu planned %llu + cache %llu = %llu; VmRSS %llu VmHWM %llu\n", steps_.size(),
+                 static_cast<unsigned long long>(memory_used_ >> 20), static_cast<unsigned long long>(cache_.bytes() >> 20),
+                 static_cast<unsigned long long>((memory_used_ + cache_.bytes()) >> 20),
+                 static_cast<unsigned long long>(current_rss_bytes() >> 20), static_cast<unsigned long long>(peak_rss_bytes() >> 20));
+  }
   return status;
 }
 
