@@ -41,14 +41,17 @@ uint64_t size_option(const std::string& name, const std::string& text) {
 }
 
 // --memory: a size, or "auto" (from the cgroup limit and available memory;
-// the choice is printed).
+// the choice is printed on a terminal, so an error stays one line for
+// scripts; --stats records the budget).
 uint64_t memory_option(const std::string& text) {
   if (text != "auto") return size_option("--memory", text);
   const sg::MemoryLimits limits = sg::memory_limits();
   const uint64_t budget = sg::auto_memory_budget(limits);
   auto mib = [](uint64_t bytes) { return bytes == UINT64_MAX ? std::string("none") : std::to_string(bytes >> 20) + " MiB"; };
-  std::fprintf(stderr, "shardgraph: --memory auto = %s (cgroup limit %s, available %s)\n", mib(budget).c_str(),
-               mib(limits.cgroup_limit_bytes).c_str(), mib(limits.available_bytes).c_str());
+  if (::isatty(2) != 0) {
+    std::fprintf(stderr, "shardgraph: --memory auto = %s (cgroup limit %s, available %s)\n", mib(budget).c_str(),
+                 mib(limits.cgroup_limit_bytes).c_str(), mib(limits.available_bytes).c_str());
+  }
   return budget;
 }
 
