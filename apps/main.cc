@@ -259,6 +259,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"hdd", "ssd", "nvme"}));
   run->add_flag("--no-cache", run_args.no_cache, "do not keep chunks in spare memory");
+  run->add_option("--scratch-dir", run_args.options.scratch_dir,
+                  "directory for vertex arrays beyond --memory (default: the graph directory if writable, else $TMPDIR)");
   run->add_flag("--no-decoded-cache", run_args.no_decoded_cache,
                 "keep spare memory for compressed chunks only (no decoded windows)");
   run->add_option("--output", run_args.options.output, "write one 'id value' line per vertex");

@@ -237,6 +237,7 @@ Status run_app(const RunOptions& o, std::string* summary) {
   e.cache = o.cache;
   e.decoded_cache = o.decoded_cache;
   e.progress = o.progress;
+  e.scratch_dir = o.scratch_dir;
   e.label = o.app;
   e.window_bytes = o.window_bytes;
   SG_RETURN_IF_ERROR(engine.open(graph, e));

@@ -32,6 +32,7 @@ struct RunOptions {
   bool progress = false;
   int top = 10;
   uint64_t window_bytes = 0;  // tests
+  std::string scratch_dir;    // file-backed vertex arrays; "" = the graph directory if writable, else $TMPDIR
 };
 
 // Runs and returns the summary text (printed by the CLI) in *summary.

@@ -70,6 +70,21 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   }
   memory_used_ += 3 * (uint64_t{graph.num_vertices()} / 8 + 8);  // frontiers
   memory_used_ += graph.id_map_bytes();
+  // The least that works: the metadata, two I/O windows of the largest
+  // chunk and the decode room of one; vertex arrays may be file-backed.
+  uint32_t largest_chunk = 0;
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    for (const ChunkIndexEntry& e : graph.stored_space(s).index) largest_chunk = std::max(largest_chunk, e.bytes);
+  }
+  const uint64_t minimum = memory_used_ + 6 * align_up(uint64_t{largest_chunk} + kAlignBytes, kAlignBytes);
+  if (options.memory_bytes < minimum) {
+    const uint64_t mib = (minimum + (1 << 20) - 1) >> 20;
+    const std::string given = options.memory_bytes >= (1 << 20) ? std::to_string(options.memory_bytes >> 20) + "M"
+                                                                : std::to_string(options.memory_bytes) + " bytes";
+    return Status::InvalidArgument("--memory " + given + " is below the " +
+                                   std::to_string(mib) + " MiB this graph needs (chunk indexes, degrees, id map and two I/O windows); use --memory " +
+                                   std::to_string(mib) + "M or more");
+  }
   IoOptions io;
   io.backend = options.backend;
   io.buffer_bytes = std::max<uint64_t>(options.memory_bytes / 4, 1 << 20);
@@ -118,8 +133,12 @@ void Engine::note(const std::string& text) {
   if (!options_.quiet) std::fprintf(stderr, "shardgraph: %s\n", text.c_str());
 }
 
+// Scratch goes to --scratch-dir, else the graph directory when it is
+// writable, else $TMPDIR or /tmp (a read-only graph still runs).
 std::string Engine::scratch_path(const std::string& name) const {
-  const std::string dir = options_.scratch_dir.empty() ? graph_->dir() : options_.scratch_dir;
+  std::string dir = options_.scratch_dir;
+  if (dir.empty()) dir = ::access(graph_->dir().c_str(), W_OK) == 0 ? graph_->dir() : "";
+  if (dir.empty()) dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
   return dir + "/.scratch-" + std::to_string(::getpid()) + "-" + name;
 }
 

@@ -26,10 +26,27 @@ RawVertexArray::~RawVertexArray() { release(); }
 
 void RawVertexArray::release() {
   if (data_ != nullptr) ::munmap(data_, bytes_ == 0 ? 1 : bytes_);
-  if (!path_.empty()) ::unlink(path_.c_str());
   data_ = nullptr;
   path_.clear();
 }
+
+namespace {
+
+// A scratch file with no name, so it never outlives the process (even one
+// killed with SIGKILL): O_TMPFILE, or a named file unlinked at once where
+// the file system has no O_TMPFILE.
+int open_unnamed(const std::string& scratch_path, int* err) {
+  const size_t slash = scratch_path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : scratch_path.substr(0, slash);
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  fd = ::open(scratch_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  *err = errno;
+  if (fd >= 0) ::unlink(scratch_path.c_str());
+  return fd;
+}
+
+}  // namespace
 
 Status RawVertexArray::allocate(size_t bytes, const std::string& scratch_path) {
   release();
@@ -41,8 +58,9 @@ Status RawVertexArray::allocate(size_t bytes, const std::string& scratch_path) {
     data_ = p;
     return Status::OK();
   }
-  const int fd = ::open(scratch_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError(scratch_path + ": " + std::strerror(errno));
+  int open_err = 0;
+  const int fd = open_unnamed(scratch_path, &open_err);
+  if (fd < 0) return Status::IOError(scratch_path + ": cannot create a scratch file: " + std::strerror(open_err));
   path_ = scratch_path;
   if (::ftruncate(fd, static_cast<off_t>(map_bytes)) != 0) {
     const int err = errno;

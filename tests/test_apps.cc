@@ -480,3 +480,32 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
     }
   }
 }
+
+TEST_CASE("run: a budget below the graph's minimum is refused naming the minimum, and at the minimum vertex arrays go to an unnamed scratch file and results are unchanged") {
+  sgtest::TempDir dir;
+  std::string text;
+  uint64_t state = 31;
+  for (int i = 0; i < 20000; ++i) {
+    text += std::to_string(sgtest::next_random(&state) % 30000) + " " + std::to_string(sgtest::next_random(&state) % 30000) + "\n";
+  }
+  sgtest::write_text(dir / "e.txt", text);
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K", &output) == 0);
+  REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --memory 64K", &output) == 2);
+  CHECK(std::count(output.begin(), output.end(), '\n') == 1);
+  const size_t at = output.find("use --memory ");
+  REQUIRE(at != std::string::npos);
+  const std::string minimum = output.substr(at + 13, output.find(' ', at + 13) - at - 13);
+  std::filesystem::create_directory(dir / "scratch");
+  for (const std::string app : {"bfs", "pagerank", "wcc"}) {
+    CAPTURE(app);
+    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory 1G --output " + (dir / "big.out"), &output) == 0);
+    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory " + minimum + " --scratch-dir " + (dir / "scratch") +
+                                " --output " + (dir / "small.out"),
+                            &output) == 0);
+    CHECK(output.find("file-backed") != std::string::npos);
+    CHECK(sgtest::read_text(dir / "small.out") == sgtest::read_text(dir / "big.out"));
+    CHECK(sgtest::list_dir(dir / "scratch").empty());
+  }
+  for (const std::string& name : sgtest::list_dir(dir / "g")) CHECK(name.find("scratch") == std::string::npos);
+}
