@@ -1,5 +1,6 @@
 #include "apps/run_command.h"
 
+#include <malloc.h>
 #include <tbb/global_control.h>
 
 #include <algorithm>
@@ -24,10 +25,10 @@ Status write_output(const std::string& path, const Graph& graph, Format&& format
   std::vector<char> buffer(1 << 20);
   std::setvbuf(out.get(), buffer.data(), _IOFBF, buffer.size());
   char value[64];
-  for (uint32_t v : graph.vertices_by_original_id()) {
+  graph.for_each_by_original_id([&](uint32_t v) {
     format(v, value, sizeof(value));
     std::fprintf(out.get(), "%llu %s\n", static_cast<unsigned long long>(graph.original_id(v)), value);
-  }
+  });
   if (std::ferror(out.get()) || std::fflush(out.get()) != 0) return Status::IOError(path + ": write failed");
   return Status::OK();
 }
@@ -108,6 +109,15 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
   return Status::OK();
 }
 
+// After the kernel: its cached chunks go, then the id map comes (deferred
+// at open, so the run had its memory), for the summary and the output.
+Status finish_app(Engine* engine) {
+  engine->end_iterations();
+  engine->release_cache();
+  malloc_trim(0);  // cached chunks came from the heap: give their pages back
+  return engine->graph().load_id_map();
+}
+
 Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std::string* result_json) {
   const Graph& graph = engine->graph();
   char line[256];
@@ -119,7 +129,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       if (o.tolerance > 0) p.epsilon = o.tolerance;
       int rounds = 0;
       SG_RETURN_IF_ERROR(pagerank_delta(engine, p, &values, &rounds));
-    engine->end_iterations();
+    SG_RETURN_IF_ERROR(finish_app(engine));
       std::snprintf(line, sizeof(line), "pagerank-delta: %d rounds\n", rounds);
       *result_json = "{\"rounds\": " + std::to_string(rounds) + "}";
     } else if (o.app == "pagerank") {
@@ -128,14 +138,14 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       p.tolerance = o.tolerance;
       int run = 0;
       SG_RETURN_IF_ERROR(pagerank(engine, p, &values, &run));
-    engine->end_iterations();
+    SG_RETURN_IF_ERROR(finish_app(engine));
       std::snprintf(line, sizeof(line), "pagerank: %d iterations\n", run);
       *result_json = "{\"iterations\": " + std::to_string(run) + "}";
     } else {
       SpmvOptions s;
       if (o.iterations > 0) s.iterations = o.iterations;
       SG_RETURN_IF_ERROR(spmv(engine, s, &values));
-    engine->end_iterations();
+    SG_RETURN_IF_ERROR(finish_app(engine));
       std::snprintf(line, sizeof(line), "spmv: %d products\n", s.iterations);
       *result_json = "{\"iterations\": " + std::to_string(s.iterations) + "}";
     }
@@ -149,7 +159,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     VertexArray<int32_t> depth;
     VertexArray<uint32_t> parent;
     SG_RETURN_IF_ERROR(bfs(engine, source, &depth, &parent));
-    engine->end_iterations();
+    SG_RETURN_IF_ERROR(finish_app(engine));
     uint64_t reached = 0;
     int32_t max_depth = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -173,7 +183,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
   if (o.app == "wcc") {
     VertexArray<uint32_t> labels;
     SG_RETURN_IF_ERROR(wcc(engine, &labels));
-    engine->end_iterations();
+    SG_RETURN_IF_ERROR(finish_app(engine));
     uint64_t components = 0;
     std::vector<uint32_t> size(graph.num_vertices(), 0);
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -197,7 +207,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     SG_RETURN_IF_ERROR(resolve_source(graph, o, &source));
     VertexArray<float> distance;
     SG_RETURN_IF_ERROR(sssp(engine, source, o.unit_weights, &distance));
-    engine->end_iterations();
+    SG_RETURN_IF_ERROR(finish_app(engine));
     uint64_t reached = 0;
     float farthest = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -227,7 +237,9 @@ Status run_app(const RunOptions& o, std::string* summary) {
   }
   const auto start = std::chrono::steady_clock::now();
   Graph graph;
-  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph));
+  GraphOpenOptions open_options;
+  open_options.id_map = false;  // loaded after the kernel (finish_app)
+  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
   Engine engine;
   EngineOptions e;
   e.memory_bytes = o.memory_bytes;

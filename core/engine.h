@@ -99,6 +99,9 @@ class Engine {
     iteration_ = iteration;
     iteration_starts_.push_back(std::chrono::steady_clock::now());
   }
+  // Drops every cached chunk and decoded window (the run is over: the
+  // memory goes to writing its results).
+  void release_cache() { cache_.shrink_to(0); }
   // Marks the end of the last iteration (the app returned).
   void end_iterations() { iteration_starts_.push_back(std::chrono::steady_clock::now()); }
   // Wall seconds of each iteration between the marks.

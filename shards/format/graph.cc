@@ -41,15 +41,23 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   graph->spaces_.resize(m.spaces.size());
   for (size_t i = 0; i < m.spaces.size(); ++i) SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], options.degrees, &graph->spaces_[i]));
   graph->id_map_.clear();
-  if (!m.id_map_file.empty()) {
-    SG_RETURN_IF_ERROR(load_array(dir + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &graph->id_map_));
-  }
   graph->by_original_.clear();
-  if (options.by_original && !std::is_sorted(graph->id_map_.begin(), graph->id_map_.end())) {
-    const std::vector<uint64_t>& ids = graph->id_map_;
-    graph->by_original_.resize(ids.size());
-    for (uint32_t v = 0; v < ids.size(); ++v) graph->by_original_[v] = v;
-    std::sort(graph->by_original_.begin(), graph->by_original_.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
+  graph->by_original_wanted_ = options.by_original;
+  graph->id_map_pending_ = !m.id_map_file.empty();
+  if (options.id_map) SG_RETURN_IF_ERROR(graph->load_id_map());
+  return Status::OK();
+}
+
+Status Graph::load_id_map() const {
+  if (!id_map_pending_) return Status::OK();
+  const Manifest& m = manifest_;
+  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &id_map_));
+  id_map_pending_ = false;
+  if (by_original_wanted_ && !std::is_sorted(id_map_.begin(), id_map_.end())) {
+    const std::vector<uint64_t>& ids = id_map_;
+    by_original_.resize(ids.size());
+    for (uint32_t v = 0; v < ids.size(); ++v) by_original_[v] = v;
+    std::sort(by_original_.begin(), by_original_.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
   }
   return Status::OK();
 }
@@ -113,6 +121,25 @@ Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
 }
 
 bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
+  if (id_map_pending_) {
+    // One pass over the map's file (ids are distinct), a block at a time;
+    // the checksum was checked when the map was written and is checked
+    // again when it is loaded for the output.
+    File file;
+    if (!File::open_read(dir_ + "/" + manifest_.id_map_file, &file).ok()) return false;
+    std::vector<uint64_t> block(1 << 16);
+    for (uint64_t first = 0; first < manifest_.num_vertices; first += block.size()) {
+      const uint64_t count = std::min<uint64_t>(block.size(), manifest_.num_vertices - first);
+      if (!file.pread_all(block.data(), count * sizeof(uint64_t), first * sizeof(uint64_t)).ok()) return false;
+      for (uint64_t i = 0; i < count; ++i) {
+        if (block[i] == original) {
+          *vertex = static_cast<uint32_t>(first + i);
+          return true;
+        }
+      }
+    }
+    return false;
+  }
   if (id_map_.empty()) {
     if (original < manifest_.id_base || original - manifest_.id_base >= manifest_.num_vertices) return false;
     *vertex = static_cast<uint32_t>(original - manifest_.id_base);
@@ -131,14 +158,5 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
   return true;
 }
 
-std::vector<uint32_t> Graph::vertices_by_original_id() const {
-  std::vector<uint32_t> order(num_vertices());
-  if (by_original_.empty()) {
-    for (uint32_t v = 0; v < order.size(); ++v) order[v] = v;
-  } else {
-    order = by_original_;
-  }
-  return order;
-}
 
 }  // namespace sg

@@ -3,6 +3,7 @@
 // (positional reads) and checks each one against its checksum.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct EdgeSpace {
 struct GraphOpenOptions {
   bool degrees = true;      // per-vertex degrees of each space (4 bytes a vertex each)
   bool by_original = true;  // dense ids sorted by original id, when the id map is not sorted
+  // The id map (8 + 4 bytes a vertex on a reordered graph) now, or later by
+  // load_id_map(): a run needs it only for --source and its output.
+  bool id_map = true;
 };
 
 class Graph {
@@ -73,14 +77,24 @@ class Graph {
   std::string describe_chunk(const EdgeSpace& space, size_t chunk) const;
 
   uint64_t original_id(uint32_t vertex) const {
+    assert(!id_map_pending_);
     return id_map_.empty() ? vertex + manifest_.id_base : id_map_[vertex];
   }
-  // Dense id of an original id; false if no vertex has it.
+  // Loads an id map deferred by GraphOpenOptions::id_map (no-op otherwise).
+  Status load_id_map() const;
+  // Calls f(dense id) in order of original ids.
+  template <typename F>
+  void for_each_by_original_id(F&& f) const {
+    assert(!id_map_pending_);
+    if (by_original_.empty()) {
+      for (uint32_t v = 0; v < num_vertices(); ++v) f(v);
+    } else {
+      for (uint32_t v : by_original_) f(v);
+    }
+  }
+  // Dense id of an original id; false if no vertex has it (or the id map
+  // cannot be read). With the id map deferred it reads the map's file.
   bool dense_id(uint64_t original, uint32_t* vertex) const;
-  // Whether dense ids follow original ids (false after --order).
-  bool ids_in_original_order() const { return by_original_.empty(); }
-  // Dense ids sorted by original id.
-  std::vector<uint32_t> vertices_by_original_id() const;
   // Bytes of id maps held in memory (part of a run's budget).
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
@@ -91,8 +105,10 @@ class Graph {
   Manifest manifest_;
   StripeLayout layout_;
   std::vector<EdgeSpace> spaces_;
-  std::vector<uint64_t> id_map_;
-  std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
+  mutable std::vector<uint64_t> id_map_;
+  mutable std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
+  mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
+  bool by_original_wanted_ = true;
 };
 
 }  // namespace sg
