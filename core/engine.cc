@@ -57,6 +57,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   options_ = options;
   notices_.clear();
   steps_.clear();
+  released_ = false;
   iteration_starts_.clear();
   // Memory: the graph's in-memory metadata, then I/O buffers (a quarter of
   // the budget) and room to decode one window; vertex arrays get the rest,

@@ -101,7 +101,14 @@ class Engine {
   }
   // Drops every cached chunk and decoded window (the run is over: the
   // memory goes to writing its results).
-  void release_cache() { cache_.shrink_to(0); }
+  void release_cache() {
+    if (!released_) {
+      released_cache_bytes_ = cache_.bytes();
+      released_decoded_bytes_ = cache_.decoded_bytes();
+      released_ = true;
+    }
+    cache_.shrink_to(0);
+  }
   // Marks the end of the last iteration (the app returned).
   void end_iterations() { iteration_starts_.push_back(std::chrono::steady_clock::now()); }
   // Wall seconds of each iteration between the marks.
@@ -197,8 +204,9 @@ class Engine {
   size_t device_count() const { return io_.device_count(); }
   const DeviceCounters& device_counters(size_t d) const { return io_.device_counters(d); }
   uint64_t memory_used() const { return memory_used_; }
-  uint64_t cache_bytes() const { return cache_.bytes(); }
-  uint64_t decoded_cache_bytes() const { return cache_.decoded_bytes(); }
+  // What the cache held when the run ended (before release_cache).
+  uint64_t cache_bytes() const { return released_ ? released_cache_bytes_ : cache_.bytes(); }
+  uint64_t decoded_cache_bytes() const { return released_ ? released_decoded_bytes_ : cache_.decoded_bytes(); }
   uint64_t cache_evictions() const { return cache_.evictions(); }
 
  private:
@@ -251,6 +259,8 @@ class Engine {
   std::vector<std::vector<ChunkSpan>> interval_chunks_;  // [stored space][interval]
   WindowGraph window_;
   uint64_t memory_used_ = 0;
+  bool released_ = false;
+  uint64_t released_cache_bytes_ = 0, released_decoded_bytes_ = 0;
   int iteration_ = 0;
   uint64_t whole_decode_bytes_ = 0;  // this step: push windows decoded whole for the decoded cache
   std::vector<std::chrono::steady_clock::time_point> iteration_starts_;

@@ -54,14 +54,16 @@ Status IoContext::open(const Graph& graph, const IoOptions& options) {
   const uint64_t min_buffers = 2;
   window_bytes_ = std::min<uint64_t>(stripe_window, std::max<uint64_t>(options.buffer_bytes / min_buffers, kAlignBytes));
   window_bytes_ = align_up(std::max<uint64_t>(window_bytes_, uint64_t{largest_chunk} + kAlignBytes), kAlignBytes);
-  // Read-ahead of a few windows per device keeps every queue fed; more
+  // Read-ahead of two windows per device (one in flight, one queued) plus
+  // two being decoded keeps every queue fed (HDD and SSD latency x bandwidth
+  // is below one window); more
   // buffers than the largest space needs would only hold memory.
   uint64_t largest_space = 0;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     largest_space = std::max(largest_space, graph.stored_space(s).meta.logical_bytes);
   }
   const uint64_t useful = std::max<uint64_t>(min_buffers, largest_space / window_bytes_ + 2);
-  const uint64_t cap = std::min<uint64_t>(4 * devices + 4, useful);
+  const uint64_t cap = std::min<uint64_t>(2 * devices + 2, useful);
   const size_t count = static_cast<size_t>(std::clamp<uint64_t>(options.buffer_bytes / window_bytes_, min_buffers, cap));
   buffers_.clear();
   for (size_t b = 0; b < count; ++b) buffers_.emplace_back(window_bytes_);
