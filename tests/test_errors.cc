@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <zlib.h>
+
 #include "shards/format/graph.h"
 #include "shards/format/verify.h"
 #include "test_util.h"
@@ -161,4 +163,37 @@ TEST_CASE("out-of-core ingest: budget a quarter of the input, RSS near the budge
   CHECK(g.manifest().num_edges == 4u << 20);
   VerifyReport report;
   CHECK(verify_graph(g, &report).ok());
+}
+
+TEST_CASE("a truncated or corrupt gzip input is refused, not ingested in part") {
+  sgtest::TempDir dir;
+  std::string text;
+  for (int i = 1; i <= 200000; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
+  {
+    gzFile f = gzopen((dir / "f.gz").c_str(), "wb");
+    REQUIRE(f != nullptr);
+    REQUIRE(gzwrite(f, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size()));
+    gzclose(f);
+  }
+  const std::string whole = sgtest::read_text(dir / "f.gz");
+  std::string flipped = whole;
+  flipped[whole.size() / 2] ^= 0x10;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"half", whole.substr(0, whole.size() / 2)},
+      {"no-trailer", whole.substr(0, whole.size() - 8)},
+      {"half-trailer", whole.substr(0, whole.size() - 4)},
+      {"flipped", flipped},
+  };
+  for (const auto& [name, bytes] : cases) {
+    CAPTURE(name);
+    sgtest::TempDir work;
+    sgtest::write_text(work / "t.gz", bytes);
+    std::string output;
+    CHECK(sgtest::run_cli("ingest " + (work / "t.gz") + " -o " + (work / "g"), &output) == 2);
+    CHECK_MESSAGE(output.find("t.gz: truncated or corrupt gzip stream") != std::string::npos, output);
+    CHECK(std::count(output.begin(), output.end(), '\n') == 1);
+    CHECK(sgtest::list_dir(work.path()) == std::vector<std::string>{"t.gz"});
+  }
+  std::string output;
+  CHECK(sgtest::run_cli("ingest " + (dir / "f.gz") + " -o " + (dir / "g"), &output) == 0);
 }

@@ -44,10 +44,16 @@ class ByteSource {
   // Reads up to `bytes`; returns the count (0 at the end).
   Status read(char* dst, size_t bytes, size_t* got) {
     const int n = gzread(file_, dst, static_cast<unsigned>(bytes));
-    if (n < 0) {
-      int errnum = 0;
-      const char* msg = gzerror(file_, &errnum);
-      return Status::IOError(path_ + ": read: " + (errnum == Z_ERRNO ? std::strerror(errno) : msg));
+    int errnum = 0;
+    const char* msg = gzerror(file_, &errnum);
+    if (n < 0 && errnum == Z_ERRNO) return Status::IOError(path_ + ": read: " + std::strerror(errno));
+    // A gzip stream cut short (zlib: "unexpected end of file") or failing
+    // its CRC/length check is bad input, not a short file: nothing of it
+    // may be ingested as if complete.
+    if (n < 0 || (n == 0 && errnum == Z_BUF_ERROR)) {
+      std::string why = msg != nullptr ? msg : "";
+      if (why.starts_with(path_ + ": ")) why = why.substr(path_.size() + 2);  // zlib names the file too
+      return Status::InvalidArgument(path_ + ": truncated or corrupt gzip stream (" + why + ")");
     }
     *got = static_cast<size_t>(n);
     return Status::OK();
