@@ -15,6 +15,7 @@
 #include "apps/run_command.h"
 #include "scheduler/calibrate.h"
 #include "shards/format/graph.h"
+#include "shards/format/manifest.h"
 #include "shards/ingest/ingest.h"
 #include "shards/format/restripe.h"
 #include "shards/util/interrupt.h"
@@ -28,6 +29,22 @@ constexpr int kExitUsage = 2;
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+constexpr const char* kShardgraphVersion = "0.4.0";  // ingest v2
+
+// Option checks with messages a user reads in one go.
+const CLI::Validator kAtLeastOne(
+    [](std::string& text) {
+      long long value = 0;
+      return (CLI::detail::lexical_cast(text, value) && value >= 1) ? std::string() : "must be a whole number of at least 1";
+    },
+    "N>=1");
+const CLI::Validator kNotNegative(
+    [](std::string& text) {
+      double value = 0;
+      return (CLI::detail::lexical_cast(text, value) && value >= 0) ? std::string() : "must not be negative";
+    },
+    "X>=0");
 
 int fail(const sg::Status& status) {
   std::fprintf(stderr, "shardgraph: error: %s\n", status.message().c_str());
@@ -195,6 +212,8 @@ int main(int argc, char** argv) {
   mallopt(M_ARENA_MAX, 2);
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
+  app.set_version_flag("--version", std::string("shardgraph ") + kShardgraphVersion + " (format version " +
+                                        std::to_string(sg::kFormatVersion) + ", codec " + sg::kCodecName + ")");
   app.require_subcommand(1);
 
   GenerateArgs gen;
@@ -226,7 +245,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "none", "bfds", "bfs", "degree"}));
   ingest->add_option("--memory", ing.memory, "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")->capture_default_str();
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
-  ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)");
+  ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)")
+      ->check(kAtLeastOne);
   ingest->add_option("--device", ing.options.devices, "device directory for edge data (repeatable)");
   ingest->add_option("--stripe-bytes", ing.stripe, "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")->capture_default_str();
 
@@ -246,12 +266,16 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp"}));
   run->add_option("graph", run_args.options.graph, "graph directory")->required();
-  const CLI::Option* source_option = run->add_option("--source", run_args.source, "source vertex (original id) for bfs/sssp");
+  const CLI::Option* source_option =
+      run->add_option("--source", run_args.source, "source vertex (original id) for bfs/sssp")->check(kNotNegative);
   run->add_option("--iterations", run_args.options.iterations,
-                  "pagerank iterations (default 20) / pagerank-delta max rounds (100) / spmv products (1)");
+                  "pagerank iterations (default 20) / pagerank-delta max rounds (100) / spmv products (1)")
+      ->check(kAtLeastOne);
   run->add_option("--tolerance", run_args.options.tolerance,
-                  "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)");
-  run->add_option("--threads", run_args.options.threads, "compute threads (default: all cores)");
+                  "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)")
+      ->check(kNotNegative);
+  run->add_option("--threads", run_args.options.threads, "compute threads, 1 to 1024 (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   run->add_option("--memory", run_args.memory, "memory budget (e.g. 256M) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")->capture_default_str();
   run->add_option("--io-backend", run_args.backend, "auto | uring | psync")->capture_default_str();
   run->add_option("--io", run_args.io, "auto (cost model) | full (scans) | selective (chunk reads)")->capture_default_str();
@@ -267,7 +291,9 @@ int main(int argc, char** argv) {
   run->add_option("--stats", run_args.options.stats, "write per-step statistics as JSON");
   run->add_flag("--unit-weights", run_args.options.unit_weights, "sssp: weight 1 for every edge");
   run->add_flag("--parents", run_args.options.parents, "bfs: also write each vertex's parent");
-  run->add_option("--top", run_args.options.top, "pagerank/spmv: print this many top vertices")->capture_default_str();
+  run->add_option("--top", run_args.options.top, "pagerank/spmv: print this many top vertices")
+      ->capture_default_str()
+      ->check(kNotNegative);
 
   std::vector<std::string> calibrate_dirs;
   std::string calibrate_bytes = "256M";
@@ -289,6 +315,8 @@ int main(int argc, char** argv) {
     if (std::getenv("SHARDGRAPH_REPORT_RSS") != nullptr) std::printf("peak RSS %llu KiB\n", static_cast<unsigned long long>(sg::peak_rss_bytes() / 1024));
     return rc;
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "shardgraph: usage error: %s (see --help)\n", e.what());

@@ -1,4 +1,5 @@
 #include "scheduler/device_profile.h"
+#include "shards/util/file_util.h"
 
 #include <algorithm>
 #include <fstream>
@@ -45,7 +46,8 @@ Status DeviceProfile::from_json(const std::string& text, const std::string& path
       p->random_reads.push_back({r.at("bytes").get<uint64_t>(), r.at("seconds").get<double>()});
     }
   } catch (const std::exception& e) {
-    return Status::Corruption(path + ": " + e.what());
+    return Status::Corruption(path + ": not a valid device profile (" + json_error_text(e.what()) +
+                              "); run 'shardgraph calibrate' again or remove it");
   }
   std::sort(p->random_reads.begin(), p->random_reads.end(),
             [](const RequestCost& a, const RequestCost& b) { return a.bytes < b.bytes; });

@@ -232,6 +232,16 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
   CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --source 7", &output) == 2);
   CHECK(output.find("--source 7 is not a vertex") != std::string::npos);
   CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --io-backend psync --source 0", &output) == 0);
+  // Values that cannot mean anything are usage errors, in one line.
+  for (const std::string bad : {"--iterations 0", "--iterations -1", "--source -1", "--threads 0", "--threads -1",
+                                "--threads 2000", "--tolerance -1", "--top -5", "--memory 1"}) {
+    CAPTURE(bad);
+    CHECK(sgtest::run_cli("run pagerank " + (dir / "g") + " " + bad, &output) == 2);
+    CHECK(std::count(output.begin(), output.end(), '\n') == 1);
+  }
+  CHECK(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "h") + " --intervals 0", &output) == 2);
+  CHECK(sgtest::run_cli("--version", &output) == 0);
+  CHECK(output.find("format version 1") != std::string::npos);
   std::filesystem::remove_all(dir / "d0");
   CHECK(sgtest::run_cli("run pagerank " + (dir / "g"), &output) == 1);
   CHECK(output.find("is missing") != std::string::npos);

@@ -69,9 +69,12 @@ TEST_CASE("missing device directory, existing output and bad options are clear e
 
   CHECK(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "h") + " --memory 12Q", &output) == 2);
   CHECK(output.find("--memory") != std::string::npos);
-  CHECK(sgtest::run_cli("ingest " + (dir / "missing.txt") + " -o " + (dir / "h"), &output) == 1);
+  // A missing input, a directory or a path that is no graph: input errors.
+  CHECK(sgtest::run_cli("ingest " + (dir / "missing.txt") + " -o " + (dir / "h"), &output) == 2);
   CHECK(output.find("missing.txt") != std::string::npos);
-  CHECK(sgtest::run_cli("info " + (dir / "g"), &output) == 1);
+  CHECK(sgtest::run_cli("ingest " + (dir / "g") + " -o " + (dir / "h"), &output) == 2);
+  CHECK(output.find("is a directory") != std::string::npos);
+  CHECK(sgtest::run_cli("info " + (dir / "g"), &output) == 2);
   CHECK(output.find("not a graph") != std::string::npos);
   CHECK(sgtest::run_cli("frobnicate", &output) == 2);
 }

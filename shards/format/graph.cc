@@ -31,7 +31,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   std::string text;
   Status s = read_whole_file(manifest_path, &text);
   if (s.code() == Status::Code::kNotFound) {
-    return Status::NotFound(dir + ": not a graph (no manifest.json; was the ingest completed?)");
+    return Status::InvalidArgument(dir + ": not a graph (no manifest.json; was the ingest completed?)");
   }
   SG_RETURN_IF_ERROR(s);
   SG_RETURN_IF_ERROR(Manifest::parse(text, manifest_path, &graph->manifest_));

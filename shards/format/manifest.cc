@@ -1,4 +1,5 @@
 #include "shards/format/manifest.h"
+#include "shards/util/file_util.h"
 
 #include <nlohmann/json.hpp>
 
@@ -121,7 +122,7 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->ingest.sorted_runs = in.at("sorted_runs").get<uint64_t>();
     m->ingest.memory_bytes = in.at("memory_bytes").get<uint64_t>();
   } catch (const std::exception& e) {
-    return Status::Corruption(path + ": " + e.what());
+    return Status::Corruption(path + ": not a valid shardgraph manifest (" + json_error_text(e.what()) + ")");
   }
   // Structural checks, so readers can trust the numbers.
   const size_t expected_spaces = m->directed ? 2 : 1;

@@ -30,7 +30,12 @@ class ByteSource {
   Status open(const std::string& path) {
     path_ = path;
     file_ = gzopen(path.c_str(), "rb");
-    if (file_ == nullptr) return Status::NotFound(path + ": cannot open input: " + std::strerror(errno));
+    // A missing, unreadable or wrong input is the user's to fix: exit 2.
+    if (file_ == nullptr) return Status::InvalidArgument(path + ": cannot open input: " + std::strerror(errno));
+    struct stat info {};
+    if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      return Status::InvalidArgument(path + ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
+    }
     gzbuffer(file_, 256 * 1024);
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) total_bytes_ = static_cast<uint64_t>(st.st_size);

@@ -9,6 +9,15 @@
 
 namespace sg {
 
+std::string json_error_text(const char* what) {
+  std::string text(what);
+  if (text.starts_with("[json.exception.")) {
+    const size_t end = text.find("] ");
+    if (end != std::string::npos) text = text.substr(end + 2);
+  }
+  return text;
+}
+
 std::string errno_text(int err) { return std::strerror(err); }
 
 File& File::operator=(File&& other) noexcept {

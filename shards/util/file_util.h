@@ -43,5 +43,7 @@ Status read_whole_file(const std::string& path, std::string* contents);
 Status write_file_atomic(const std::string& path, const void* data, size_t bytes);
 Status fsync_directory(const std::string& dir);
 std::string errno_text(int err);
+// nlohmann::json's exception text without its "[json.exception.…] " tag.
+std::string json_error_text(const char* what);
 
 }  // namespace sg
