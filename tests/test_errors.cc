@@ -200,3 +200,18 @@ TEST_CASE("a truncated or corrupt gzip input is refused, not ingested in part") 
   std::string output;
   CHECK(sgtest::run_cli("ingest " + (dir / "f.gz") + " -o " + (dir / "g"), &output) == 0);
 }
+
+TEST_CASE("a sparse id space is refused before anything is sized from it, and --remap ingests it") {
+  for (const std::string text : {"1 2\n4294967294 3\n", "1 2\n50000000 3\n"}) {
+    expect_ingest_error("sparse.txt", text, "--memory 64M", "the id space is sparse; ingest with --remap");
+    sgtest::TempDir dir;
+    sgtest::write_text(dir / "sparse.txt", text);
+    std::string output;
+    REQUIRE(sgtest::run_cli("ingest " + (dir / "sparse.txt") + " -o " + (dir / "g") + " --remap --memory 64M", &output) == 0);
+    Graph g;
+    REQUIRE(Graph::open(dir / "g", &g).ok());
+    CHECK(g.num_vertices() == 4);
+    uint32_t v = 0;
+    CHECK(g.dense_id(text[3] == '4' ? 4294967294ull : 50000000ull, &v));
+  }
+}

@@ -53,6 +53,11 @@ struct Arc {
   float weight;
 };
 
+// More than this many vertices per edge (plus the slack) is a sparse id
+// space that needs --remap: a road network has about 1, a web crawl 1/10.
+constexpr uint64_t kSparseIdFactor = 16;
+constexpr uint64_t kSparseIdSlack = uint64_t{1} << 20;
+
 class IngestJob {
  public:
   explicit IngestJob(const IngestOptions& options) : opt_(options) {
@@ -365,6 +370,15 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   num_vertices_ = new_id_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : new_id_->size();
   if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
+  // Everything after this is sized by the id space (a degree and an empty
+  // list per vertex on disk, vertex arrays at run time): a sparse one is
+  // refused before anything is allocated from it.
+  const uint64_t edges_read = manifest_.ingest.input_edges;
+  if (!opt_.remap && new_id_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
+    return Status::InvalidArgument(opt_.input + ": vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) +
+                                   " for " + std::to_string(edges_read) +
+                                   " edges: the id space is sparse; ingest with --remap (dense ids, results keep the original ids)");
+  }
   uint64_t arcs_routed = 0;
   for (size_t s = 0; s < spaces; ++s) {
     SG_RETURN_IF_ERROR(routers[s].finish());
