@@ -212,6 +212,6 @@ TEST_CASE("a sparse id space is refused before anything is sized from it, and --
     REQUIRE(Graph::open(dir / "g", &g).ok());
     CHECK(g.num_vertices() == 4);
     uint32_t v = 0;
-    CHECK(g.dense_id(text[3] == '4' ? 4294967294ull : 50000000ull, &v));
+    CHECK(g.dense_id(text[4] == '4' ? 4294967294ull : 50000000ull, &v));
   }
 }
