@@ -215,3 +215,48 @@ TEST_CASE("a sparse id space is refused before anything is sized from it, and --
     CHECK(g.dense_id(text[4] == '4' ? 4294967294ull : 50000000ull, &v));
   }
 }
+
+TEST_CASE("an edited manifest is refused by every reader: its checksum, and the index against it") {
+  sgtest::TempDir dir;
+  std::string text;
+  uint64_t state = 3;
+  for (int i = 0; i < 4000; ++i) text += std::to_string(sgtest::next_random(&state) % 900) + " " + std::to_string(sgtest::next_random(&state) % 900) + "\n";
+  sgtest::write_text(dir / "e.txt", text);
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --intervals 3 --chunk-bytes 1K --order none", &output) == 0);
+  const std::string manifest = sgtest::read_text(dir / "g/manifest.json");
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    const size_t at = manifest.find(from);
+    REQUIRE(at != std::string::npos);
+    return manifest.substr(0, at) + to + manifest.substr(at + from.size());
+  };
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"id_base", replaced("\"id_base\": 0", "\"id_base\": 5")},
+      {"num_edges", replaced("\"num_edges\": 4000", "\"num_edges\": 3999")},
+      {"intervals", replaced("\"interval_starts\": [\n  0,", "\"interval_starts\": [\n  0,\n  1,")},
+  };
+  for (const auto& [name, edited] : edits) {
+    CAPTURE(name);
+    sgtest::write_text(dir / "g/manifest.json", edited);
+    for (const std::string command : {"info ", "verify ", "run bfs ", "run pagerank "}) {
+      CAPTURE(command);
+      CHECK(sgtest::run_cli(command + (dir / "g"), &output) == 1);
+      CHECK(output.find("manifest checksum mismatch") != std::string::npos);
+    }
+  }
+  // Without the checksum (a graph from before it), the index still has to
+  // agree with the manifest.
+  const size_t at = manifest.find(" \"content_xxh3\"");
+  REQUIRE(at != std::string::npos);
+  std::string unchecked = manifest.substr(0, at) + manifest.substr(manifest.find('\n', at) + 1);
+  sgtest::write_text(dir / "g/manifest.json", unchecked);
+  CHECK(sgtest::run_cli("info " + (dir / "g"), &output) == 0);
+  const size_t starts = unchecked.find("\"interval_starts\": [\n  0,");
+  REQUIRE(starts != std::string::npos);
+  unchecked.insert(starts + std::string("\"interval_starts\": [\n  0,").size(), "\n  1,");
+  sgtest::write_text(dir / "g/manifest.json", unchecked);
+  CHECK(sgtest::run_cli("run bfs " + (dir / "g"), &output) == 1);
+  CHECK(output.find("does not match the manifest") != std::string::npos);
+  sgtest::write_text(dir / "g/manifest.json", manifest);
+  CHECK(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+}

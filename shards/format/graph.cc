@@ -85,6 +85,42 @@ Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* spa
                                 std::to_string(meta.device_bytes[d]));
     }
   }
+  return check_index(*space);
+}
+
+// The chunk index agrees with the manifest: chunks in order within the
+// space, covering vertices 0..|V|-1, each interval starting a chunk, and
+// as many arcs as the manifest says. Cheap (one pass over the index), so
+// every reader runs it.
+Status Graph::check_index(const EdgeSpace& space) const {
+  const auto& starts = manifest_.interval_starts;
+  const std::string where = dir_ + "/" + space.meta.index_file + ": ";
+  uint64_t arcs = 0, end_offset = 0;
+  uint32_t next_vertex = 0;
+  size_t interval = 0;
+  for (const ChunkIndexEntry& e : space.index) {
+    const bool continues = e.first_vertex + 1 == next_vertex;
+    if ((e.first_vertex != next_vertex && !continues) || e.vertex_count == 0 || e.offset < end_offset ||
+        uint64_t{e.first_vertex} + e.vertex_count > manifest_.num_vertices) {
+      return Status::Corruption(where + "chunks do not tile the vertices; the index does not match the manifest");
+    }
+    if (interval < starts.size() && starts[interval] < e.first_vertex + (continues ? 1u : 0u)) {
+      return Status::Corruption(where + "interval " + std::to_string(interval) + " does not start a chunk; the index does not match the manifest");
+    }
+    if (interval < starts.size() && starts[interval] == e.first_vertex && !continues) ++interval;
+    if (interval < starts.size() && starts[interval] < e.end_vertex()) {
+      return Status::Corruption(where + "a chunk spans interval " + std::to_string(interval) + "'s start; the index does not match the manifest");
+    }
+    arcs += e.edge_count;
+    end_offset = e.offset + e.bytes;
+    next_vertex = e.end_vertex();
+  }
+  if (next_vertex != manifest_.num_vertices || interval != starts.size() || arcs != space.meta.arcs ||
+      end_offset > space.meta.logical_bytes) {
+    return Status::Corruption(where + "chunks cover " + std::to_string(next_vertex) + " vertices and " + std::to_string(arcs) +
+                              " arcs; the manifest says " + std::to_string(manifest_.num_vertices) + " and " +
+                              std::to_string(space.meta.arcs) + " (index and manifest do not match)");
+  }
   return Status::OK();
 }
 

@@ -100,6 +100,7 @@ class Graph {
 
  private:
   Status load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space);
+  Status check_index(const EdgeSpace& space) const;
 
   std::string dir_;
   Manifest manifest_;

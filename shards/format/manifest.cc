@@ -1,4 +1,5 @@
 #include "shards/format/manifest.h"
+#include "compression/checksum.h"
 #include "shards/util/file_util.h"
 
 #include <nlohmann/json.hpp>
@@ -81,6 +82,9 @@ std::string Manifest::to_json() const {
            {"duplicates_dropped", ingest.duplicates_dropped},
            {"sorted_runs", ingest.sorted_runs},
            {"memory_bytes", ingest.memory_bytes}}}};
+  // A checksum over everything else (keys sorted, compact), so an edited or
+  // damaged manifest is refused instead of trusted.
+  j["content_xxh3"] = hex64(checksum64(j.dump().data(), j.dump().size()));
   return j.dump(1) + "\n";
 }
 
@@ -88,6 +92,14 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
   try {
     const json j = json::parse(text);
     if (j.at("format").get<std::string>() != "shardgraph") return Status::Corruption(path + ": not a shardgraph manifest");
+    if (j.contains("content_xxh3")) {  // graphs from before it have none
+      json content = j;
+      content.erase("content_xxh3");
+      const std::string canonical = content.dump();
+      if (parse_hex64(j.at("content_xxh3").get<std::string>()) != checksum64(canonical.data(), canonical.size())) {
+        return Status::Corruption(path + ": manifest checksum mismatch (edited or damaged); restore it or re-ingest the graph");
+      }
+    }
     m->format_version = j.at("format_version").get<int>();
     if (m->format_version != kFormatVersion) {
       return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) +
