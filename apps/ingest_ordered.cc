@@ -11,6 +11,7 @@
 #include "shards/ingest/vertex_order.h"
 #include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"
+#include "shards/util/leftovers.h"
 
 namespace sg {
 namespace {
@@ -48,7 +49,7 @@ std::string hidden_sibling(const std::string& output, const std::string& tag) {
   char suffix[17];
   std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
   std::string name = ".";
-  name.append(out.filename().string()).append(".").append(tag).append("-").append(suffix);
+  name.append(out.filename().string()).append(".").append(tag).append(owner_marker()).append(suffix);
   return (out.parent_path() / name).string();
 }
 
@@ -151,6 +152,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
     SG_RETURN_IF_ERROR(move_into_place(&ordered, options.output));
   }
   summary->input_edges = first_summary.input_edges;
+  if (!first_summary.note.empty()) summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
   summary->seconds = seconds_since(start);
   char order_text[64];
   std::snprintf(order_text, sizeof(order_text), "; order %.2f s; relabel: ", order_seconds);

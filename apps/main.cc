@@ -19,6 +19,7 @@
 #include "shards/ingest/ingest.h"
 #include "shards/format/restripe.h"
 #include "shards/util/interrupt.h"
+#include "shards/util/leftovers.h"
 #include "shards/format/verify.h"
 
 namespace {
@@ -122,6 +123,18 @@ int run_ingest(IngestArgs& a) {
               summary.num_edges ? static_cast<double>(summary.stored_bytes) / static_cast<double>(summary.num_edges) : 0.0,
               static_cast<unsigned long long>(summary.sorted_runs), summary.seconds, summary.phases.c_str(),
               static_cast<unsigned long long>(sg::peak_rss_bytes() / 1024));
+  return 0;
+}
+
+int run_gc(const std::vector<std::string>& dirs) {
+  sg::LeftoverReport report;
+  for (const std::string& dir : dirs) {
+    sg::Status s = sg::remove_leftovers(dir, &report);
+    if (!s.ok()) return fail(s);
+  }
+  for (const std::string& path : report.removed) std::printf("removed %s\n", path.c_str());
+  std::printf("gc: %llu leftovers removed, %llu bytes freed\n", static_cast<unsigned long long>(report.entries),
+              static_cast<unsigned long long>(report.bytes));
   return 0;
 }
 
@@ -308,6 +321,12 @@ int main(int argc, char** argv) {
   restripe->add_option("--device", restripe_options.devices, "new device directory (repeatable; none = the graph directory)");
   restripe->add_option("--stripe-bytes", restripe_stripe, "new stripe depth, or auto (default: keep)");
 
+  std::vector<std::string> gc_dirs;
+  auto* gc = app.add_subcommand("gc", "remove what killed ingests left behind (their process is gone)");
+  gc->add_option("dirs", gc_dirs, "directories to clean: a graph's parent directory, device directories")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -331,6 +350,7 @@ int main(int argc, char** argv) {
     if (*run) return run_run(run_args, source_option);
     if (*calibrate) return run_calibrate(calibrate_dirs, calibrate_bytes);
     if (*restripe) return run_restripe(restripe_dir, restripe_options, restripe_stripe);
+    if (*gc) return run_gc(gc_dirs);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "shardgraph: usage error: %s\n", e.what());
     return kExitUsage;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "shards/format/graph.h"
@@ -259,4 +261,40 @@ TEST_CASE("an edited manifest is refused by every reader: its checksum, and the 
   CHECK(output.find("does not match the manifest") != std::string::npos);
   sgtest::write_text(dir / "g/manifest.json", manifest);
   CHECK(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+}
+
+TEST_CASE("leftovers of a killed ingest are removed by gc and by the next ingest, work in progress is not") {
+  sgtest::TempDir dir;
+  std::string boot = sgtest::read_text("/proc/sys/kernel/random/boot_id");
+  boot.erase(std::remove(boot.begin(), boot.end(), '-'), boot.end());
+  boot = boot.substr(0, 8);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  ::waitpid(child, nullptr, 0);  // a process that is gone
+  const std::string dead = "~sg~" + std::to_string(child) + "-" + boot + "~";
+  const std::string alive = "~sg~" + std::to_string(::getpid()) + "-" + boot + "~";
+  const std::string other_boot = "~sg~1-ffffffff~";
+  std::filesystem::create_directory(dir / "dev");
+  auto make_dir = [&](const std::string& name) {
+    std::filesystem::create_directory(dir / name);
+    sgtest::write_text(dir / name + "/out.spill", std::string(5000, 'x'));
+  };
+  make_dir(".g.ingest" + dead + "0123");
+  make_dir(".g.unordered" + other_boot + "4567");
+  make_dir(".g.ingest" + alive + "89ab");  // ours: in progress
+  sgtest::write_text(dir / "dev/.sg-0123-out.d0" + dead + ".tmp", std::string(3000, 'y'));
+  sgtest::write_text(dir / ".plain-hidden-file", "not ours");
+  std::string output;
+  REQUIRE(sgtest::run_cli("gc " + dir.path() + " " + (dir / "dev"), &output) == 0);
+  CHECK(output.find("gc: 3 leftovers removed, 13000 bytes freed") != std::string::npos);
+  CHECK(sgtest::list_dir(dir.path()) ==
+        std::vector<std::string>{".g.ingest" + alive + "89ab", ".plain-hidden-file", "dev"});
+  CHECK(sgtest::list_dir(dir / "dev").empty());
+  // The next ingest beside them cleans up by itself and says so.
+  make_dir(".h.ingest" + dead + "cdef");
+  sgtest::write_text(dir / "e.txt", "0 1\n1 2\n");
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "h"), &output) == 0);
+  CHECK(output.find("removed 1 leftovers of killed ingests") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / (".h.ingest" + dead + "cdef")));
 }

@@ -20,6 +20,7 @@
 #include "shards/ingest/space_builder.h"
 #include "shards/ingest/space_output.h"
 #include "shards/ingest/vertex_histogram.h"
+#include "shards/util/leftovers.h"
 #include "shards/util/interrupt.h"
 #include "shards/format/manifest.h"
 #include "shards/util/parallel.h"
@@ -119,6 +120,10 @@ class IngestJob {
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
   std::vector<std::string> spill_paths_;  // inside temp_dir_
+  LeftoverReport leftovers_;              // removed at the start
+  std::string device_temp_path(size_t device, const std::string& file) const {
+    return device_dirs_[device] + "/." + file + owner_marker() + ".tmp";
+  }
   IngestProgress progress_;
   uint64_t num_vertices_ = 0;
   std::vector<uint32_t> interval_starts_;
@@ -153,7 +158,16 @@ Status IngestJob::prepare_directories() {
   std::error_code ec;
   if (!fs::is_directory(parent, ec)) return Status::NotFound(parent.string() + ": output's parent directory does not exist");
   graph_id_ = random_graph_id();
-  temp_dir_ = (parent / ("." + output.filename().string() + ".ingest-" + graph_id_)).string();
+  // Leftovers of killed ingests (their owner is gone) go first.
+  LeftoverReport leftovers;
+  SG_RETURN_IF_ERROR(remove_leftovers(parent.string(), &leftovers));
+  for (const std::string& dir : opt_.devices) {
+    if (fs::is_directory(dir, ec)) SG_RETURN_IF_ERROR(remove_leftovers(dir, &leftovers));
+  }
+  leftovers_ = leftovers;
+  std::string temp_name = ".";
+  temp_name.append(output.filename().string()).append(".ingest").append(owner_marker()).append(graph_id_);
+  temp_dir_ = (parent / temp_name).string();
   if (!fs::create_directory(temp_dir_, ec)) return Status::IOError(temp_dir_ + ": cannot create: " + ec.message());
   if (opt_.devices.empty()) {
     device_dirs_ = {"."};
@@ -437,7 +451,7 @@ void IngestJob::name_space_files(size_t space, SpaceManifest* meta, std::vector<
     const std::string file = device_dirs_[d] == "." ? name + ".d" + std::to_string(d)
                                                      : "sg-" + graph_id_ + "-" + name + ".d" + std::to_string(d);
     meta->device_files.push_back(file);
-    paths->push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_dirs_[d] + "/." + file + ".tmp");
+    paths->push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_temp_path(d, file));
     if (device_dirs_[d] != ".") created_files_.push_back(paths->back());
   }
   meta->index_file = name + ".index";
@@ -583,7 +597,7 @@ Status IngestJob::commit() {
   for (const SpaceManifest& space : manifest_.spaces) {
     for (size_t d = 0; d < device_dirs_.size(); ++d) {
       if (device_dirs_[d] == ".") continue;
-      const std::string temp = device_dirs_[d] + "/." + space.device_files[d] + ".tmp";
+      const std::string temp = device_temp_path(d, space.device_files[d]);
       const std::string final_path = device_dirs_[d] + "/" + space.device_files[d];
       if (::rename(temp.c_str(), final_path.c_str()) != 0) {
         return Status::IOError(final_path + ": rename: " + errno_text(errno));
@@ -627,6 +641,10 @@ Status IngestJob::run(IngestSummary* summary) {
   SG_RETURN_IF_ERROR(commit());
   progress_.end();
   summary->phases = progress_.summary();
+  if (leftovers_.entries > 0) {
+    summary->note = "removed " + std::to_string(leftovers_.entries) + " leftovers of killed ingests (" +
+                    std::to_string(leftovers_.bytes >> 20) + " MiB freed)";
+  }
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
   summary->input_edges = manifest_.ingest.input_edges;

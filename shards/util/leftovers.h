@@ -1,0 +1,30 @@
+// Temporary files and directories that name their owner, so a later run can
+// tell leftovers of a killed process from work in progress (DESIGN: a
+// failed ingest leaves nothing; SIGKILL cannot be caught, so this cleans up
+// after it). A temporary name carries "~sg~<pid>-<boot id prefix>~"; an
+// entry whose process is gone, or from an earlier boot, is garbage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace sg {
+
+// "~sg~<pid>-<8 hex of the boot id>~": put it in every temporary name.
+std::string owner_marker();
+
+struct LeftoverReport {
+  uint64_t entries = 0;
+  uint64_t bytes = 0;
+  std::vector<std::string> removed;
+};
+
+// Removes, in `dir` (not below), the entries whose marker names a process
+// that is gone. A removed directory holding a manifest.json takes the device
+// files it lists with it. Entries without a marker are never touched.
+Status remove_leftovers(const std::string& dir, LeftoverReport* report);
+
+}  // namespace sg
