@@ -179,16 +179,25 @@ bool is_comment_or_blank(std::string_view line) {
   return i == line.size() || line[i] == '#' || line[i] == '%';
 }
 
-class SnapReader : public EdgeReader {
+// What the text readers share: the line source and the shape.
+class TextReader : public EdgeReader {
+ public:
+  const InputShape& shape() const override { return shape_; }
+  uint64_t bytes_read() const override { return lines_.source().bytes_read(); }
+  uint64_t bytes_total() const override { return lines_.source().bytes_total(); }
+
+ protected:
+  LineSource lines_;
+  InputShape shape_;
+};
+
+class SnapReader : public TextReader {
  public:
   Status open(const std::string& path) {
     allow_header_ = strip_gz(path).ends_with(".csv");
     shape_.format = InputFormat::kSnap;
     return lines_.open(path);
   }
-  const InputShape& shape() const override { return shape_; }
-  uint64_t bytes_read() const override { return lines_.source().bytes_read(); }
-  uint64_t bytes_total() const override { return lines_.source().bytes_total(); }
 
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
@@ -245,8 +254,6 @@ class SnapReader : public EdgeReader {
     if (j > i && parse_u64(line.substr(i, j - i), &nodes) && nodes <= max_id_) shape_.declared_vertices = nodes;
   }
 
-  LineSource lines_;
-  InputShape shape_;
   bool allow_header_ = false;
   size_t columns_ = 0;
   uint64_t first_data_line_ = 0;
@@ -259,7 +266,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-class MtxReader : public EdgeReader {
+class MtxReader : public TextReader {
  public:
   Status open(const std::string& path) {
     SG_RETURN_IF_ERROR(lines_.open(path));
@@ -267,9 +274,6 @@ class MtxReader : public EdgeReader {
     shape_.id_base = 1;
     return read_header();
   }
-  const InputShape& shape() const override { return shape_; }
-  uint64_t bytes_read() const override { return lines_.source().bytes_read(); }
-  uint64_t bytes_total() const override { return lines_.source().bytes_total(); }
 
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
@@ -347,8 +351,6 @@ class MtxReader : public EdgeReader {
     return Status::OK();
   }
 
-  LineSource lines_;
-  InputShape shape_;
   std::string field_;
   uint64_t rows_ = 0, cols_ = 0, declared_entries_ = 0, entries_ = 0;
 };
