@@ -238,7 +238,8 @@ Status run_app(const RunOptions& o, std::string* summary) {
   const auto start = std::chrono::steady_clock::now();
   Graph graph;
   GraphOpenOptions open_options;
-  open_options.id_map = false;  // loaded after the kernel (finish_app)
+  open_options.id_map = false;      // loaded after the kernel (finish_app)
+  open_options.in_degrees = false;  // loaded by the first reversed edge_map, if any
   SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
   Engine engine;
   EngineOptions e;

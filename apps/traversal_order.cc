@@ -51,6 +51,7 @@ struct Discover {
 Status traversal_order(Engine* engine, TraversalOrder kind, std::vector<uint32_t>* new_id) {
   const uint32_t n = engine->num_vertices();
   const bool both_ways = kind == TraversalOrder::kBfs;
+  SG_RETURN_IF_ERROR(engine->ensure_in_degrees());
   const std::vector<uint32_t>& in_degree = engine->in_degree();
   const std::vector<uint32_t>& out_degree = engine->out_degree();
   auto degree = [&](uint32_t v) -> uint64_t {

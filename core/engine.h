@@ -14,6 +14,7 @@
 // `reversed` runs over the transposed graph (e.g. WCC on directed graphs).
 #pragma once
 
+#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -75,7 +76,20 @@ class Engine {
   const Graph& graph() const { return *graph_; }
   uint32_t num_vertices() const { return graph_->num_vertices(); }
   const std::vector<uint32_t>& out_degree() const { return graph_->space(SpaceKind::kOut).degrees; }
-  const std::vector<uint32_t>& in_degree() const { return graph_->space(SpaceKind::kIn).degrees; }
+  // Requires ensure_in_degrees() on a graph opened without them.
+  const std::vector<uint32_t>& in_degree() const {
+    assert(graph_->in_degrees_loaded());
+    return graph_->space(SpaceKind::kIn).degrees;
+  }
+  // Loads deferred in-degrees (GraphOpenOptions::in_degrees) and counts them
+  // against the budget, shrinking the cache to make room.
+  Status ensure_in_degrees() {
+    if (graph_->in_degrees_loaded()) return Status::OK();
+    SG_RETURN_IF_ERROR(graph_->load_in_degrees());
+    memory_used_ += uint64_t{num_vertices()} * sizeof(uint32_t);
+    cache_.shrink_to(memory_used_ < options_.memory_bytes ? options_.memory_bytes - memory_used_ : 0);
+    return Status::OK();
+  }
   uint64_t num_arcs() const { return graph_->space(SpaceKind::kOut).meta.arcs; }
   const CostModel& cost_model() const { return cost_model_; }
 
@@ -116,6 +130,7 @@ class Engine {
 
   template <typename F>
   Status edge_map(const VertexSubset& frontier, F& f, VertexSubset* next, EdgeMapOptions options = {}) {
+    if (options.reversed) SG_RETURN_IF_ERROR(ensure_in_degrees());
     const VertexSubset* active = &frontier;
     VertexSubset dense_copy;
     if (!frontier.is_dense()) {

@@ -39,12 +39,24 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
-  for (size_t i = 0; i < m.spaces.size(); ++i) SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], options.degrees, &graph->spaces_[i]));
+  graph->in_degrees_pending_ = options.degrees && !options.in_degrees && m.spaces.size() == 2;
+  for (size_t i = 0; i < m.spaces.size(); ++i) {
+    const bool degrees = options.degrees && !(i == 1 && graph->in_degrees_pending_);
+    SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], degrees, &graph->spaces_[i]));
+  }
   graph->id_map_.clear();
   graph->by_original_.clear();
   graph->by_original_wanted_ = options.by_original;
   graph->id_map_pending_ = !m.id_map_file.empty();
   if (options.id_map) SG_RETURN_IF_ERROR(graph->load_id_map());
+  return Status::OK();
+}
+
+Status Graph::load_in_degrees() const {
+  if (!in_degrees_pending_) return Status::OK();
+  const SpaceManifest& meta = spaces_[1].meta;
+  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &spaces_[1].degrees));
+  in_degrees_pending_ = false;
   return Status::OK();
 }
 

@@ -40,6 +40,9 @@ struct GraphOpenOptions {
   // The id map (8 + 4 bytes a vertex on a reordered graph) now, or later by
   // load_id_map(): a run needs it only for --source and its output.
   bool id_map = true;
+  // A directed graph's in-degrees (4 bytes a vertex) now, or later by
+  // load_in_degrees(): only traversals over reversed edges use them.
+  bool in_degrees = true;
 };
 
 class Graph {
@@ -82,6 +85,9 @@ class Graph {
   }
   // Loads an id map deferred by GraphOpenOptions::id_map (no-op otherwise).
   Status load_id_map() const;
+  // Loads in-degrees deferred by GraphOpenOptions::in_degrees (no-op otherwise).
+  Status load_in_degrees() const;
+  bool in_degrees_loaded() const { return !in_degrees_pending_; }
   // Calls f(dense id) in order of original ids.
   template <typename F>
   void for_each_by_original_id(F&& f) const {
@@ -105,7 +111,8 @@ class Graph {
   std::string dir_;
   Manifest manifest_;
   StripeLayout layout_;
-  std::vector<EdgeSpace> spaces_;
+  mutable std::vector<EdgeSpace> spaces_;  // mutable: deferred in-degrees load into it
+  mutable bool in_degrees_pending_ = false;
   mutable std::vector<uint64_t> id_map_;
   mutable std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
   mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
