@@ -116,3 +116,21 @@ TEST_CASE("ingest --order auto keeps an input order that compresses better, and 
   }
   CHECK(sgtest::list_dir(dir.path()).size() == 4);  // no hidden graph left
 }
+
+TEST_CASE("ingest: vertices declared beyond the largest id (a Nodes header) are split into intervals too") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "e.txt", "# Nodes: 100000 Edges: 3\n0 1\n1 2\n2 0\n");
+  IngestOptions o;
+  o.input = dir / "e.txt";
+  o.output = dir / "g";
+  o.intervals = 5;
+  IngestSummary summary;
+  Status s = ingest_ordered(o, &summary);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  Graph g;
+  REQUIRE(Graph::open(o.output, &g).ok());
+  CHECK(g.num_vertices() == 100000);
+  CHECK(g.manifest().interval_starts.size() == 5);
+  VerifyReport report;
+  CHECK(verify_graph(g, &report).ok());
+}

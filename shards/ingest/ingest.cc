@@ -88,7 +88,7 @@ class IngestJob {
   Status route_and_build();
   template <typename Record>
   Status route_and_build(std::vector<RawEdge>* batch);
-  void choose_intervals(const VertexHistogram& arcs);
+  void choose_intervals(VertexHistogram* histogram);
   void name_space_files(size_t space, SpaceManifest* meta, std::vector<std::string>* paths);
   template <typename Record>
   Status build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::string>& paths,
@@ -399,7 +399,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     if (s == 0) arcs_routed = routers[s].total_records();
     if (s > 0) histograms[0].merge(histograms[s]);
   }
-  choose_intervals(histograms[0]);
+  choose_intervals(&histograms[0]);
   // About 3 bytes per arc compressed (see the README's figures).
   stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
   return write_spaces(&routers);
@@ -409,9 +409,11 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
 // (in + out, plus one per vertex), at the histogram's block granularity.
 // Default count: each interval's share of the compressed spaces (estimated
 // at 4 bytes per arc) is about 1/8 of the budget.
-void IngestJob::choose_intervals(const VertexHistogram& arcs) {
-  const int shift = arcs.shift();
+void IngestJob::choose_intervals(VertexHistogram* histogram) {
   const uint64_t n = num_vertices_;
+  histogram->cover(static_cast<uint32_t>(n - 1));
+  const VertexHistogram& arcs = *histogram;
+  const int shift = arcs.shift();
   const uint64_t blocks = ((n - 1) >> shift) + 1;
   auto block_weight = [&](uint64_t b) {
     const uint64_t first = b << shift;

@@ -17,6 +17,11 @@ class VertexHistogram {
     if ((vertex >> shift_) >= kBlocks) grow_to(vertex);
     ++counts_[vertex >> shift_];
   }
+  // Widens the blocks until `vertex` has one (vertices declared beyond the
+  // largest id seen, e.g. by a "# Nodes:" header).
+  void cover(uint32_t vertex) {
+    if ((vertex >> shift_) >= kBlocks) grow_to(vertex);
+  }
   // Adds `other`'s counts (both end at the wider block width).
   void merge(VertexHistogram other) {
     widen(std::max(shift_, other.shift_));
