@@ -83,6 +83,10 @@ class IngestJob {
   // Edges read at once: two batches in flight cost about 80 bytes an edge
   // (raw, translated and routed copies); 1/8 of the budget, at most 64 Ki.
   size_t read_batch_edges() const { return std::clamp<size_t>(opt_.memory_bytes / 8 / 80, 1024, 1 << 16); }
+  // --route-buckets (tests): the bucket and sub-bucket count, a power of two.
+  uint32_t bucket_override() const {
+    return static_cast<uint32_t>(std::bit_floor(std::clamp<uint64_t>(opt_.route_buckets, 2, uint64_t{1} << 31)));
+  }
   void router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const;
   size_t batch_records(size_t bytes_per_record) const;
   Status route_and_build();
@@ -119,7 +123,6 @@ class IngestJob {
   const Graph* source_graph_ = nullptr;  // format "graph": the graph read
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
-  std::vector<std::string> spill_paths_;  // inside temp_dir_
   LeftoverReport leftovers_;              // removed at the start
   std::string device_temp_path(size_t device, const std::string& file) const {
     return device_dirs_[device] + "/." + file + owner_marker() + ".tmp";
@@ -316,7 +319,7 @@ void IngestJob::router_shape(size_t record_bytes, size_t spaces, uint32_t* bucke
   constexpr size_t kBufferBytes = 32 * 1024;
   const uint64_t per_space = std::max<uint64_t>(opt_.memory_bytes / 4 / spaces, 64 * 1024);
   uint64_t count = std::bit_floor(std::clamp<uint64_t>(per_space / kBufferBytes, 16, 256));
-  if (opt_.route_buckets != 0) count = std::bit_floor(std::max<uint64_t>(opt_.route_buckets, 2));
+  if (opt_.route_buckets != 0) count = bucket_override();
   *buckets = static_cast<uint32_t>(count);
   *buffer_records = std::max<size_t>(std::min<uint64_t>(kBufferBytes, per_space / count) / record_bytes, 16);
 }
@@ -360,8 +363,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   size_t buffer_records = 0;
   router_shape(sizeof(Record), spaces, &buckets, &buffer_records);
   for (size_t s = 0; s < spaces; ++s) {
-    spill_paths_.push_back(temp_dir_ + "/" + names[s] + ".spill");
-    SG_RETURN_IF_ERROR(routers[s].open(spill_paths_.back(), buckets, buffer_records, 0, 32, true));
+    SG_RETURN_IF_ERROR(routers[s].open(temp_dir_ + "/" + names[s] + ".spill", buckets, buffer_records, 0, 32, true));
   }
   std::vector<Arc> arcs;
   std::vector<std::vector<Record>> space_records(spaces);
@@ -477,7 +479,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, 
   build.drop_self_loops = opt_.drop_self_loops;
   build.dedup = opt_.dedup;
   build.batch_records = batch_records;
-  if (opt_.route_buckets != 0) build.sub_buckets = static_cast<uint32_t>(std::bit_floor(std::max<size_t>(opt_.route_buckets, 2)));
+  if (opt_.route_buckets != 0) build.sub_buckets = bucket_override();
   build.spill_prefix = temp_dir_ + "/" + meta->name + ".spill";
   SG_RETURN_IF_ERROR(build_space(router, build, &out, stats));
   SG_RETURN_IF_ERROR(out.finish(static_cast<uint32_t>(num_vertices_)));
@@ -521,7 +523,8 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
   return Status::OK();
 }
 
-// The id map of a relabelled graph gives each new id its original id. Built
+// The id map of a relabelled graph (always read from a stored graph: see
+// route_and_build) gives each new id its original id. Built
 // a range of new ids at a time (a pass over the permutation each), so it
 // needs an eighth of the budget, not 8 bytes a vertex.
 Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* checksum) const {
@@ -536,9 +539,7 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
     for (uint64_t old = 0; old < n; ++old) {
       const uint64_t now = (*new_id_)[old];
       if (now < first || now >= end) continue;
-      original[now - first] = source_graph_ != nullptr ? source_graph_->original_id(static_cast<uint32_t>(old))
-                              : opt_.remap             ? id_map_[old]
-                                                       : old + shape_.id_base;
+      original[now - first] = source_graph_->original_id(static_cast<uint32_t>(old));
     }
     const size_t bytes = static_cast<size_t>(end - first) * sizeof(uint64_t);
     SG_RETURN_IF_ERROR(file.pwrite_all(original.data(), bytes, first * sizeof(uint64_t)));
