@@ -7,11 +7,11 @@
 #include <random>
 
 #include "apps/kernels.h"
-#include "shards/format/manifest.h"
+#include "shards/format/remove_graph.h"
 #include "shards/ingest/vertex_order.h"
 #include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"
-#include "shards/util/leftovers.h"
+#include "shards/ingest/leftovers.h"
 
 namespace sg {
 namespace {
@@ -28,18 +28,7 @@ struct DropGraphOnExit {
   std::string path;
   bool kept = false;
   ~DropGraphOnExit() {
-    if (kept) return;
-    std::string text;
-    Manifest manifest;
-    if (read_whole_file(path + "/manifest.json", &text).ok() && Manifest::parse(text, path, &manifest).ok()) {
-      for (const SpaceManifest& space : manifest.spaces) {
-        for (size_t d = 0; d < manifest.devices.size() && d < space.device_files.size(); ++d) {
-          if (manifest.devices[d] != ".") ::unlink((manifest.devices[d] + "/" + space.device_files[d]).c_str());
-        }
-      }
-    }
-    std::error_code ec;
-    fs::remove_all(path, ec);
+    if (!kept) remove_graph(path, nullptr);
   }
 };
 

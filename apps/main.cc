@@ -19,7 +19,7 @@
 #include "shards/ingest/ingest.h"
 #include "shards/format/restripe.h"
 #include "shards/util/interrupt.h"
-#include "shards/util/leftovers.h"
+#include "shards/ingest/leftovers.h"
 #include "shards/format/verify.h"
 
 namespace {

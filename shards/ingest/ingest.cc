@@ -20,7 +20,7 @@
 #include "shards/ingest/space_builder.h"
 #include "shards/ingest/space_output.h"
 #include "shards/ingest/vertex_histogram.h"
-#include "shards/util/leftovers.h"
+#include "shards/ingest/leftovers.h"
 #include "shards/util/interrupt.h"
 #include "shards/format/manifest.h"
 #include "shards/util/parallel.h"

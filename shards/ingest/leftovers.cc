@@ -1,4 +1,4 @@
-#include "shards/util/leftovers.h"
+#include "shards/ingest/leftovers.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -6,9 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
-#include "shards/util/file_util.h"
+#include "shards/format/remove_graph.h"
 
 namespace sg {
 namespace {
@@ -51,35 +50,6 @@ bool owner_gone(long pid, const std::string& boot) {
   return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
-uint64_t size_of(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return fs::file_size(path, ec) == static_cast<uintmax_t>(-1) ? 0 : fs::file_size(path, ec);
-  uint64_t bytes = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
-    if (entry.is_regular_file(ec)) bytes += entry.file_size(ec);
-  }
-  return bytes;
-}
-
-// The device files a (hidden, complete) graph directory lists outside itself.
-std::vector<fs::path> device_files_of(const fs::path& dir) {
-  std::vector<fs::path> files;
-  std::string text;
-  if (!read_whole_file((dir / "manifest.json").string(), &text).ok()) return files;
-  try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    const auto& devices = j.at("devices");
-    for (const auto& space : j.at("spaces")) {
-      const auto& names = space.at("device_files");
-      for (size_t d = 0; d < devices.size() && d < names.size(); ++d) {
-        if (devices[d].get<std::string>() != ".") files.push_back(fs::path(devices[d].get<std::string>()) / names[d].get<std::string>());
-      }
-    }
-  } catch (const std::exception&) {
-  }
-  return files;
-}
-
 }  // namespace
 
 std::string owner_marker() { return "~sg~" + std::to_string(::getpid()) + "-" + boot_prefix() + "~"; }
@@ -93,19 +63,9 @@ Status remove_leftovers(const std::string& dir, LeftoverReport* report) {
     long pid = 0;
     std::string boot;
     if (name.empty() || name[0] != '.' || !parse_marker(name, &pid, &boot) || !owner_gone(pid, boot)) continue;
-    uint64_t bytes = size_of(entry.path());
-    if (entry.is_directory(ec)) {
-      for (const fs::path& file : device_files_of(entry.path())) {
-        bytes += size_of(file);
-        fs::remove(file, ec);
-      }
-      fs::remove_all(entry.path(), ec);
-    } else {
-      fs::remove(entry.path(), ec);
-    }
-    if (ec) return Status::IOError(entry.path().string() + ": cannot remove: " + ec.message());
+    remove_graph(entry.path().string(), &report->bytes);  // a plain file or temporary directory too
+    if (fs::exists(entry.path(), ec)) return Status::IOError(entry.path().string() + ": cannot remove");
     ++report->entries;
-    report->bytes += bytes;
     report->removed.push_back(entry.path().string());
   }
   return Status::OK();
