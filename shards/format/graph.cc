@@ -101,7 +101,7 @@ Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* spa
 }
 
 // The chunk index agrees with the manifest: chunks in order within the
-// space, covering vertices 0..|V|-1, each interval starting a chunk, and
+// space at aligned offsets, covering vertices 0..|V|-1, each interval starting a chunk, and
 // as many arcs as the manifest says. Cheap (one pass over the index), so
 // every reader runs it.
 Status Graph::check_index(const EdgeSpace& space) const {
@@ -113,6 +113,7 @@ Status Graph::check_index(const EdgeSpace& space) const {
   for (const ChunkIndexEntry& e : space.index) {
     const bool continues = e.first_vertex + 1 == next_vertex;
     if ((e.first_vertex != next_vertex && !continues) || e.vertex_count == 0 || e.offset < end_offset ||
+        e.offset % kAlignBytes != 0 ||
         uint64_t{e.first_vertex} + e.vertex_count > manifest_.num_vertices) {
       return Status::Corruption(where + "chunks do not tile the vertices; the index does not match the manifest");
     }

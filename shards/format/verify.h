@@ -1,7 +1,8 @@
 // `shardgraph verify`: re-reads every chunk of every space and checks its
 // checksum, that it decodes exactly, that lists are sorted (also across the
-// pieces of a split list), that chunks tile the vertices and respect interval
-// boundaries, and that the stored degrees and edge counts match the lists.
+// pieces of a split list) and that the stored degrees and edge counts match
+// the lists. That chunks tile the vertices and respect interval boundaries
+// is checked by Graph::open, for every reader.
 #pragma once
 
 #include <cstdint>
