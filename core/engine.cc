@@ -73,11 +73,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   memory_used_ += graph.id_map_bytes();
   // The least that works: the metadata, two I/O windows of the largest
   // chunk and the decode room of one; vertex arrays may be file-backed.
-  uint32_t largest_chunk = 0;
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    for (const ChunkIndexEntry& e : graph.stored_space(s).index) largest_chunk = std::max(largest_chunk, e.bytes);
-  }
-  const uint64_t minimum = memory_used_ + 6 * align_up(uint64_t{largest_chunk} + kAlignBytes, kAlignBytes);
+  const uint64_t minimum = memory_used_ + 6 * align_up(uint64_t{graph.largest_chunk_bytes()} + kAlignBytes, kAlignBytes);
   if (options.memory_bytes < minimum) {
     const uint64_t mib = (minimum + (1 << 20) - 1) >> 20;
     const std::string given = options.memory_bytes >= (1 << 20) ? std::to_string(options.memory_bytes >> 20) + "M"

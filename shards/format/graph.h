@@ -3,6 +3,7 @@
 // (positional reads) and checks each one against its checksum.
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <string>
@@ -65,6 +66,15 @@ class Graph {
   }
   size_t stored_space_count() const { return spaces_.size(); }
   const EdgeSpace& stored_space(size_t i) const { return spaces_[i]; }
+  // The largest chunk payload of any stored space (an I/O window holds at
+  // least one).
+  uint32_t largest_chunk_bytes() const {
+    uint32_t largest = 0;
+    for (const EdgeSpace& space : spaces_) {
+      for (const ChunkIndexEntry& e : space.index) largest = std::max(largest, e.bytes);
+    }
+    return largest;
+  }
   // Payload bytes of every chunk of every stored space.
   uint64_t chunk_bytes() const {
     uint64_t bytes = 0;

@@ -46,10 +46,7 @@ Status IoContext::open(const Graph& graph, const IoOptions& options) {
   }
   // Window size: one stripe per device, so each window keeps every device
   // busy with one request; at least the largest chunk.
-  uint32_t largest_chunk = 0;
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    for (const ChunkIndexEntry& e : graph.stored_space(s).index) largest_chunk = std::max(largest_chunk, e.bytes);
-  }
+  const uint32_t largest_chunk = graph.largest_chunk_bytes();
   const uint64_t stripe_window = graph.layout().stripe_bytes() * devices;
   const uint64_t min_buffers = 2;
   window_bytes_ = std::min<uint64_t>(stripe_window, std::max<uint64_t>(options.buffer_bytes / min_buffers, kAlignBytes));
