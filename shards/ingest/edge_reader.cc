@@ -1,5 +1,7 @@
 #include "shards/ingest/edge_reader.h"
 
+#include "shards/util/fault_injection.h"
+
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -48,7 +50,11 @@ class ByteSource {
   uint64_t bytes_total() const { return total_bytes_; }
   // Reads up to `bytes`; returns the count (0 at the end).
   Status read(char* dst, size_t bytes, size_t* got) {
-    const int n = gzread(file_, dst, static_cast<unsigned>(bytes));
+    const InjectedFault fault = next_read_fault();
+    if (fault.kind == InjectedFault::kError) return Status::IOError(path_ + ": read: " + std::strerror(fault.error));
+    // A short read: ask for less (the caller reads on).
+    const size_t ask = fault.kind == InjectedFault::kShort && bytes > 1 ? bytes / 2 : bytes;
+    const int n = gzread(file_, dst, static_cast<unsigned>(ask));
     int errnum = 0;
     const char* msg = gzerror(file_, &errnum);
     if (n < 0 && errnum == Z_ERRNO) return Status::IOError(path_ + ": read: " + std::strerror(errno));

@@ -1,5 +1,7 @@
 #include "shards/io/device_queue.h"
 
+#include "shards/util/fault_injection.h"
+
 #include <fcntl.h>
 #include <liburing.h>
 #include <unistd.h>
@@ -130,7 +132,8 @@ void DeviceQueue::run_psync() {
     Status status;
     int retries = 0;
     while (r.bytes > 0 && status.ok()) {
-      const ssize_t n = ::preadv(r.fd, r.segments, r.segment_count, static_cast<off_t>(r.device_offset));
+      const ssize_t n =
+          apply_fault(next_read_fault(), ::preadv(r.fd, r.segments, r.segment_count, static_cast<off_t>(r.device_offset)));
       if (n < 0 && (errno == EINTR || errno == EAGAIN) && ++retries < kMaxRetries) continue;
       if (n < 0) status = read_error(r, errno);
       else if (n == 0) status = eof_error(r);
@@ -194,7 +197,10 @@ void DeviceQueue::run_uring() {
       ++seen;
       const int s = static_cast<int>(io_uring_cqe_get_data64(cqe));
       IoRequest& req = slots[static_cast<size_t>(s)];
-      const int res = cqe->res;
+      const InjectedFault fault = next_read_fault();
+      const int res = fault.kind == InjectedFault::kError ? -fault.error
+                      : fault.kind == InjectedFault::kShort && cqe->res > 1 ? cqe->res / 2
+                                                                            : cqe->res;
       Status status;
       bool ended = true;
       if ((res == -EINTR || res == -EAGAIN) && ++slot_retries[static_cast<size_t>(s)] < kMaxRetries) {

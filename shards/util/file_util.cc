@@ -1,5 +1,7 @@
 #include "shards/util/file_util.h"
 
+#include "shards/util/fault_injection.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,7 +59,7 @@ Status File::create(const std::string& path, File* file) {
 Status File::pwrite_all(const void* data, size_t bytes, uint64_t offset) const {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
-    const ssize_t n = ::pwrite(fd_, p, bytes, static_cast<off_t>(offset));
+    const ssize_t n = apply_fault(next_write_fault(), ::pwrite(fd_, p, bytes, static_cast<off_t>(offset)));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::IOError(path_ + ": write at offset " + std::to_string(offset) + ": " + errno_text(errno));
@@ -72,7 +74,7 @@ Status File::pwrite_all(const void* data, size_t bytes, uint64_t offset) const {
 Status File::pread_all(void* data, size_t bytes, uint64_t offset) const {
   char* p = static_cast<char*>(data);
   while (bytes > 0) {
-    const ssize_t n = ::pread(fd_, p, bytes, static_cast<off_t>(offset));
+    const ssize_t n = apply_fault(next_read_fault(), ::pread(fd_, p, bytes, static_cast<off_t>(offset)));
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
       return Status::IOError(path_ + ": read at offset " + std::to_string(offset) + ": " + errno_text(errno));

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/) from
+# small graphs built with the CLI: edge lists in every input format, the
+# manifests of a directed weighted and an undirected graph, and their chunks
+# (header + payload, the layout fuzz_chunk.cc reads). Needs a built
+# build/shardgraph and python3 (standard library only).
+#   scripts/fuzz_seeds.sh [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+sg=${1:-$root/build}/shardgraph
+corpus=$root/tests/fuzz/corpus
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+rm -rf "$corpus"; mkdir -p "$corpus"/{varint,chunk,manifest,edge_reader}
+# Edge lists: the first byte picks the format (0 snap, 1 mtx, 2 bin32, 3 bin64; +4 weighted).
+printf '\x00# Nodes: 6\n0 1\n1 2\n2 0\n3 4\n5 5\n0 1\n' > "$corpus/edge_reader/snap"
+printf '\x04# weighted\n0,1,2.5\n1\t2\t3\n2 0 -1\n' > "$corpus/edge_reader/snap-weighted"
+printf '\x01%%%%MatrixMarket matrix coordinate pattern general\n%% c\n4 4 3\n1 2\n2 3\n4 1\n' > "$corpus/edge_reader/mtx"
+printf '\x05%%%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 0.5\n3 2 1e3\n' > "$corpus/edge_reader/mtx-symmetric"
+python3 - "$corpus/edge_reader" <<'PY'
+import struct, sys
+d = sys.argv[1]
+open(d + "/bin32", "wb").write(b"\x02" + struct.pack("<8I", 0, 1, 1, 2, 2, 3, 3, 0))
+open(d + "/bin32-weighted", "wb").write(b"\x06" + struct.pack("<IIfIIf", 0, 1, 1.5, 1, 2, 2.0))
+open(d + "/bin64", "wb").write(b"\x03" + struct.pack("<4Q", 5, 7, 7, 9))
+PY
+# Varints: small, multi-byte, maximal, and malformed ones.
+printf '\x00\x7f\x80\x01\xff\xff\xff\xff\x0f' > "$corpus/varint/mixed"
+printf '\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01' > "$corpus/varint/max64"
+printf '\x80\x00\x80' > "$corpus/varint/bad"
+# Graphs: manifests and chunks.
+awk 'BEGIN { srand(7); print "# Nodes: 300"; for (i = 0; i < 2000; i++) printf "%d %d %d\n", int(rand() * 300), int(rand() * 300), 1 + int(rand() * 9) }' > "$tmp/w.txt"
+awk 'BEGIN { srand(9); for (i = 0; i < 1500; i++) printf "%d %d\n", int(rand() * 500), int(rand() * 500); print "0 0" }' > "$tmp/u.txt"
+"$sg" ingest "$tmp/w.txt" -o "$tmp/w" --chunk-bytes 512 --order none >/dev/null
+"$sg" ingest "$tmp/u.txt" -o "$tmp/u" --chunk-bytes 512 --undirected >/dev/null
+cp "$tmp/w/manifest.json" "$corpus/manifest/directed-weighted.json"
+cp "$tmp/u/manifest.json" "$corpus/manifest/undirected.json"
+python3 - "$tmp" "$corpus/chunk" <<'PY'
+import json, struct, sys, os
+tmp, out = sys.argv[1], sys.argv[2]
+for name in ("w", "u"):
+    g = os.path.join(tmp, name)
+    m = json.load(open(os.path.join(g, "manifest.json")))
+    n = m["num_vertices"]; weighted = 1 if m.get("weighted") else 0
+    for space in m["spaces"]:
+        index = open(os.path.join(g, space["index_file"]), "rb").read()
+        data = open(os.path.join(g, space["device_files"][0]), "rb").read()
+        for c in range(0, len(index) // 32, 7):  # every 7th chunk
+            first, count, offset, size, edges, _ = struct.unpack_from("<IIQIIQ", index, c * 32)
+            header = struct.pack("<IIII", first, count, edges, n) + bytes([weighted])
+            open(os.path.join(out, "%s-%s-%d" % (name, space["name"], c)), "wb").write(header + data[offset:offset + size])
+PY
+echo "seeds: $(find "$corpus" -type f | wc -l) files in $corpus"
