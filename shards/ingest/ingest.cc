@@ -87,7 +87,9 @@ class IngestJob {
   uint32_t bucket_override() const {
     return static_cast<uint32_t>(std::bit_floor(std::clamp<uint64_t>(opt_.route_buckets, 2, uint64_t{1} << 31)));
   }
-  void router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const;
+  void router_shape(size_t record_bytes, size_t spaces, size_t sort_records, uint32_t* buckets, size_t* buffer_records) const;
+  uint64_t estimated_records_per_space(size_t spaces) const;
+  uint64_t held_bytes() const;
   size_t batch_records(size_t bytes_per_record) const;
   Status route_and_build();
   template <typename Record>
@@ -311,27 +313,59 @@ Status IngestJob::route_batch(const std::vector<Arc>& arcs, std::vector<BucketRo
   return Status::OK();
 }
 
-// Bucket count and buffer size of each space's router: 32 KiB buffers
-// (large sequential spill writes), at most 256 buckets per space so that the
-// buffers being filled stay few enough for the caches and TLB (routing is
-// memory-bound), and within a quarter of the budget.
-void IngestJob::router_shape(size_t record_bytes, size_t spaces, uint32_t* buckets, size_t* buffer_records) const {
-  constexpr size_t kBufferBytes = 32 * 1024;
-  const uint64_t per_space = std::max<uint64_t>(opt_.memory_bytes / 4 / spaces, 64 * 1024);
-  uint64_t count = std::bit_floor(std::clamp<uint64_t>(per_space / kBufferBytes, 16, 256));
+// Bucket count and buffer size of each space's router. The sort phase
+// reads each bucket's segments back, one request a segment, so segments
+// must be large: on an HDD at 300 IOPS, 32 KiB segments read at 10 MB/s,
+// 1 MiB ones at full speed. So as few buckets as let one bucket fit a sort
+// batch (from the input's size), with buffers sharing three quarters of
+// what the id maps leave (routing holds little else: read batches of at
+// most 64 Ki edges); a bucket that still overflows is routed again
+// (space_builder.cc).
+// At most 256 buckets, so the buffers being filled stay few enough for the
+// caches and TLB (routing is memory-bound).
+void IngestJob::router_shape(size_t record_bytes, size_t spaces, size_t sort_records, uint32_t* buckets,
+                             size_t* buffer_records) const {
+  constexpr uint64_t kMaxBufferBytes = 4 << 20;
+  const uint64_t free_bytes = opt_.memory_bytes > held_bytes() ? opt_.memory_bytes - held_bytes() : 0;
+  const uint64_t per_space = std::max<uint64_t>(free_bytes / 4 * 3 / spaces, 64 * 1024);
+  // A bucket a batch on average; skewed ids overflow some, which are routed
+  // again with large segments (cheaper than small segments for all).
+  const uint64_t wanted = estimated_records_per_space(spaces) / std::max<size_t>(sort_records, 1) + 1;
+  uint64_t count = std::bit_ceil(std::clamp<uint64_t>(wanted, 16, 256));
   if (opt_.route_buckets != 0) count = bucket_override();
   *buckets = static_cast<uint32_t>(count);
-  *buffer_records = std::max<size_t>(std::min<uint64_t>(kBufferBytes, per_space / count) / record_bytes, 16);
+  *buffer_records = std::max<size_t>(std::min(kMaxBufferBytes, per_space / count) / record_bytes, 16);
+}
+
+// Arcs each space will hold, from the input's size: exact for binary
+// inputs and stored graphs, an overestimate for text (short lines), an
+// underestimate for gzip (then more buckets overflow and are routed again).
+uint64_t IngestJob::estimated_records_per_space(size_t spaces) const {
+  uint64_t arcs = 0;
+  if (source_graph_ != nullptr) {
+    arcs = source_graph_->manifest().num_edges;
+  } else {
+    const uint64_t bytes = reader_->bytes_total();
+    const bool gzip = opt_.input.size() > 3 && opt_.input.compare(opt_.input.size() - 3, 3, ".gz") == 0;
+    const uint64_t bytes_per_arc = format_ == InputFormat::kBin64 ? 16 : gzip ? 3 : 8;
+    arcs = bytes / bytes_per_arc;
+  }
+  return spaces == 1 ? 2 * arcs : arcs;  // one space: both directions of each edge
+}
+
+// What ingest holds besides its batches and buffers: id maps, the
+// permutation of a relabelling pass and 4 MiB of write buffers.
+uint64_t IngestJob::held_bytes() const {
+  constexpr uint64_t kFixedBytes = 4 << 20;
+  return id_map_.size() * sizeof(uint64_t) + kFixedBytes + (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
+         (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0);
 }
 
 // Records sorted at once: what the budget leaves after the id maps, the
 // write buffers and the histograms.
 size_t IngestJob::batch_records(size_t bytes_per_record) const {
   if (opt_.sort_buffer_edges != 0) return std::max<size_t>(opt_.sort_buffer_edges, 2);
-  constexpr uint64_t kFixedBytes = 4 << 20;
-  const uint64_t held = id_map_.size() * sizeof(uint64_t) + kFixedBytes +
-                        (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
-                        (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0);
+  const uint64_t held = held_bytes();
   const uint64_t free_bytes = opt_.memory_bytes > held + (1 << 20) ? opt_.memory_bytes - held : 1 << 20;
   return std::max<size_t>(free_bytes / bytes_per_record, 1024);
 }
@@ -361,7 +395,8 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   std::vector<VertexHistogram> histograms(spaces);
   uint32_t buckets = 0;
   size_t buffer_records = 0;
-  router_shape(sizeof(Record), spaces, &buckets, &buffer_records);
+  router_shape(sizeof(Record), spaces, std::max<size_t>(batch_records(batch_bytes_per_record<Record>()) / spaces, 2), &buckets,
+               &buffer_records);
   for (size_t s = 0; s < spaces; ++s) {
     SG_RETURN_IF_ERROR(routers[s].open(temp_dir_ + "/" + names[s] + ".spill", buckets, buffer_records, 0, 32, true));
   }
