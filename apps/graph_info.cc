@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "core/engine.h"
+
 namespace sg {
 namespace {
 
@@ -72,6 +74,10 @@ std::string graph_info_text(const Graph& g) {
     }
   }
   out += format("bytes/edge     %.3f (all spaces)\n", per(stored_bytes(g), m.num_edges));
+  const uint64_t minimum = Engine::minimum_memory_bytes(g);
+  out += format("run memory     at least %llu MiB (chunk indexes, 3 frontier bitmaps of %llu bytes, two I/O windows); vertex arrays beyond --memory are loaded by range\n",
+                static_cast<unsigned long long>((minimum + (1 << 20) - 1) >> 20),
+                static_cast<unsigned long long>(uint64_t{g.num_vertices()} / 8 + 8));
   out += format("ordering       %s\n", m.ordering.c_str());
   const char* names[] = {"out-degree", "in-degree"};
   for (size_t s = 0; s < (g.directed() ? 2u : 1u); ++s) {
@@ -118,6 +124,7 @@ std::string graph_info_json(const Graph& g) {
          {"spaces", spaces},
          {"bytes", stored_bytes(g)},
          {"bytes_per_edge", per(stored_bytes(g), m.num_edges)},
+         {"minimum_run_memory_bytes", Engine::minimum_memory_bytes(g)},
          {"ordering", m.ordering},
          {"self_loops", m.ingest.self_loops},
          {"self_loop_vertices", m.ingest.self_loop_vertices},

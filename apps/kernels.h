@@ -32,9 +32,11 @@ Status spmv(Engine* engine, const SpmvOptions& options, VertexArray<double>* y);
 
 constexpr int32_t kUnreached = -1;
 constexpr uint32_t kNoParent = UINT32_MAX;
+// `parent` may be null (depths only).
 Status bfs(Engine* engine, uint32_t source, VertexArray<int32_t>* depth, VertexArray<uint32_t>* parent);
 
 Status wcc(Engine* engine, VertexArray<uint32_t>* labels);
+Status wcc_union_find(Engine* engine, VertexArray<uint32_t>* labels);  // needs 4 bytes a vertex whole
 
 Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<float>* distance);
 

@@ -32,34 +32,35 @@ struct PushDelta {
 
 Status pagerank_delta(Engine* engine, const PageRankDeltaOptions& options, VertexArray<double>* ranks, int* rounds) {
   const uint32_t n = engine->num_vertices();
-  const std::vector<uint32_t>& out_degree = engine->out_degree();
+  SG_RETURN_IF_ERROR(engine->ensure_out_degrees());
+  const VertexArray<uint32_t>& out_degree = engine->out_degree();
   VertexArray<double> pending, share, incoming;
-  SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank_delta.rank"));
-  SG_RETURN_IF_ERROR(engine->allocate(&pending, "pagerank_delta.pending"));
-  SG_RETURN_IF_ERROR(engine->allocate(&share, "pagerank_delta.share"));
-  SG_RETURN_IF_ERROR(engine->allocate(&incoming, "pagerank_delta.incoming"));
+  SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank_delta.rank", VertexUse::kVertex));
+  SG_RETURN_IF_ERROR(engine->allocate(&pending, "pagerank_delta.pending", VertexUse::kVertex));
+  SG_RETURN_IF_ERROR(engine->allocate(&share, "pagerank_delta.share", VertexUse::kSource));
+  SG_RETURN_IF_ERROR(engine->allocate(&incoming, "pagerank_delta.incoming", VertexUse::kDestination));
   const double base = (1.0 - options.damping) / n;
-  engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
     (*ranks)[v] = base;
     pending[v] = base;
-  });
+  }));
   VertexSubset active = VertexSubset::all(n);
   *rounds = 0;
   for (int round = 0; round < options.max_rounds && !active.is_empty(); ++round) {
     engine->set_iteration(round);
-    engine->vertex_map(active, [&](uint32_t u) {
+    SG_RETURN_IF_ERROR(engine->vertex_map(active, [&](uint32_t u) {
       share[u] = out_degree[u] == 0 ? 0.0 : options.damping * pending[u] / out_degree[u];
       pending[u] = 0;
-    });
+    }));
     PushDelta push{share.data(), incoming.data()};
     VertexSubset touched;
     SG_RETURN_IF_ERROR(engine->edge_map(active, push, &touched));
-    active = engine->vertex_filter(touched, [&](uint32_t v) {
+    SG_RETURN_IF_ERROR(engine->vertex_filter(touched, [&](uint32_t v) {
       (*ranks)[v] += incoming[v];
       pending[v] += incoming[v];
       incoming[v] = 0;
       return std::fabs(pending[v]) > options.epsilon * (*ranks)[v];
-    });
+    }, &active));
     // Shares of the vertices that pushed are spent.
     *rounds = round + 1;
   }

@@ -33,12 +33,23 @@ Status write_output(const std::string& path, const Graph& graph, Format&& format
   return Status::OK();
 }
 
+// One pass in vertex order (results may be paged in from scratch files)
+// keeping the k largest in a heap.
 std::string top_values(const Graph& graph, const VertexArray<double>& values, int top) {
-  std::vector<uint32_t> order(graph.num_vertices());
-  std::iota(order.begin(), order.end(), 0);
-  const size_t k = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<long>(k), order.end(),
-                    [&](uint32_t a, uint32_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); });
+  const size_t k = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), graph.num_vertices());
+  auto before = [&](uint32_t a, uint32_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); };
+  std::vector<uint32_t> order;  // a heap whose front is the worst kept
+  order.reserve(k + 1);
+  for (uint32_t v = 0; v < graph.num_vertices() && k > 0; ++v) {
+    if (order.size() == k && !before(v, order.front())) continue;
+    order.push_back(v);
+    std::push_heap(order.begin(), order.end(), before);
+    if (order.size() > k) {
+      std::pop_heap(order.begin(), order.end(), before);
+      order.pop_back();
+    }
+  }
+  std::sort(order.begin(), order.end(), before);
   std::string text = "top " + std::to_string(k) + " vertices:\n";
   char line[96];
   for (size_t i = 0; i < k; ++i) {
@@ -49,7 +60,8 @@ std::string top_values(const Graph& graph, const VertexArray<double>& values, in
   return text;
 }
 
-Status resolve_source(const Graph& graph, const RunOptions& o, uint32_t* source) {
+Status resolve_source(Engine* engine, const RunOptions& o, uint32_t* source) {
+  const Graph& graph = engine->graph();
   if (o.source.has_value()) {
     if (!graph.dense_id(*o.source, source)) {
       return Status::InvalidArgument("--source " + std::to_string(*o.source) + " is not a vertex of " + graph.dir());
@@ -57,9 +69,25 @@ Status resolve_source(const Graph& graph, const RunOptions& o, uint32_t* source)
     return Status::OK();
   }
   // Default: the vertex with the most out-edges (reaches something).
-  const auto& degree = graph.space(SpaceKind::kOut).degrees;
-  *source = static_cast<uint32_t>(std::max_element(degree.begin(), degree.end()) - degree.begin());
-  return Status::OK();
+  return engine->max_out_degree_vertex(source);
+}
+
+// The size of the largest component from labels (a label is a vertex id),
+// counting labels one id range at a time so the counts take at most
+// `max_bytes`.
+uint32_t largest_component(const VertexArray<uint32_t>& labels, uint64_t max_bytes) {
+  const uint32_t n = static_cast<uint32_t>(labels.size());
+  const uint32_t range = static_cast<uint32_t>(std::clamp<uint64_t>(max_bytes / sizeof(uint32_t), 1 << 16, std::max(n, 1u)));
+  uint32_t largest = 0;
+  std::vector<uint32_t> count;
+  for (uint64_t first = 0; first < n; first += range) {
+    count.assign(std::min<uint64_t>(range, n - first), 0);
+    for (uint32_t v = 0; v < n; ++v) {
+      if (labels[v] >= first && labels[v] - first < count.size()) ++count[labels[v] - first];
+    }
+    largest = std::max(largest, *std::max_element(count.begin(), count.end()));
+  }
+  return largest;
 }
 
 // Per device over the whole run: bytes, requests, busy time, achieved MB/s.
@@ -90,7 +118,9 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"cache_evictions", engine.cache_evictions()},
                    {"threads", o.threads},
                    {"memory_bytes", o.memory_bytes},
-                   {"memory_planned_bytes", engine.memory_used()},
+                   {"memory_planned_bytes", engine.peak_memory_used()},
+                   {"vertex_bytes_loaded", engine.vertex_bytes_loaded()},
+                   {"vertex_bytes_written", engine.vertex_bytes_written()},
                    {"peak_rss_bytes", peak_rss_bytes()},
                    {"seconds", seconds},
                    {"bytes_read", totals.bytes_read},
@@ -149,17 +179,21 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       std::snprintf(line, sizeof(line), "spmv: %d products\n", s.iterations);
       *result_json = "{\"iterations\": " + std::to_string(s.iterations) + "}";
     }
+    SG_RETURN_IF_ERROR(engine->finish_array(&values));
     *summary = line + top_values(graph, values, o.top);
     if (o.output.empty()) return Status::OK();
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, "%.9g", values[v]); });
   }
   if (o.app == "bfs") {
     uint32_t source = 0;
-    SG_RETURN_IF_ERROR(resolve_source(graph, o, &source));
+    SG_RETURN_IF_ERROR(resolve_source(engine, o, &source));
     VertexArray<int32_t> depth;
     VertexArray<uint32_t> parent;
-    SG_RETURN_IF_ERROR(bfs(engine, source, &depth, &parent));
+    const bool parents = o.parents && !o.output.empty();  // only --parents output shows them
+    SG_RETURN_IF_ERROR(bfs(engine, source, &depth, parents ? &parent : nullptr));
     SG_RETURN_IF_ERROR(finish_app(engine));
+    SG_RETURN_IF_ERROR(engine->finish_array(&depth));
+    if (parents) SG_RETURN_IF_ERROR(engine->finish_array(&parent));
     uint64_t reached = 0;
     int32_t max_depth = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -184,30 +218,33 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     VertexArray<uint32_t> labels;
     SG_RETURN_IF_ERROR(wcc(engine, &labels));
     SG_RETURN_IF_ERROR(finish_app(engine));
+    SG_RETURN_IF_ERROR(engine->finish_array(&labels));
     uint64_t components = 0;
-    std::vector<uint32_t> size(graph.num_vertices(), 0);
-    for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
-      components += labels[v] == v;
-      ++size[labels[v]];
-    }
-    const uint32_t largest = *std::max_element(size.begin(), size.end());
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) components += labels[v] == v;
+    const uint32_t largest = largest_component(labels, o.memory_bytes / 2);
     std::snprintf(line, sizeof(line), "wcc: %llu components, largest %u vertices\n", static_cast<unsigned long long>(components), largest);
     *summary = line;
     *result_json = "{\"components\": " + std::to_string(components) + ", \"largest\": " + std::to_string(largest) + "}";
     if (o.output.empty()) return Status::OK();
-    // A component's label is its smallest original id (dense ids may be reordered).
-    std::vector<uint64_t> smallest(graph.num_vertices(), UINT64_MAX);
-    for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[labels[v]] = std::min(smallest[labels[v]], graph.original_id(v));
+    // A component's label is its smallest original id. A label is the
+    // smallest dense id, so its original id when the ids keep their order.
+    std::vector<uint64_t> smallest;
+    if (!graph.ids_in_order()) {
+      smallest.assign(graph.num_vertices(), UINT64_MAX);
+      for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[labels[v]] = std::min(smallest[labels[v]], graph.original_id(v));
+    }
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
-      std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(smallest[labels[v]]));
+      const uint64_t id = smallest.empty() ? graph.original_id(labels[v]) : smallest[labels[v]];
+      std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(id));
     });
   }
   if (o.app == "sssp") {
     uint32_t source = 0;
-    SG_RETURN_IF_ERROR(resolve_source(graph, o, &source));
+    SG_RETURN_IF_ERROR(resolve_source(engine, o, &source));
     VertexArray<float> distance;
     SG_RETURN_IF_ERROR(sssp(engine, source, o.unit_weights, &distance));
     SG_RETURN_IF_ERROR(finish_app(engine));
+    SG_RETURN_IF_ERROR(engine->finish_array(&distance));
     uint64_t reached = 0;
     float farthest = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
@@ -239,7 +276,7 @@ Status run_app(const RunOptions& o, std::string* summary) {
   Graph graph;
   GraphOpenOptions open_options;
   open_options.id_map = false;      // loaded after the kernel (finish_app)
-  open_options.in_degrees = false;  // loaded by the first reversed edge_map, if any
+  open_options.degrees = false;  // the engine reads them, whole or by range (vertex_residency.h)
   SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
   Engine engine;
   EngineOptions e;

@@ -28,16 +28,14 @@ struct MultiplyGather {
 Status spmv(Engine* engine, const SpmvOptions& options, VertexArray<double>* y) {
   const uint32_t n = engine->num_vertices();
   VertexArray<double> x;
-  SG_RETURN_IF_ERROR(engine->allocate(&x, "spmv.x"));
-  SG_RETURN_IF_ERROR(engine->allocate(y, "spmv.y"));
+  SG_RETURN_IF_ERROR(engine->allocate(&x, "spmv.x", VertexUse::kSource));
+  SG_RETURN_IF_ERROR(engine->allocate(y, "spmv.y", VertexUse::kDestination));
   const VertexSubset all = VertexSubset::all(n);
-  engine->vertex_map(all, [&](uint32_t v) { (*y)[v] = 1.0; });
+  SG_RETURN_IF_ERROR(engine->vertex_map(all, [&](uint32_t v) { (*y)[v] = 1.0; }));
   for (int k = 0; k < options.iterations; ++k) {
     engine->set_iteration(k);
-    engine->vertex_map(all, [&](uint32_t v) {
-      x[v] = (*y)[v];
-      (*y)[v] = 0;
-    });
+    SG_RETURN_IF_ERROR(engine->vertex_map(all, [&](uint32_t v) { x[v] = (*y)[v]; }, VertexAccess().reads(*y).overwrites(x)));
+    SG_RETURN_IF_ERROR(engine->clear(y));
     MultiplyGather multiply{x.data(), y->data()};
     VertexSubset unused;
     SG_RETURN_IF_ERROR(engine->edge_map(all, multiply, &unused, {Direction::kPull, false}));

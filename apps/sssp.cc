@@ -37,11 +37,10 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
   if (!engine->graph().weighted() && !unit_weights) {
     return Status::InvalidArgument("sssp needs a weighted graph; use --unit-weights to give every edge weight 1");
   }
-  SG_RETURN_IF_ERROR(engine->allocate(distance, "sssp.result"));  // before the chunk cache takes what is left
   ReplicatedArray<float> dist;
   SG_RETURN_IF_ERROR(dist.allocate(engine, "sssp.distance"));
-  dist.fill(*engine, std::numeric_limits<float>::infinity());
-  dist.old_values()[source] = dist.latest()[source] = 0;
+  SG_RETURN_IF_ERROR(dist.fill(engine, std::numeric_limits<float>::infinity()));
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::single(n, source), [&](uint32_t v) { dist.old_values()[v] = dist.latest()[v] = 0; }));
   VertexSubset frontier = VertexSubset::single(n, source);
   int round = 0;
   for (; !frontier.is_empty() && round <= static_cast<int>(n); ++round) {
@@ -49,11 +48,11 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
     Relax relax{dist.old_values(), dist.latest(), unit_weights};
     VertexSubset changed;
     SG_RETURN_IF_ERROR(engine->edge_map(frontier, relax, &changed));
-    dist.commit(*engine, changed);
+    SG_RETURN_IF_ERROR(dist.commit(engine, changed));
     frontier = std::move(changed);
   }
   if (!frontier.is_empty()) return Status::InvalidArgument("sssp: a negative cycle is reachable from the source");
-  engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { (*distance)[v] = dist.latest()[v]; });
+  *distance = dist.take_latest();
   return Status::OK();
 }
 

@@ -52,8 +52,11 @@ Status traversal_order(Engine* engine, TraversalOrder kind, std::vector<uint32_t
   const uint32_t n = engine->num_vertices();
   const bool both_ways = kind == TraversalOrder::kBfs;
   SG_RETURN_IF_ERROR(engine->ensure_in_degrees());
-  const std::vector<uint32_t>& in_degree = engine->in_degree();
-  const std::vector<uint32_t>& out_degree = engine->out_degree();
+  SG_RETURN_IF_ERROR(engine->ensure_out_degrees());
+  // Whole in memory (kAny arrays are; an order is skipped when its vertex
+  // state exceeds the budget).
+  const VertexArray<uint32_t>& in_degree = engine->in_degree();
+  const VertexArray<uint32_t>& out_degree = engine->out_degree();
   auto degree = [&](uint32_t v) -> uint64_t {
     return both_ways ? uint64_t{in_degree[v]} + (engine->graph().directed() ? out_degree[v] : 0) : in_degree[v];
   };
@@ -61,11 +64,11 @@ Status traversal_order(Engine* engine, TraversalOrder kind, std::vector<uint32_t
   SG_RETURN_IF_ERROR(engine->allocate(&rank, "order.rank"));
   SG_RETURN_IF_ERROR(engine->allocate(&parent_rank, "order.parent_rank"));
   SG_RETURN_IF_ERROR(engine->allocate(&roots_by_degree, "order.roots"));
-  engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
     rank[v] = kUnranked;
     parent_rank[v] = kUnranked;
     roots_by_degree[v] = v;
-  });
+  }));
   std::stable_sort(roots_by_degree.data(), roots_by_degree.data() + n,
                    [&](uint32_t a, uint32_t b) { return degree(a) > degree(b); });
   // Numbers a level's discoveries: by discoverer, then degree, then id.

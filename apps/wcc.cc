@@ -5,6 +5,8 @@
 // maps over the graph and over its transpose. Labels are read from the Old
 // copy and written to the Latest one (interval replication), so every round
 // is deterministic. The label of a component is its smallest vertex id.
+// This is the out-of-core path, for vertex state beyond the budget; when a
+// parent array fits, wcc_union_find.cc needs one scan instead.
 #include "apps/kernels.h"
 #include "core/atomics.h"
 #include "core/replicated_array.h"
@@ -30,10 +32,11 @@ struct MinLabel {
 
 Status wcc(Engine* engine, VertexArray<uint32_t>* labels) {
   const uint32_t n = engine->num_vertices();
-  SG_RETURN_IF_ERROR(engine->allocate(labels, "wcc.result"));  // before the chunk cache takes what is left
+  // One pass of union-find when its parent array fits whole (wcc_union_find.cc).
+  if (engine->fits_whole(uint64_t{n} * sizeof(uint32_t))) return wcc_union_find(engine, labels);
   ReplicatedArray<uint32_t> label;
   SG_RETURN_IF_ERROR(label.allocate(engine, "wcc.label"));
-  engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { label.old_values()[v] = label.latest()[v] = v; });
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { label.old_values()[v] = label.latest()[v] = v; }));
   VertexSubset frontier = VertexSubset::all(n);
   for (int round = 0; !frontier.is_empty() && round <= static_cast<int>(n); ++round) {
     engine->set_iteration(round);
@@ -45,10 +48,10 @@ Status wcc(Engine* engine, VertexArray<uint32_t>* labels) {
       SG_RETURN_IF_ERROR(engine->edge_map(frontier, spread, &changed_backward, {Direction::kAuto, true}));
       changed.add_all(changed_backward);
     }
-    label.commit(*engine, changed);
+    SG_RETURN_IF_ERROR(label.commit(engine, changed));
     frontier = std::move(changed);
   }
-  engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { (*labels)[v] = label.latest()[v]; });
+  *labels = label.take_latest();
   return Status::OK();
 }
 

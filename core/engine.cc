@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "shards/util/process_memory.h"
+#include "shards/util/interrupt.h"
 
 #include "shards/util/enum_names.h"
 #include "shards/util/interrupt.h"
@@ -63,29 +64,41 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   // the budget) and room to decode one window; vertex arrays get the rest,
   // and what they leave holds cached chunks.
   memory_used_ = 0;
+  peak_memory_used_ = 0;
+  residency_.reset();
+  for (size_t s = 0; s < 2; ++s) {
+    degrees_[s] = VertexArray<uint32_t>();
+    degrees_ready_[s] = false;
+  }
+  neighbour_begin_ = 0;
+  neighbour_end_ = UINT32_MAX;
   std::vector<size_t> chunks;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     memory_used_ += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + ChunkCache::kTableBytesPerChunk);
-    memory_used_ += graph.stored_space(s).degrees.size() * sizeof(uint32_t);
+    memory_used_ += graph.stored_space(s).degrees.size() * sizeof(uint32_t);  // when Graph::open loaded them
     chunks.push_back(graph.stored_space(s).index.size());
   }
-  memory_used_ += 3 * (uint64_t{graph.num_vertices()} / 8 + 8);  // frontiers
+  memory_used_ += frontier_bytes(graph);
   memory_used_ += graph.id_map_bytes();
   // The least that works: the metadata, two I/O windows of the largest
-  // chunk and the decode room of one; vertex arrays may be file-backed.
-  const uint64_t minimum = memory_used_ + 6 * align_up(uint64_t{graph.largest_chunk_bytes()} + kAlignBytes, kAlignBytes);
+  // chunk and the decode room of one; vertex arrays may be loaded by range.
+  const uint64_t minimum = memory_used_ + minimum_window_bytes(graph);
   if (options.memory_bytes < minimum) {
     const uint64_t mib = (minimum + (1 << 20) - 1) >> 20;
     const std::string given = options.memory_bytes >= (1 << 20) ? std::to_string(options.memory_bytes >> 20) + "M"
                                                                 : std::to_string(options.memory_bytes) + " bytes";
     return Status::InvalidArgument("--memory " + given + " is below the " +
-                                   std::to_string(mib) + " MiB this graph needs (chunk indexes, degrees, id map and two I/O windows); use --memory " +
+                                   std::to_string(mib) + " MiB this graph needs (chunk indexes, frontiers and two I/O windows); use --memory " +
                                    std::to_string(mib) + "M or more");
   }
   IoOptions io;
   io.backend = options.backend;
-  io.buffer_bytes = std::max<uint64_t>(options.memory_bytes / 4, 1 << 20);
-  if (options.window_bytes != 0) io.buffer_bytes = 4 * options.window_bytes;
+  // A sixteenth of the budget keeps 2 windows per device in flight plus two
+  // decoding (chunk_stream.cc) at a few MiB each, which streams an HDD or SSD
+  // at full speed; more would only take room from vertex state and cache.
+  const uint64_t windows = 2 * graph.device_count() + 2;
+  io.buffer_bytes = std::max<uint64_t>(options.memory_bytes / 16, 1 << 20);
+  if (options.window_bytes != 0) io.buffer_bytes = windows * options.window_bytes;
   SG_RETURN_IF_ERROR(io_.open(graph, io));
   if (!io_.notice().empty()) note(io_.notice().substr(0, io_.notice().size() - 1));
   const uint64_t decode_bytes = 4 * io_.window_bytes();  // neighbours, weights and offsets of one window, typical
@@ -114,7 +127,242 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
          "' preset (run 'shardgraph calibrate DIR' to measure)");
   }
   cost_model_ = CostModel(profiles, graph.layout(), 400e6 * static_cast<double>(parallel_threads()));
+  // Degrees the graph holds are used as they are; out-degrees that take a
+  // small share of the budget are read now (the planner prices push steps
+  // with them), the rest when an app asks.
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    if (!graph.stored_space(s).degrees.empty() || (s == stored_index(SpaceKind::kOut) && degrees_cheap())) {
+      SG_RETURN_IF_ERROR(setup_degrees(s));
+    }
+  }
   return Status::OK();
+}
+
+Status Engine::setup_degrees(size_t stored) {
+  if (degrees_ready_[stored]) return Status::OK();
+  const uint32_t n = num_vertices();
+  const EdgeSpace& space = graph_->stored_space(stored);
+  VertexArray<uint32_t>& degrees = degrees_[stored];
+  if (!space.degrees.empty()) {
+    degrees.raw().adopt(space.degrees.data(), space.degrees.size() * sizeof(uint32_t));  // counted at open
+  } else {
+    SG_RETURN_IF_ERROR(graph_->scan_degree_file(stored));
+    SG_RETURN_IF_ERROR(degrees.raw().open_ranged(graph_->degree_path(stored), n, sizeof(uint32_t)));
+    // After the app's edge arrays, before its vertex_map-only ones: the
+    // planner prices push steps with exact degrees when they are whole.
+    residency_.add(&degrees.raw(), VertexUse::kVertex, sizeof(uint32_t), space.meta.name + ".degrees", false, 0, 1);
+  }
+  degrees.set_size(n);
+  degrees_ready_[stored] = true;
+  return Status::OK();
+}
+
+const uint32_t* Engine::planning_degrees(size_t stored) const {
+  const VertexArray<uint32_t>& degrees = degrees_[stored];
+  return degrees_ready_[stored] && !degrees.ranged() ? degrees.data() : nullptr;  // ranged until placed whole
+}
+
+Status Engine::prepare_vertices() {
+  // Every edge_map and vertex_map passes here: a run over cached chunks
+  // reads nothing from the devices, so the stream's check alone would miss
+  // a signal.
+  if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
+  if (!residency_.has_pending()) return Status::OK();
+  const uint64_t used = memory_used();
+  std::string notes;
+  SG_RETURN_IF_ERROR(residency_.place(used < options_.memory_bytes ? options_.memory_bytes - used : 0, &notes));
+  while (!notes.empty()) {
+    const size_t eol = notes.find('\n');
+    note(notes.substr(0, eol));
+    notes.erase(0, eol + 1);
+  }
+  shrink_cache();
+  peak_memory_used_ = std::max(peak_memory_used_, memory_used() + range_room());
+  return Status::OK();
+}
+
+uint64_t Engine::range_room() const {
+  if (!residency_.any_ranged()) return 0;
+  const uint64_t used = memory_used();
+  const uint64_t least = residency_.ranged_bytes_per_vertex(VertexUse::kAny) * RawVertexArray::kSlabValues;
+  return std::max(least, used < options_.memory_bytes ? options_.memory_bytes - used : 0);
+}
+
+uint64_t Engine::cache_limit() const {
+  const uint64_t used = memory_used() + range_room();
+  return used < options_.memory_bytes ? options_.memory_bytes - used : 0;
+}
+
+Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
+                                     const std::function<void(uint32_t, uint32_t)>& fn) {
+  const uint64_t n = num_vertices();
+  const uint64_t per_slab = std::max<uint64_t>(1, residency_.ranged_bytes_per_vertex(access)) * RawVertexArray::kSlabValues;
+  // Ranges are whole slabs, so a map over every vertex overwrites whole slabs.
+  const uint64_t step = std::max<uint64_t>(1, range_room() / per_slab) * RawVertexArray::kSlabValues;
+  const bool every_vertex = members == nullptr || members->is_all();
+  for (uint64_t begin = 0; begin < n; begin += step) {
+    const uint64_t end = std::min(n, begin + step);
+    if (members != nullptr && !members->any_in(static_cast<uint32_t>(begin), static_cast<uint32_t>(end))) continue;
+    if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
+    SG_RETURN_IF_ERROR(residency_.load(access, begin, end, every_vertex));
+    fn(static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
+    SG_RETURN_IF_ERROR(residency_.unload(access, begin, end));
+  }
+  return Status::OK();
+}
+
+// Streamed from the degree file unless the degrees are whole in memory:
+// asking must not place them (they would take the app's room).
+Status Engine::max_out_degree_vertex(uint32_t* vertex) {
+  const size_t stored = stored_index(SpaceKind::kOut);
+  uint32_t most = 0;
+  *vertex = 0;
+  auto visit = [&](uint32_t first, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      if (degrees[i] > most) {
+        most = degrees[i];
+        *vertex = first + static_cast<uint32_t>(i);
+      }
+    }
+  };
+  if (const uint32_t* degrees = planning_degrees(stored)) {
+    visit(0, degrees, num_vertices());
+    return Status::OK();
+  }
+  return graph_->scan_degree_file(stored, visit);
+}
+
+// The plan's chunks cut into groups whose vertices' ranges of the `use`
+// arrays fit `room` together (a group holds at least one chunk).
+std::vector<Engine::ChunkGroup> Engine::chunk_groups(const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) const {
+  const auto& index = graph_->stored_space(stored_index(plan.kind)).index;
+  const uint64_t slab = RawVertexArray::kSlabValues;
+  const uint64_t max_slabs = bytes_per_vertex == 0 ? UINT64_MAX : std::max<uint64_t>(1, room / (bytes_per_vertex * slab));
+  std::vector<ChunkGroup> groups;
+  for (const ChunkSpan& span : plan.spans) {
+    for (uint32_t c = span.begin; c < span.end; ++c) {
+      const uint64_t first = index[c].first_vertex, end = index[c].end_vertex();
+      if (groups.empty() || (end + slab - 1) / slab - groups.back().begin_vertex / slab > max_slabs) {
+        groups.push_back(ChunkGroup{{}, first, end});
+      }
+      ChunkGroup& g = groups.back();
+      if (!g.spans.empty() && g.spans.back().end == c) ++g.spans.back().end;
+      else g.spans.push_back(ChunkSpan{c, c + 1});
+      g.end_vertex = std::max(g.end_vertex, end);
+    }
+  }
+  return groups;
+}
+
+Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body,
+                           void* context) {
+  const VertexUse inner = plan.pull ? VertexUse::kDestination : VertexUse::kSource;
+  const VertexUse outer = plan.pull ? VertexUse::kSource : VertexUse::kDestination;
+  const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(inner);
+  const uint64_t outer_bytes = residency_.ranged_bytes_per_vertex(outer);
+  if (inner_bytes == 0 && outer_bytes == 0) return scan(active, plan, reversed, body, context);
+  const auto start = std::chrono::steady_clock::now();
+  const size_t first_step = steps_.size();
+  const uint64_t loaded_before = residency_.bytes_loaded(), written_before = residency_.bytes_written_back();
+  const double io_before = residency_.io_seconds();
+  // The interval side (destinations of a pull) is loaded group by group;
+  // the other side, when ranged, in passes: each pass reads the plan's
+  // chunks again and takes only the edges whose neighbour it holds.
+  uint64_t inner_room = 0, pass_vertices = 0;
+  split_range_room(plan.pull, &inner_room, &pass_vertices);
+  const uint64_t n = num_vertices();
+  const std::vector<ChunkGroup> groups = chunk_groups(plan, inner_bytes, inner_room);
+  Status status;
+  uint32_t passes = 0;
+  for (uint64_t lo = 0; lo < n && status.ok(); lo += pass_vertices) {
+    const uint64_t hi = std::min(n, lo + pass_vertices);
+    ++passes;
+    status = residency_.load(outer, lo, hi, !plan.pull);
+    if (!status.ok()) break;
+    neighbour_begin_ = static_cast<uint32_t>(lo);
+    neighbour_end_ = hi == n ? UINT32_MAX : static_cast<uint32_t>(hi);
+    for (const ChunkGroup& g : groups) {
+      status = residency_.load(inner, g.begin_vertex, g.end_vertex, plan.pull);
+      if (!status.ok()) break;  // nothing of it loaded
+      StepPlan part = plan;
+      part.spans = g.spans;
+      status = scan(active, part, reversed, body, context);
+      const Status unloaded = residency_.unload(inner, g.begin_vertex, g.end_vertex);
+      if (status.ok()) status = unloaded;
+      if (!status.ok()) break;
+    }
+    const Status unloaded = residency_.unload(outer, lo, hi);
+    if (status.ok()) status = unloaded;
+  }
+  neighbour_begin_ = 0;
+  neighbour_end_ = UINT32_MAX;
+  merge_steps(first_step);
+  if (steps_.size() > first_step) {
+    StepStats& step = steps_.back();
+    step.seconds = seconds_since(start);
+    step.vertex_passes = passes;
+    step.vertex_groups = static_cast<uint32_t>(groups.size());
+    step.vertex_bytes_loaded = residency_.bytes_loaded() - loaded_before;
+    step.vertex_bytes_written = residency_.bytes_written_back() - written_before;
+    step.vertex_io_seconds = residency_.io_seconds() - io_before;
+  }
+  return status;
+}
+
+// The range room of a step: for the interval side's groups, and the
+// vertices of each pass over the other side's ranges (all of them when
+// nothing there is ranged).
+void Engine::split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const {
+  const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(pull ? VertexUse::kDestination : VertexUse::kSource);
+  const uint64_t outer_bytes = residency_.ranged_bytes_per_vertex(pull ? VertexUse::kSource : VertexUse::kDestination);
+  const uint64_t room = range_room();
+  const uint64_t slab = RawVertexArray::kSlabValues;
+  *inner_room = outer_bytes == 0 ? room : inner_bytes == 0 ? 0 : room / 4;
+  *pass_vertices = outer_bytes == 0 ? num_vertices()
+                                    : std::max<uint64_t>(1, (room - *inner_room) / (outer_bytes * slab)) * slab;
+}
+
+uint32_t Engine::vertex_passes(bool pull) const {
+  uint64_t inner_room = 0, pass_vertices = 0;
+  split_range_room(pull, &inner_room, &pass_vertices);
+  return static_cast<uint32_t>((uint64_t{num_vertices()} + pass_vertices - 1) / std::max<uint64_t>(1, pass_vertices));
+}
+
+// One step from the parts scan() recorded for it.
+void Engine::merge_steps(size_t first) {
+  if (steps_.size() <= first + 1) return;
+  StepStats merged = steps_[first];
+  for (size_t i = first + 1; i < steps_.size(); ++i) {
+    const StepStats& part = steps_[i];
+    merged.chunks += part.chunks;
+    merged.edges_decoded += part.edges_decoded;
+    for (size_t d = 0; d < merged.device_bytes.size() && d < part.device_bytes.size(); ++d) {
+      merged.device_bytes[d] += part.device_bytes[d];
+      merged.device_requests[d] += part.device_requests[d];
+    }
+    merged.io_wait_seconds += part.io_wait_seconds;
+    merged.decode_seconds += part.decode_seconds;
+    merged.compute_seconds += part.compute_seconds;
+    merged.cached_chunks += part.cached_chunks;
+    merged.decoded_cache_chunks += part.decoded_cache_chunks;
+    merged.decoded_cache_bytes += part.decoded_cache_bytes;
+  }
+  steps_.resize(first);
+  steps_.push_back(std::move(merged));
+}
+
+uint64_t Engine::frontier_bytes(const Graph& graph) { return 3 * (uint64_t{graph.num_vertices()} / 8 + 8); }
+
+uint64_t Engine::minimum_window_bytes(const Graph& graph) {
+  return 6 * align_up(uint64_t{graph.largest_chunk_bytes()} + kAlignBytes, kAlignBytes);
+}
+
+uint64_t Engine::minimum_memory_bytes(const Graph& graph) {
+  uint64_t bytes = frontier_bytes(graph) + minimum_window_bytes(graph);
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    bytes += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + ChunkCache::kTableBytesPerChunk);
+  }
+  return bytes;
 }
 
 std::vector<double> Engine::iteration_seconds() const {
@@ -214,9 +462,10 @@ StepPlan Engine::plan_pull(SpaceKind kind) const {
 std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& frontier, const VertexSubset& active,
                                                         size_t stored) const {
   const auto& index = graph_->stored_space(stored).index;
-  const auto& degrees = graph_->stored_space(stored).degrees;
+  const uint32_t* degrees = planning_degrees(stored);  // null: estimated from the chunk's mean degree
   const auto& starts = graph_->manifest().interval_starts;
   std::vector<ActiveChunks> chunks(starts.size());
+  auto mean_degree = [](const ChunkIndexEntry& e) -> uint64_t { return (e.edge_count + e.vertex_count - 1) / e.vertex_count; };
   auto useful = [&](const ChunkIndexEntry& e, uint64_t active_edges) -> uint64_t {
     return e.edge_count == 0 ? 0 : e.bytes * std::min<uint64_t>(active_edges, e.edge_count) / e.edge_count;
   };
@@ -232,7 +481,9 @@ std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& fron
                                      }) - index.begin());
       while (c > 0 && index[c - 1].first_vertex <= v && v < index[c - 1].end_vertex()) {
         selected.push_back(static_cast<uint32_t>(--c));
-        chunks[interval_of(v)].useful_bytes += useful(index[c], index[c].vertex_count == 1 ? index[c].edge_count : degrees[v]);
+        const ChunkIndexEntry& e = index[c];
+        chunks[interval_of(v)].useful_bytes +=
+            useful(e, e.vertex_count == 1 ? e.edge_count : degrees != nullptr ? degrees[v] : mean_degree(e));
       }
     }
     std::sort(selected.begin(), selected.end());
@@ -248,7 +499,9 @@ std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& fron
       const ChunkIndexEntry& e = index[c];
       if (!active.any_in(e.first_vertex, e.end_vertex())) continue;
       uint64_t active_edges = 0;
-      for (uint32_t v = e.first_vertex; v < e.end_vertex(); ++v) active_edges += active.contains(v) ? degrees[v] : 0;
+      for (uint32_t v = e.first_vertex; v < e.end_vertex(); ++v) {
+        if (active.contains(v)) active_edges += degrees != nullptr ? degrees[v] : mean_degree(e);
+      }
       chunks[i].useful_bytes += useful(e, active_edges);
       chunks[i].chunks.push_back(c);
     }
@@ -365,7 +618,7 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
   return plan;
 }
 
-StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options) const {
+StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options) {
   const SpaceKind pull_kind = options.reversed ? SpaceKind::kOut : SpaceKind::kIn;
   const SpaceKind push_kind = options.reversed ? SpaceKind::kIn : SpaceKind::kOut;
   const IoMode mode = options_.io_mode;
@@ -374,23 +627,55 @@ StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& act
   if (mode == IoMode::kSelective) return plan_push(frontier, active, push_kind, mode);
   if (mode == IoMode::kFull) {
     // Ligra's rule: push while the frontier's out-edges are under |E|/20.
-    const std::vector<uint32_t>& degrees = options.reversed ? in_degree() : out_degree();
+    const uint32_t* degrees = planning_degrees(stored_index(push_kind));
     uint64_t frontier_edges = active.size();
-    if (!active.is_all()) frontier.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
+    if (!active.is_all() && degrees != nullptr) frontier.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
+    if (!active.is_all() && degrees == nullptr) frontier_edges += active.size() * (num_arcs() / std::max(1u, num_vertices()));
     const bool pull = active.is_all() || frontier_edges > num_arcs() / 20;
     return pull ? plan_pull(pull_kind) : plan_push(frontier, active, push_kind, mode);
   }
   StepPlan pull = plan_pull(pull_kind);
   StepPlan push = plan_push(frontier, active, push_kind, IoMode::kAuto);
-  StepPlan& best = push.predicted.seconds < pull.predicted.seconds ? push : pull;
-  best.pull_seconds = pull.predicted.seconds;
-  best.push_seconds = push.predicted.seconds;
-  return std::move(best);
+  // With vertex arrays loaded by range, each pass over the other side's
+  // ranges reads the step's chunks again.
+  for (StepPlan* plan : {&pull, &push}) {
+    const uint32_t passes = vertex_passes(plan->pull);
+    plan->predicted.seconds *= passes;
+    plan->predicted.cpu_seconds *= passes;
+  }
+  const bool push_cheaper = push.predicted.seconds < pull.predicted.seconds;
+  StepPlan* best = push_cheaper ? &push : &pull;
+  if (rent_instead_of(push_cheaper ? pull : push, best->predicted.seconds)) best = push_cheaper ? &pull : &push;
+  best->pull_seconds = pull.predicted.seconds;
+  best->push_seconds = push.predicted.seconds;
+  return std::move(*best);
+}
+
+// Ski rental (Karlin et al. 1988): the cheaper direction of one step can be
+// the dearer one for every later step, when the other is dear only for
+// chunks it has not read yet. A BFS along a path pulls its one vertex a step
+// through the cached in-space, 200,000 steps, rather than read the out-space
+// once. Each step the other direction would have cost less with its chunks
+// cached adds the difference to its regret; once the regret reaches what
+// reading them costs, the other direction is taken (and its chunks cached).
+// That costs at most twice the best choice made knowing the future.
+bool Engine::rent_instead_of(const StepPlan& other, double chosen_seconds) {
+  double& regret = direction_regret_seconds_[other.pull ? 1 : 0];
+  const double other_cached = other.predicted.cpu_seconds;
+  const double other_reading = other.predicted.seconds - other_cached;
+  if (!options_.cache || other_reading <= 0 || other.predicted.bytes > cache_limit() || other_cached >= chosen_seconds) {
+    regret = 0;
+    return false;
+  }
+  regret += chosen_seconds - other_cached;
+  if (regret < other_reading) return false;
+  regret = 0;
+  return true;
 }
 
 uint64_t Engine::cache_room() const {
-  const uint64_t used = memory_used_ + cache_.bytes();
-  return used < options_.memory_bytes ? options_.memory_bytes - used : 0;
+  const uint64_t limit = cache_limit();
+  return cache_.bytes() < limit ? limit - cache_.bytes() : 0;
 }
 
 Status Engine::decode_window(const EdgeSpace& space, const ChunkWindow& window, VertexRangeFn body, void* context,
@@ -452,6 +737,9 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
 }
 
 Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context) {
+  // One step over loaded ranges is many scans (scan_groups), most of them
+  // of cached chunks: each looks for a signal.
+  if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
   const auto start = std::chrono::steady_clock::now();
   const size_t stored = stored_index(plan.kind);
   const EdgeSpace& space = graph_->stored_space(stored);

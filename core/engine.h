@@ -15,14 +15,17 @@
 #pragma once
 
 #include <cassert>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/chunk_cache.h"
 #include "core/run_stats.h"
 #include "core/vertex_array.h"
+#include "core/vertex_residency.h"
 #include "core/vertex_subset.h"
 #include "core/window_graph.h"
 #include "scheduler/cost_model.h"
@@ -72,40 +75,58 @@ struct StepPlan {
 class Engine {
  public:
   Status open(const Graph& graph, const EngineOptions& options);
+  // The least --memory a run of `graph` needs: chunk indexes, three
+  // frontier bitmaps and two I/O windows (vertex arrays beyond the budget
+  // are loaded by range; degrees and the id map are read when needed).
+  static uint64_t minimum_memory_bytes(const Graph& graph);
 
   const Graph& graph() const { return *graph_; }
   uint32_t num_vertices() const { return graph_->num_vertices(); }
-  const std::vector<uint32_t>& out_degree() const { return graph_->space(SpaceKind::kOut).degrees; }
-  // Requires ensure_in_degrees() on a graph opened without them.
-  const std::vector<uint32_t>& in_degree() const {
-    assert(graph_->in_degrees_loaded());
-    return graph_->space(SpaceKind::kIn).degrees;
+  // Degrees (engine arrays over the graph's degree files: whole in memory
+  // when the budget allows, else loaded by range like kVertex arrays).
+  // Requires ensure_out_degrees().
+  const VertexArray<uint32_t>& out_degree() const {
+    assert(degrees_ready_[stored_index(SpaceKind::kOut)]);
+    return degrees_[stored_index(SpaceKind::kOut)];
   }
-  // Loads deferred in-degrees (GraphOpenOptions::in_degrees) and counts them
-  // against the budget, shrinking the cache to make room.
-  Status ensure_in_degrees() {
-    if (graph_->in_degrees_loaded()) return Status::OK();
-    SG_RETURN_IF_ERROR(graph_->load_in_degrees());
-    memory_used_ += uint64_t{num_vertices()} * sizeof(uint32_t);
-    cache_.shrink_to(memory_used_ < options_.memory_bytes ? options_.memory_bytes - memory_used_ : 0);
-    return Status::OK();
+  // Requires ensure_in_degrees().
+  const VertexArray<uint32_t>& in_degree() const {
+    assert(degrees_ready_[stored_index(SpaceKind::kIn)]);
+    return degrees_[stored_index(SpaceKind::kIn)];
   }
+  // Sets up degrees not set up at open (in-degrees, or out-degrees too
+  // large to read before an app asks).
+  Status ensure_in_degrees() { return setup_degrees(stored_index(SpaceKind::kIn)); }
+  Status ensure_out_degrees() { return setup_degrees(stored_index(SpaceKind::kOut)); }
   uint64_t num_arcs() const { return graph_->space(SpaceKind::kOut).meta.arcs; }
   const CostModel& cost_model() const { return cost_model_; }
 
-  // Allocates a zeroed vertex array; file-backed when the budget is spent.
+  // Allocates a zeroed vertex array used as `use` (core/vertex_residency.h).
+  // kAny arrays are placed at once: in memory, or file-backed when the
+  // budget is spent. The others are placed by the next vertex_map /
+  // edge_map: whole when they fit, else by vertex range; until then their
+  // values must not be touched.
   template <typename T>
-  Status allocate(VertexArray<T>* array, const std::string& name) {
+  Status allocate(VertexArray<T>* array, const std::string& name, VertexUse use = VertexUse::kAny) {
     const uint64_t bytes = uint64_t{num_vertices()} * sizeof(T);
-    const bool fits = memory_used_ + bytes <= options_.memory_bytes;
-    if (fits) {
-      memory_used_ += bytes;
-      cache_.shrink_to(options_.memory_bytes - memory_used_);  // arrays come before cached chunks
-    } else {
-      note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
+    if (use != VertexUse::kAny) {
+      static_assert(sizeof(T) >= 4, "ranged arrays load whole pages of slabs (vertex_array.h)");
+      SG_RETURN_IF_ERROR(array->raw().allocate_ranged(num_vertices(), sizeof(T), scratch_path(name)));
+      array->set_size(num_vertices());
+      residency_.add(&array->raw(), use, sizeof(T), name, false, 0);
+      return Status::OK();
     }
-    return array->allocate(num_vertices(), fits ? std::string() : scratch_path(name));
+    const bool fits = memory_used() + bytes <= options_.memory_bytes;
+    if (!fits) note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
+    SG_RETURN_IF_ERROR(array->allocate(num_vertices(), fits ? std::string() : scratch_path(name)));
+    residency_.add(&array->raw(), use, sizeof(T), name, true, fits ? bytes : 0);
+    if (fits) shrink_cache();  // arrays come before cached chunks
+    peak_memory_used_ = std::max(peak_memory_used_, memory_used());
+    return Status::OK();
   }
+
+  // Whether an array of `bytes` would be held whole (allocated now as kAny).
+  bool fits_whole(uint64_t bytes) const { return memory_used() + bytes <= options_.memory_bytes; }
 
   // Marks the start of an iteration (steps are tagged with it, and its wall
   // time runs until the next mark).
@@ -113,8 +134,8 @@ class Engine {
     iteration_ = iteration;
     iteration_starts_.push_back(std::chrono::steady_clock::now());
   }
-  // Drops every cached chunk and decoded window (the run is over: the
-  // memory goes to writing its results).
+  // Drops every cached chunk and decoded window, and the degrees (the run
+  // is over: the memory goes to writing its results).
   void release_cache() {
     if (!released_) {
       released_cache_bytes_ = cache_.bytes();
@@ -122,6 +143,10 @@ class Engine {
       released_ = true;
     }
     cache_.shrink_to(0);
+    for (size_t s = 0; s < 2; ++s) {  // and the degrees the app used
+      degrees_[s] = VertexArray<uint32_t>();
+      degrees_ready_[s] = false;
+    }
   }
   // Marks the end of the last iteration (the app returned).
   void end_iterations() { iteration_starts_.push_back(std::chrono::steady_clock::now()); }
@@ -130,7 +155,10 @@ class Engine {
 
   template <typename F>
   Status edge_map(const VertexSubset& frontier, F& f, VertexSubset* next, EdgeMapOptions options = {}) {
-    if (options.reversed) SG_RETURN_IF_ERROR(ensure_in_degrees());
+    // The planner prices push steps over the reversed graph with in-degrees
+    // when they are cheap to hold, else with estimates.
+    if (options.reversed && degrees_cheap()) SG_RETURN_IF_ERROR(ensure_in_degrees());
+    SG_RETURN_IF_ERROR(prepare_vertices());
     const VertexSubset* active = &frontier;
     VertexSubset dense_copy;
     if (!frontier.is_dense()) {
@@ -142,28 +170,37 @@ class Engine {
     const StepPlan plan = make_plan(frontier, *active, options);
     *next = VertexSubset::dense_builder(num_vertices());
     VertexSubset* out = next;
+    const uint64_t sparse_below = num_vertices() / 64;  // small frontiers plan from their list
+    MemberCollector found(!plan.pull && !frontier.is_dense(), sparse_below);
     Status status;
     if (plan.pull) {
       auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
         for (uint32_t i = begin; i < end; ++i) {
           const uint32_t v = w.first_vertex + i;
           if (!f.cond(v)) continue;
-          for (uint32_t e = w.offsets[i]; e < w.offsets[i + 1]; ++e) {
+          // Lists are sorted: the sources of this pass are one run of each.
+          const uint32_t list_end = w.offsets[i + 1];
+          uint32_t e = neighbour_begin_ == 0 ? w.offsets[i] : first_at_least(w, w.offsets[i], list_end, neighbour_begin_);
+          for (; e < list_end; ++e) {
             const uint32_t u = w.neighbours[e];
+            if (u >= neighbour_end_) break;
             if (!all && !active->contains(u)) continue;
             if (f.update(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
             if (!f.cond(v)) break;
           }
         }
       };
-      status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
+      status = scan_groups(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     } else {
       auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
         auto push_from = [&](uint32_t u) {
           const uint32_t i = u - w.first_vertex;
-          for (uint32_t e = w.offsets[i]; e < w.offsets[i + 1]; ++e) {
+          const uint32_t list_end = w.offsets[i + 1];
+          uint32_t e = neighbour_begin_ == 0 ? w.offsets[i] : first_at_least(w, w.offsets[i], list_end, neighbour_begin_);
+          for (; e < list_end; ++e) {
             const uint32_t v = w.neighbours[e];
-            if (f.cond(v) && f.update_atomic(u, v, w.weights.empty() ? 1.0f : w.weights[e])) out->set_atomic(v);
+            if (v >= neighbour_end_) break;
+            if (f.cond(v) && f.update_atomic(u, v, w.weights.empty() ? 1.0f : w.weights[e]) && out->set_atomic(v)) found.add(v);
           }
         };
         if (all) {
@@ -172,53 +209,92 @@ class Engine {
           active->for_each_in(w.first_vertex + begin, w.first_vertex + end, push_from);  // skips inactive words
         }
       };
-      status = scan(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
+      status = scan_groups(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     }
-    next->recount();
-    if (next->size() < num_vertices() / 64) next->to_sparse();  // small frontiers plan from their list
+    if (found.complete()) {
+      next->set_members(found.take_sorted(), sparse_below);
+    } else {
+      next->recount();
+      if (next->size() < sparse_below) next->to_sparse();
+    }
     if (!steps_.empty()) steps_.back().next_active_vertices = next->size();
     return status;
   }
 
-  // Calls f(v) for every v in the subset, in parallel.
+  // Calls f(v) for every v in the subset, in parallel; with arrays loaded
+  // by range, a range at a time (every such array's range is loaded).
+  // `access` (optional) names the arrays f touches, so the others' ranges
+  // are not moved.
   template <typename F>
-  void vertex_map(const VertexSubset& subset, F&& f) const {
-    if (subset.is_dense()) {
-      const auto& bits = subset.bits();
-      parallel_for(size_t{0}, bits.size(), size_t{256}, [&](size_t words_begin, size_t words_end) {
-        for (size_t word_index = words_begin; word_index < words_end; ++word_index) {
-          uint64_t word = bits[word_index];
-          while (word != 0) {
-            f(static_cast<uint32_t>(word_index * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
-            word &= word - 1;
-          }
-        }
-      });
-    } else {
-      const auto& ids = subset.list();
-      parallel_for(size_t{0}, ids.size(), size_t{1024}, [&](size_t ids_begin, size_t ids_end) {
-        for (size_t i = ids_begin; i < ids_end; ++i) f(ids[i]);
-      });
+  Status vertex_map(const VertexSubset& subset, F&& f, const VertexAccess& access = {}) {
+    SG_RETURN_IF_ERROR(prepare_vertices());
+    if (!residency_.any_ranged()) {
+      map_members(subset, 0, num_vertices(), f);
+      return Status::OK();
     }
+    VertexSubset dense_copy;
+    const VertexSubset* members = &subset;
+    if (!subset.is_dense()) {
+      dense_copy = subset;
+      dense_copy.to_dense();
+      members = &dense_copy;
+    }
+    return for_each_vertex_range(members, access, [&](uint32_t begin, uint32_t end) { map_members(*members, begin, end, f); });
   }
 
   // The subset of `subset` for which f(v) is true.
   template <typename F>
-  VertexSubset vertex_filter(const VertexSubset& subset, F&& f) const {
-    VertexSubset out = VertexSubset::dense_builder(num_vertices());
-    vertex_map(subset, [&](uint32_t v) {
-      if (f(v)) out.set_atomic(v);
-    });
-    out.recount();
-    return out;
+  Status vertex_filter(const VertexSubset& subset, F&& f, VertexSubset* out, const VertexAccess& access = {}) {
+    *out = VertexSubset::dense_builder(num_vertices());
+    SG_RETURN_IF_ERROR(vertex_map(subset, [&](uint32_t v) {
+      if (f(v)) out->set_atomic(v);
+    }, access));
+    out->recount();
+    return Status::OK();
   }
+
+  // *total = the sum of f(v) over every vertex (T has += and T{}), in parallel.
+  template <typename T, typename F>
+  Status vertex_reduce(F&& f, T* total, const VertexAccess& access = {}) {
+    SG_RETURN_IF_ERROR(prepare_vertices());
+    *total = T{};
+    if (!residency_.any_ranged()) {
+      *total = parallel_sum<T>(uint32_t{0}, num_vertices(), f);
+      return Status::OK();
+    }
+    return for_each_vertex_range(nullptr, access, [&](uint32_t begin, uint32_t end) { *total += parallel_sum<T>(begin, end, f); });
+  }
+
+  // Sets every value of `array` to zero (a ranged one without any I/O).
+  template <typename T>
+  Status clear(VertexArray<T>* array) {
+    SG_RETURN_IF_ERROR(prepare_vertices());
+    return array->raw().zero();
+  }
+
+  // The vertex with the most out-edges (the smallest such id).
+  Status max_out_degree_vertex(uint32_t* vertex);
+
+  // A result array after the app: ranged ones are mapped read only, so the
+  // caller may read them in vertex order (the kernel pages them in).
+  template <typename T>
+  Status finish_array(VertexArray<T>* array) {
+    return array->ranged() ? array->raw().map_for_reading() : Status::OK();
+  }
+
+  // Bytes of vertex values loaded and written back by range so far.
+  uint64_t vertex_bytes_loaded() const { return residency_.bytes_loaded(); }
+  uint64_t vertex_bytes_written() const { return residency_.bytes_written_back(); }
 
   const std::vector<StepStats>& steps() const { return steps_; }
   const std::string& notices() const { return notices_; }
   IoBackend backend() const { return io_.backend(); }
   size_t device_count() const { return io_.device_count(); }
   const DeviceCounters& device_counters(size_t d) const { return io_.device_counters(d); }
-  uint64_t memory_used() const { return memory_used_; }
+  // Metadata, I/O buffers and vertex arrays held whole.
+  uint64_t memory_used() const { return memory_used_ + residency_.resident_bytes(); }
+  // The most memory_used() was (arrays an app freed no longer count in it).
+  uint64_t peak_memory_used() const { return std::max(peak_memory_used_, memory_used()); }
   // What the cache held when the run ended (before release_cache).
   uint64_t cache_bytes() const { return released_ ? released_cache_bytes_ : cache_.bytes(); }
   uint64_t decoded_cache_bytes() const { return released_ ? released_decoded_bytes_ : cache_.decoded_bytes(); }
@@ -229,9 +305,56 @@ class Engine {
   static void call_body(void* body, const WindowGraph& w, uint32_t begin, uint32_t end) {
     (*static_cast<Body*>(body))(w, begin, end);
   }
+  // The first edge in [begin, end) of a sorted list whose neighbour is >= `at`.
+  static uint32_t first_at_least(const WindowGraph& w, uint32_t begin, uint32_t end, uint32_t at) {
+    return static_cast<uint32_t>(std::lower_bound(w.neighbours.begin() + begin, w.neighbours.begin() + end, at) -
+                                 w.neighbours.begin());
+  }
+  template <typename F>
+  void map_members(const VertexSubset& subset, uint32_t begin, uint32_t end, F& f) const {
+    if (subset.is_dense()) {
+      parallel_for(begin, end, uint32_t{1} << 14, [&](uint32_t lo, uint32_t hi) { subset.for_each_in(lo, hi, f); });
+      return;
+    }
+    const auto& ids = subset.list();
+    parallel_for(size_t{0}, ids.size(), size_t{1024}, [&](size_t ids_begin, size_t ids_end) {
+      for (size_t i = ids_begin; i < ids_end; ++i) f(ids[i]);
+    });
+  }
+  // Calls fn(begin, end) for each vertex range holding a member of
+  // `members` (dense; null: every range) with the range of each ranged
+  // array `access` touches loaded.
+  Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
+                               const std::function<void(uint32_t, uint32_t)>& fn);
+  // Places arrays allocated since the last call (vertex_residency.h).
+  Status prepare_vertices();
+  Status setup_degrees(size_t stored);
+  void shrink_cache() { cache_.shrink_to(cache_limit()); }
+  // Degrees take a small share of the budget (read whole for the planner).
+  bool degrees_cheap() const { return uint64_t{num_vertices()} * sizeof(uint32_t) <= options_.memory_bytes / 16; }
+  uint64_t cache_limit() const;  // what the cache may hold
+  uint64_t range_room() const;   // memory for loaded vertex ranges
+  // Degrees for planning, when whole in memory (else estimates).
+  const uint32_t* planning_degrees(size_t stored) const;
+  // scan() for each group of the plan's chunks whose vertex ranges fit the
+  // range room (inner), times each range of their neighbours (outer passes).
+  Status scan_groups(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
+  struct ChunkGroup {
+    std::vector<ChunkSpan> spans;
+    uint64_t begin_vertex = 0, end_vertex = 0;  // the vertices of its chunks
+  };
+  std::vector<ChunkGroup> chunk_groups(const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) const;
+  void merge_steps(size_t first);
+  static uint64_t frontier_bytes(const Graph& graph);
+  static uint64_t minimum_window_bytes(const Graph& graph);
+  void split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const;
+  uint32_t vertex_passes(bool pull) const;
 
   // `frontier` as given (maybe a list), `active` its dense form.
-  StepPlan make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options) const;
+  StepPlan make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options);
+  // Whether to take `other` after all, its chunks' reading paid by the steps
+  // it would have saved (engine.cc).
+  bool rent_instead_of(const StepPlan& other, double chosen_seconds);
   StepPlan plan_pull(SpaceKind kind) const;
   StepPlan plan_push(const VertexSubset& frontier, const VertexSubset& active, SpaceKind kind, IoMode mode) const;
   std::vector<ChunkSpan> disk_spans(size_t stored, const std::vector<ChunkSpan>& spans) const;
@@ -273,10 +396,16 @@ class Engine {
   ChunkCache cache_;
   std::vector<std::vector<ChunkSpan>> interval_chunks_;  // [stored space][interval]
   WindowGraph window_;
-  uint64_t memory_used_ = 0;
+  uint64_t memory_used_ = 0;  // metadata and I/O buffers
+  uint64_t peak_memory_used_ = 0;
+  VertexResidency residency_;
+  VertexArray<uint32_t> degrees_[2];  // per stored space
+  bool degrees_ready_[2] = {false, false};
+  uint32_t neighbour_begin_ = 0, neighbour_end_ = UINT32_MAX;  // this pass's neighbours
   bool released_ = false;
   uint64_t released_cache_bytes_ = 0, released_decoded_bytes_ = 0;
   int iteration_ = 0;
+  double direction_regret_seconds_[2] = {0, 0};  // [pull]: see rent_instead_of
   uint64_t whole_decode_bytes_ = 0;  // this step: push windows decoded whole for the decoded cache
   std::vector<std::chrono::steady_clock::time_point> iteration_starts_;
   std::vector<StepStats> steps_;

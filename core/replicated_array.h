@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "core/engine.h"
 
@@ -13,19 +14,21 @@ namespace sg {
 template <typename T>
 class ReplicatedArray {
  public:
+  // Updates read Old at edge sources and write Latest at destinations.
   Status allocate(Engine* engine, const std::string& name) {
-    SG_RETURN_IF_ERROR(engine->allocate(&old_, name + ".old"));
-    return engine->allocate(&latest_, name + ".latest");
+    SG_RETURN_IF_ERROR(engine->allocate(&old_, name + ".old", VertexUse::kSource));
+    return engine->allocate(&latest_, name + ".latest", VertexUse::kDestination);
   }
-  void fill(const Engine& engine, T value) {
-    engine.vertex_map(VertexSubset::all(engine.num_vertices()), [&](uint32_t v) { old_[v] = latest_[v] = value; });
+  Status fill(Engine* engine, T value) {
+    return engine->vertex_map(VertexSubset::all(engine->num_vertices()), [&](uint32_t v) { old_[v] = latest_[v] = value; });
   }
   T* old_values() { return old_.data(); }
   T* latest() { return latest_.data(); }
-  void commit(const Engine& engine, const VertexSubset& changed) {
-    engine.vertex_map(changed, [&](uint32_t v) { old_[v] = latest_[v]; });
+  Status commit(Engine* engine, const VertexSubset& changed) {
+    return engine->vertex_map(changed, [&](uint32_t v) { old_[v] = latest_[v]; }, VertexAccess().reads(latest_).writes(old_));
   }
-  const VertexArray<T>& result() const { return latest_; }
+  // The latest values, handed over (this array is done).
+  VertexArray<T> take_latest() { return std::move(latest_); }
 
  private:
   VertexArray<T> old_;

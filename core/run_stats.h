@@ -49,6 +49,14 @@ struct StepStats {
   uint64_t decoded_cache_bytes = 0;   // their compressed bytes
   uint64_t useful_bytes = 0;   // estimated bytes of the active lists (push)
   uint64_t read_ahead_bytes = 0;  // planned: chunks read past the active ones, for the cache
+  // Vertex arrays loaded by range (core/vertex_residency.h): passes over the
+  // step's chunks (one per range of neighbours held), groups of chunks
+  // (one per range of the interval side), and the range I/O.
+  uint32_t vertex_passes = 1;
+  uint32_t vertex_groups = 1;
+  uint64_t vertex_bytes_loaded = 0;
+  uint64_t vertex_bytes_written = 0;
+  double vertex_io_seconds = 0;
 
   uint64_t bytes_read() const {
     uint64_t total = 0;

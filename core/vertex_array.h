@@ -1,18 +1,36 @@
-// A per-vertex value array. In memory when the budget allows, otherwise
-// backed by a file in the scratch directory (mmap, MAP_SHARED) so the kernel
-// can write pages back and drop them under memory pressure.
+// A per-vertex value array, in one of four forms:
+//  - in memory (anonymous pages);
+//  - ranged: its values live in a scratch file and only the slabs the
+//    engine loads are in memory. Loads and write-backs are explicit,
+//    sequential range I/O (O_DIRECT where the file system allows, so the
+//    page cache does not grow); slabs not loaded are PROT_NONE, so a
+//    stray access faults instead of silently reading zeros. The engine
+//    (core/vertex_residency.h) decides which slabs are loaded when;
+//  - file-backed (mmap, MAP_SHARED): the fallback for arrays an app needs
+//    whole when the budget is spent (the kernel pages them);
+//  - external: a view of memory someone else owns (read only).
+// A ranged array is addressed like the others (data()[v]): its address
+// range is reserved whole, so pointers an app took stay valid.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compression/status.h"
 
 namespace sg {
 
+class VertexResidency;
+
 class RawVertexArray {
  public:
+  // Values per slab, the unit of loading: a whole number of pages for
+  // values of 4 bytes or more, so slabs load with O_DIRECT into their own
+  // pages.
+  static constexpr uint64_t kSlabValues = 1024;
+
   RawVertexArray() = default;
   RawVertexArray(RawVertexArray&& other) noexcept { *this = static_cast<RawVertexArray&&>(other); }
   RawVertexArray& operator=(RawVertexArray&& other) noexcept;
@@ -20,16 +38,70 @@ class RawVertexArray {
   RawVertexArray& operator=(const RawVertexArray&) = delete;
   ~RawVertexArray();
 
-  // Zero-filled; `scratch_path` empty = anonymous memory.
+  // Zero-filled; `scratch_path` empty = anonymous memory, else file-backed.
   Status allocate(size_t bytes, const std::string& scratch_path);
+  // Zero-filled and ranged over an unnamed scratch file near `scratch_path`;
+  // nothing is loaded yet.
+  Status allocate_ranged(size_t count, size_t value_bytes, const std::string& scratch_path);
+  // Ranged and read only over an existing file holding `count` values from
+  // offset 0 (e.g. a graph's degree file).
+  Status open_ranged(const std::string& path, size_t count, size_t value_bytes);
+  // A read-only view of `data` (not owned).
+  void adopt(const void* data, size_t bytes);
+
   void* data() const { return data_; }
-  bool file_backed() const { return !path_.empty(); }
+  bool file_backed() const { return kind_ == Kind::kFile; }
+  bool ranged() const { return kind_ == Kind::kRanged; }
+  size_t bytes() const { return bytes_; }
+  uint64_t slab_count() const { return loaded_.size(); }
+
+  // Loads slabs [first, end) (those not loaded yet); `writable`: the caller
+  // may change them, so they are written back when last unloaded;
+  // `read_values` false: the caller overwrites every value, so nothing is read.
+  Status load(uint64_t first_slab, uint64_t end_slab, bool writable, bool read_values = true);
+  // Releases slabs [first, end); the last holder writes changed ones back
+  // and frees their pages.
+  Status unload(uint64_t first_slab, uint64_t end_slab);
+  // Undoes a successful load(first, end) that is not to be used (a later
+  // array's load failed): nothing is written back.
+  void cancel_load(uint64_t first_slab, uint64_t end_slab);
+  // Maps a ranged array's file read only (nothing may be loaded): for
+  // reading results once in order, paged by the kernel.
+  Status map_for_reading();
+
+  // A ranged array loaded whole and kept (placed in memory after all).
+  Status make_resident();
+  // Sets every value to zero (a ranged array: nothing may be loaded; its
+  // file is emptied, so the next loads read nothing).
+  Status zero();
+
+  // Bytes moved by load / unload so far.
+  uint64_t bytes_loaded() const { return bytes_loaded_; }
+  uint64_t bytes_written_back() const { return bytes_written_; }
 
  private:
+  friend class VertexResidency;
+  enum class Kind { kNone, kMemory, kFile, kRanged, kMapped, kExternal };
   void release();
+  void drop_pages(uint64_t first_slab, uint64_t end_slab);  // no write-back
+  Status reserve(size_t count, size_t value_bytes);
+  Status transfer(bool write, uint64_t first_slab, uint64_t end_slab);
+
+  Kind kind_ = Kind::kNone;
   void* data_ = nullptr;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0;          // of the values
+  size_t reserved_bytes_ = 0; // of the mapping (ranged: whole slabs)
   std::string path_;
+  // Ranged:
+  int fd_ = -1;
+  bool read_only_ = false;
+  bool file_zero_ = false;  // nothing written to the scratch file yet: loads need no read
+  uint64_t slab_bytes_ = 0;
+  std::vector<uint16_t> loaded_;  // holders per slab
+  std::vector<uint8_t> dirty_;
+  uint64_t loaded_slabs_ = 0;
+  uint64_t bytes_loaded_ = 0, bytes_written_ = 0;
+  VertexResidency* owner_ = nullptr;  // told when this array goes away
 };
 
 template <typename T>
@@ -44,6 +116,10 @@ class VertexArray {
   T* data() const { return static_cast<T*>(raw_.data()); }
   size_t size() const { return count_; }
   bool file_backed() const { return raw_.file_backed(); }
+  bool ranged() const { return raw_.ranged(); }
+  RawVertexArray& raw() { return raw_; }
+  const RawVertexArray& raw() const { return raw_; }
+  void set_size(size_t count) { count_ = count; }
 
  private:
   RawVertexArray raw_;

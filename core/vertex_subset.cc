@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
+
+#include <tbb/task_arena.h>
 
 #include "compression/bits.h"
 #include "shards/util/parallel.h"
@@ -69,6 +72,30 @@ void VertexSubset::recount() {
     total.fetch_add(sum, std::memory_order_relaxed);
   });
   count_ = total.load();
+}
+
+void VertexSubset::set_members(std::vector<uint32_t> ids, uint64_t sparse_below) {
+  assert(dense_);
+  count_ = ids.size();
+  if (count_ >= sparse_below) return;
+  ids_ = std::move(ids);
+  bits_.clear();
+  bits_.shrink_to_fit();
+  dense_ = false;
+}
+
+MemberCollector::MemberCollector(bool enabled, uint64_t limit)
+    : enabled_(enabled),
+      limit_per_thread_(std::max<uint64_t>(1024, limit / std::max(1, tbb::this_task_arena::max_concurrency()))) {}
+
+std::vector<uint32_t> MemberCollector::take_sorted() {
+  std::vector<uint32_t> all;
+  for (std::vector<uint32_t>& list : lists_) {
+    all.insert(all.end(), list.begin(), list.end());
+    std::vector<uint32_t>().swap(list);
+  }
+  std::sort(all.begin(), all.end());
+  return all;
 }
 
 void VertexSubset::add_all(const VertexSubset& other) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <tbb/enumerable_thread_specific.h>
+
 namespace sg {
 
 class VertexSubset {
@@ -39,6 +41,9 @@ class VertexSubset {
   }
   void set(uint32_t v) { bits_[v >> 6] |= uint64_t{1} << (v & 63); }
   void recount();  // after set/set_atomic
+  // After set/set_atomic, when the members set are known (sorted, each
+  // once): no scan of the bitmap; fewer than `sparse_below` become a list.
+  void set_members(std::vector<uint32_t> ids, uint64_t sparse_below);
 
   // Adds every vertex of `other`; the result is dense.
   void add_all(const VertexSubset& other);
@@ -86,6 +91,32 @@ class VertexSubset {
   bool dense_ = true;
   std::vector<uint64_t> bits_;
   std::vector<uint32_t> ids_;
+};
+
+// The members a step adds to a dense builder, listed per thread while they
+// are few: a small next frontier then costs O(members), not two scans of a
+// bitmap of |V| bits (a BFS along a path takes |V| steps of one vertex).
+class MemberCollector {
+ public:
+  // At most about `limit` members are listed; past it, overflowed().
+  MemberCollector(bool enabled, uint64_t limit);
+  void add(uint32_t v) {
+    if (!enabled_ || overflowed_.load(std::memory_order_relaxed)) return;
+    std::vector<uint32_t>& list = lists_.local();
+    if (list.size() >= limit_per_thread_) {
+      overflowed_.store(true, std::memory_order_relaxed);
+      return;
+    }
+    list.push_back(v);
+  }
+  bool complete() const { return enabled_ && !overflowed_.load(); }
+  std::vector<uint32_t> take_sorted();
+
+ private:
+  bool enabled_;
+  uint64_t limit_per_thread_;
+  std::atomic<bool> overflowed_{false};
+  tbb::enumerable_thread_specific<std::vector<uint32_t>> lists_;
 };
 
 }  // namespace sg

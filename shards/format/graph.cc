@@ -48,6 +48,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   graph->by_original_.clear();
   graph->by_original_wanted_ = options.by_original;
   graph->id_map_pending_ = !m.id_map_file.empty();
+  graph->ids_sorted_ = true;
   if (options.id_map) SG_RETURN_IF_ERROR(graph->load_id_map());
   return Status::OK();
 }
@@ -60,12 +61,35 @@ Status Graph::load_in_degrees() const {
   return Status::OK();
 }
 
+Status Graph::scan_degree_file(size_t stored, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
+  const std::string path = degree_path(stored);
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(path, &file));
+  uint64_t bytes = 0;
+  SG_RETURN_IF_ERROR(file.size(&bytes));
+  if (bytes != manifest_.num_vertices * sizeof(uint32_t)) {
+    return Status::Corruption(path + ": unexpected size " + std::to_string(bytes));
+  }
+  Checksum64Stream sum;
+  std::vector<uint32_t> buffer(size_t{1} << 18);
+  for (uint64_t offset = 0; offset < bytes;) {
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(buffer.size() * sizeof(uint32_t), bytes - offset));
+    SG_RETURN_IF_ERROR(file.pread_all(buffer.data(), piece, offset));
+    sum.update(buffer.data(), piece);
+    if (fn) fn(static_cast<uint32_t>(offset / sizeof(uint32_t)), buffer.data(), piece / sizeof(uint32_t));
+    offset += piece;
+  }
+  if (sum.digest() != spaces_[stored].meta.degree_checksum) return Status::Corruption(path + ": checksum mismatch");
+  return Status::OK();
+}
+
 Status Graph::load_id_map() const {
   if (!id_map_pending_) return Status::OK();
   const Manifest& m = manifest_;
   SG_RETURN_IF_ERROR(load_array(dir_ + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &id_map_));
   id_map_pending_ = false;
-  if (by_original_wanted_ && !std::is_sorted(id_map_.begin(), id_map_.end())) {
+  ids_sorted_ = std::is_sorted(id_map_.begin(), id_map_.end());
+  if (by_original_wanted_ && !ids_sorted_) {
     const std::vector<uint64_t>& ids = id_map_;
     by_original_.resize(ids.size());
     for (uint32_t v = 0; v < ids.size(); ++v) by_original_[v] = v;

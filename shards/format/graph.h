@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,13 @@ class Graph {
   // Loads in-degrees deferred by GraphOpenOptions::in_degrees (no-op otherwise).
   Status load_in_degrees() const;
   bool in_degrees_loaded() const { return !in_degrees_pending_; }
+  // The degree file of a stored space, and a streamed pass over it that
+  // checks its size and checksum (for readers that do not load it whole):
+  // fn(first vertex, degrees, count) per piece, if given. The pieces are
+  // trustworthy only if it returns OK.
+  std::string degree_path(size_t stored) const { return dir_ + "/" + spaces_[stored].meta.degree_file; }
+  Status scan_degree_file(size_t stored,
+                          const std::function<void(uint32_t, const uint32_t*, size_t)>& fn = nullptr) const;
   // Calls f(dense id) in order of original ids.
   template <typename F>
   void for_each_by_original_id(F&& f) const {
@@ -107,6 +115,11 @@ class Graph {
     } else {
       for (uint32_t v : by_original_) f(v);
     }
+  }
+  // Whether original ids grow with dense ids (no id map, or a sorted one).
+  bool ids_in_order() const {
+    assert(!id_map_pending_);
+    return ids_sorted_;
   }
   // Dense id of an original id; false if no vertex has it (or the id map
   // cannot be read). With the id map deferred it reads the map's file.
@@ -126,6 +139,7 @@ class Graph {
   mutable std::vector<uint64_t> id_map_;
   mutable std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
   mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
+  mutable bool ids_sorted_ = true;
   bool by_original_wanted_ = true;
 };
 

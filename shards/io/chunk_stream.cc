@@ -49,7 +49,8 @@ Status IoContext::open(const Graph& graph, const IoOptions& options) {
   const uint32_t largest_chunk = graph.largest_chunk_bytes();
   const uint64_t stripe_window = graph.layout().stripe_bytes() * devices;
   const uint64_t min_buffers = 2;
-  window_bytes_ = std::min<uint64_t>(stripe_window, std::max<uint64_t>(options.buffer_bytes / min_buffers, kAlignBytes));
+  const uint64_t wanted_buffers = 2 * devices + 2;
+  window_bytes_ = std::min<uint64_t>(stripe_window, std::max<uint64_t>(options.buffer_bytes / wanted_buffers, kAlignBytes));
   window_bytes_ = align_up(std::max<uint64_t>(window_bytes_, uint64_t{largest_chunk} + kAlignBytes), kAlignBytes);
   // Read-ahead of two windows per device (one in flight, one queued) plus
   // two being decoded keeps every queue fed (HDD and SSD latency x bandwidth

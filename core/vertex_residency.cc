@@ -1,0 +1,205 @@
+#include "core/vertex_residency.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+
+namespace sg {
+namespace {
+
+// Lower first: edge sources and destinations before vertex_map-only arrays.
+int default_priority(VertexUse use) { return use == VertexUse::kVertex ? 2 : 0; }
+
+uint64_t first_slab(uint64_t vertex) { return vertex / RawVertexArray::kSlabValues; }
+uint64_t end_slab(uint64_t vertex) { return (vertex + RawVertexArray::kSlabValues - 1) / RawVertexArray::kSlabValues; }
+
+}  // namespace
+
+uint64_t VertexResidency::slab_end(const Entry& e, uint64_t end) {
+  return std::min<uint64_t>(end_slab(end), e.array->slab_count());
+}
+
+const char* vertex_use_name(VertexUse use) {
+  switch (use) {
+    case VertexUse::kAny: return "any";
+    case VertexUse::kSource: return "source";
+    case VertexUse::kDestination: return "destination";
+    case VertexUse::kVertex: return "vertex";
+  }
+  return "?";
+}
+
+VertexResidency::~VertexResidency() { reset(); }
+
+void VertexResidency::reset() {
+  for (Entry& e : entries_) e.array->owner_ = nullptr;
+  entries_.clear();
+  resident_bytes_ = 0;
+  gone_loaded_ = gone_written_ = 0;
+  io_seconds_ = 0;
+}
+
+void VertexResidency::add(RawVertexArray* array, VertexUse use, size_t value_bytes, const std::string& name, bool placed,
+                          uint64_t resident_bytes, int priority) {
+  assert(array->owner_ == nullptr);
+  array->owner_ = this;
+  Entry e;
+  e.array = array;
+  e.use = use;
+  e.value_bytes = value_bytes;
+  e.name = name;
+  e.placed = placed;
+  e.resident_bytes = resident_bytes;
+  e.priority = priority >= 0 ? priority : default_priority(use);
+  resident_bytes_ += resident_bytes;
+  entries_.push_back(std::move(e));
+}
+
+bool VertexResidency::has_pending() const {
+  return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return !e.placed; });
+}
+
+bool VertexResidency::any_ranged() const {
+  return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.ranged; });
+}
+
+Status VertexResidency::place(uint64_t room, std::string* notes) {
+  std::vector<Entry*> pending;
+  uint64_t total = 0;
+  for (Entry& e : entries_) {
+    if (e.placed) continue;
+    pending.push_back(&e);
+    total += e.array->slab_count() * e.array->slab_bytes_;
+  }
+  std::stable_sort(pending.begin(), pending.end(), [](const Entry* a, const Entry* b) { return a->priority < b->priority; });
+  // When not everything fits whole, some room stays for loading ranges of
+  // the rest: a sixteenth (at least 8 MiB, at most a quarter). Range loads
+  // cost the same bytes whatever their size, so whole arrays are worth more.
+  if (total > room || any_ranged()) room -= std::min(room / 4, std::max<uint64_t>(room / 16, uint64_t{8} << 20));
+  for (Entry* e : pending) {
+    RawVertexArray* a = e->array;
+    e->placed = true;
+    const uint64_t bytes = a->slab_count() * a->slab_bytes_;
+    if (bytes <= room) {
+      SG_RETURN_IF_ERROR(a->make_resident());
+      room -= bytes;
+      e->resident_bytes = bytes;
+      resident_bytes_ += bytes;
+    } else {
+      e->ranged = true;
+      *notes += "vertex array '" + e->name + "' (" + std::to_string(a->bytes()) + " bytes, " + vertex_use_name(e->use) +
+                ") exceeds the memory left; loaded by vertex range\n";
+    }
+  }
+  return Status::OK();
+}
+
+uint64_t VertexResidency::ranged_bytes_per_vertex(VertexUse use) const {
+  uint64_t bytes = 0;
+  for (const Entry& e : entries_) bytes += selected(e, use) ? e.value_bytes : 0;
+  return bytes;
+}
+
+Status VertexResidency::load(VertexUse use, uint64_t begin, uint64_t end, bool writable) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Entry*> arrays;
+  for (Entry& e : entries_) {
+    if (selected(e, use)) arrays.push_back(&e);
+  }
+  const Status status = load_all(arrays, begin, end, [&](const Entry&) { return std::make_pair(writable, true); });
+  io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return status;
+}
+
+// Every array's range or none: an array whose load fails (a signal, an I/O
+// error) cancels those loaded before it, so the caller unloads nothing.
+Status VertexResidency::load_all(const std::vector<Entry*>& arrays, uint64_t begin, uint64_t end,
+                                 const std::function<std::pair<bool, bool>(const Entry&)>& writable_and_read) {
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const auto [writable, read_values] = writable_and_read(*arrays[i]);
+    const Status status = arrays[i]->array->load(first_slab(begin), slab_end(*arrays[i], end), writable, read_values);
+    if (status.ok()) continue;
+    for (size_t j = 0; j < i; ++j) arrays[j]->array->cancel_load(first_slab(begin), slab_end(*arrays[j], end));
+    return status;
+  }
+  return Status::OK();
+}
+
+Status VertexResidency::unload(VertexUse use, uint64_t begin, uint64_t end) {
+  const auto start = std::chrono::steady_clock::now();
+  Status status;
+  for (Entry& e : entries_) {
+    if (!selected(e, use)) continue;
+    const Status s = e.array->unload(first_slab(begin), slab_end(e, end));
+    if (status.ok()) status = s;  // unload the others all the same: their pages must go
+  }
+  io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return status;
+}
+
+uint64_t VertexResidency::ranged_bytes_per_vertex(const VertexAccess& access) const {
+  uint64_t bytes = 0;
+  VertexAccess::Mode mode;
+  for (const Entry& e : entries_) bytes += e.ranged && access.mode_of(e.array, &mode) ? e.value_bytes : 0;
+  return bytes;
+}
+
+Status VertexResidency::load(const VertexAccess& access, uint64_t begin, uint64_t end, bool every_vertex) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Entry*> arrays;
+  VertexAccess::Mode mode;
+  for (Entry& e : entries_) {
+    if (e.ranged && access.mode_of(e.array, &mode)) arrays.push_back(&e);
+  }
+  const Status status = load_all(arrays, begin, end, [&](const Entry& e) {
+    access.mode_of(e.array, &mode);
+    const bool overwrite = mode == VertexAccess::Mode::kOverwrite && every_vertex;
+    return std::make_pair(mode != VertexAccess::Mode::kRead, !overwrite);
+  });
+  io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return status;
+}
+
+Status VertexResidency::unload(const VertexAccess& access, uint64_t begin, uint64_t end) {
+  const auto start = std::chrono::steady_clock::now();
+  Status status;
+  VertexAccess::Mode mode;
+  for (Entry& e : entries_) {
+    if (!e.ranged || !access.mode_of(e.array, &mode)) continue;
+    const Status s = e.array->unload(first_slab(begin), slab_end(e, end));
+    if (status.ok()) status = s;
+  }
+  io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return status;
+}
+
+uint64_t VertexResidency::bytes_loaded() const {
+  uint64_t bytes = gone_loaded_;
+  for (const Entry& e : entries_) bytes += e.ranged ? e.array->bytes_loaded() : 0;
+  return bytes;
+}
+
+uint64_t VertexResidency::bytes_written_back() const {
+  uint64_t bytes = gone_written_;
+  for (const Entry& e : entries_) bytes += e.ranged ? e.array->bytes_written_back() : 0;
+  return bytes;
+}
+
+void VertexResidency::forget(RawVertexArray* array) {
+  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.array == array; });
+  if (it == entries_.end()) return;
+  resident_bytes_ -= it->resident_bytes;
+  if (it->ranged) {
+    gone_loaded_ += array->bytes_loaded();
+    gone_written_ += array->bytes_written_back();
+  }
+  entries_.erase(it);
+}
+
+void VertexResidency::moved(RawVertexArray* from, RawVertexArray* to) {
+  for (Entry& e : entries_) {
+    if (e.array == from) e.array = to;
+  }
+}
+
+}  // namespace sg
