@@ -56,7 +56,11 @@ Status wcc_union_find(Engine* engine, VertexArray<uint32_t>* labels) {
   // Every arc once: the in-space holds each arc of a directed graph, the
   // one space of an undirected graph each edge (twice).
   SG_RETURN_IF_ERROR(engine->edge_map(all, unite, &unused, {Direction::kPull, false}));
-  return engine->vertex_map(all, [&](uint32_t v) { (*labels)[v] = unite.find(v); });
+  // Other threads' finds read these entries meanwhile: the store is atomic
+  // too (a root is an ancestor, so their walks stay valid).
+  return engine->vertex_map(all, [&](uint32_t v) {
+    std::atomic_ref<uint32_t>((*labels)[v]).store(unite.find(v), std::memory_order_relaxed);
+  });
 }
 
 }  // namespace sg
