@@ -3,6 +3,7 @@
 #include "shards/util/file_util.h"
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace sg {
 namespace {
@@ -48,6 +49,30 @@ SpaceManifest space_from_json(const json& j) {
   return s;
 }
 
+// Every number in a manifest is a count, size or id: a whole number from 0
+// up. nlohmann converts others silently (a negative id wraps) or with
+// undefined behaviour (a float beyond the target type), so they are refused
+// before any field is read. Returns the first bad number's text.
+bool only_whole_numbers(const json& j, std::string* bad) {
+  if (j.is_number() && !j.is_number_unsigned()) {
+    *bad = j.dump();
+    return false;
+  }
+  if (j.is_structured()) {
+    for (const json& item : j) {
+      if (!only_whole_numbers(item, bad)) return false;
+    }
+  }
+  return true;
+}
+
+// uint32 fields: a larger value is an error, not a wrapped one.
+uint32_t get_u32(const json& j) {
+  const uint64_t value = j.get<uint64_t>();
+  if (value > UINT32_MAX) throw std::out_of_range("value " + std::to_string(value) + " does not fit 32 bits");
+  return static_cast<uint32_t>(value);
+}
+
 }  // namespace
 
 std::string Manifest::to_json() const {
@@ -91,6 +116,10 @@ std::string Manifest::to_json() const {
 Status Manifest::parse(const std::string& text, const std::string& path, Manifest* m) {
   try {
     const json j = json::parse(text);
+    std::string bad;
+    if (!only_whole_numbers(j, &bad)) {
+      return Status::Corruption(path + ": not a valid shardgraph manifest (the number " + bad + " is not a whole number >= 0)");
+    }
     if (j.at("format").get<std::string>() != "shardgraph") return Status::Corruption(path + ": not a shardgraph manifest");
     if (j.contains("content_xxh3")) {  // graphs from before it have none
       json content = j;
@@ -116,9 +145,10 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->id_base = j.at("id_base").get<uint64_t>();
     m->id_map_file = j.at("id_map_file").get<std::string>();
     m->id_map_checksum = parse_hex64(j.at("id_map_xxh3").get<std::string>());
-    m->chunk_bytes = j.at("chunk_bytes").get<uint32_t>();
+    m->chunk_bytes = get_u32(j.at("chunk_bytes"));
     m->stripe_bytes = j.at("stripe_bytes").get<uint64_t>();
-    m->interval_starts = j.at("interval_starts").get<std::vector<uint32_t>>();
+    m->interval_starts.clear();
+    for (const json& start : j.at("interval_starts")) m->interval_starts.push_back(get_u32(start));
     m->devices = j.at("devices").get<std::vector<std::string>>();
     m->spaces.clear();
     for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s));
