@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
   // otherwise raise its mmap threshold after the first large free and keep
   // freed windows and frontiers in the heap).
   mallopt(M_ARENA_MAX, 2);
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_MMAP_THRESHOLD, 64 << 10);
   CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
   app.set_version_flag("--version", std::string("shardgraph ") + kShardgraphVersion + " (format version " +
                                         std::to_string(sg::kFormatVersion) + ", codec " + sg::kCodecName + ")");

@@ -101,8 +101,10 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   if (options.window_bytes != 0) io.buffer_bytes = windows * options.window_bytes;
   SG_RETURN_IF_ERROR(io_.open(graph, io));
   if (!io_.notice().empty()) note(io_.notice().substr(0, io_.notice().size() - 1));
-  const uint64_t decode_bytes = 4 * io_.window_bytes();  // neighbours, weights and offsets of one window, typical
-  memory_used_ += io_.buffer_count() * io_.window_bytes() + decode_bytes;
+  // Neighbours, weights and offsets of the largest window (a window of
+  // short lists decodes to 6x its bytes and more).
+  decode_room_bytes_ = largest_decoded_window_bytes(graph, io_.window_bytes());
+  memory_used_ += io_.buffer_count() * io_.window_bytes() + decode_room_bytes_;
   if (memory_used_ > options.memory_bytes) {
     note("the graph's metadata and I/O buffers (" + std::to_string(memory_used_) + " bytes) exceed --memory");
   }
@@ -354,7 +356,8 @@ void Engine::merge_steps(size_t first) {
 uint64_t Engine::frontier_bytes(const Graph& graph) { return 3 * (uint64_t{graph.num_vertices()} / 8 + 8); }
 
 uint64_t Engine::minimum_window_bytes(const Graph& graph) {
-  return 6 * align_up(uint64_t{graph.largest_chunk_bytes()} + kAlignBytes, kAlignBytes);
+  const uint64_t window = align_up(uint64_t{graph.largest_chunk_bytes()} + kAlignBytes, kAlignBytes);
+  return 2 * window + largest_decoded_window_bytes(graph, window);
 }
 
 uint64_t Engine::minimum_memory_bytes(const Graph& graph) {
@@ -837,13 +840,21 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
                                   decoded_cpu_seconds / threads);
   steps_.push_back(step);
   if (options_.progress) report_progress(step);
-  if (std::getenv("SHARDGRAPH_MEMORY_TRACE") != nullptr) {
-    std::fprintf(stderr, "memory: step %zu planned %llu + cache %llu = %llu; VmRSS %llu VmHWM %llu\n", steps_.size(),
-                 static_cast<unsigned long long>(memory_used_ >> 20), static_cast<unsigned long long>(cache_.bytes() >> 20),
-                 static_cast<unsigned long long>((memory_used_ + cache_.bytes()) >> 20),
-                 static_cast<unsigned long long>(current_rss_bytes() >> 20), static_cast<unsigned long long>(peak_rss_bytes() >> 20));
-  }
+  if (std::getenv("SHARDGRAPH_MEMORY_TRACE") != nullptr) trace_memory();
   return status;
+}
+
+// What the budget accounts for against what the process holds (MiB).
+void Engine::trace_memory() const {
+  auto mib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+  const uint64_t io_bytes = io_.buffer_count() * io_.window_bytes();
+  std::fprintf(stderr,
+               "memory: step %zu: metadata %.1f + I/O buffers %.1f (%zu x %.2f) + decode room %.1f + arrays %.1f + "
+               "range room %.1f + cache %.1f = %.1f of %.1f; VmRSS %.1f VmHWM %.1f\n",
+               steps_.size(), mib(memory_used_ - io_bytes - decode_room_bytes_), mib(io_bytes), io_.buffer_count(),
+               mib(io_.window_bytes()), mib(decode_room_bytes_), mib(residency_.resident_bytes()), mib(range_room()),
+               mib(cache_.bytes()), mib(memory_used() + range_room() + cache_.bytes()), mib(options_.memory_bytes),
+               mib(current_rss_bytes()), mib(peak_rss_bytes()));
 }
 
 void Engine::report_progress(const StepStats& step) const {

@@ -134,8 +134,9 @@ class Engine {
     iteration_ = iteration;
     iteration_starts_.push_back(std::chrono::steady_clock::now());
   }
-  // Drops every cached chunk and decoded window, and the degrees (the run
-  // is over: the memory goes to writing its results).
+  // Drops every cached chunk and decoded window, the degrees, the read
+  // buffers and the decode room (the run is over: the memory goes to
+  // writing its results; no edge_map may follow).
   void release_cache() {
     if (!released_) {
       released_cache_bytes_ = cache_.bytes();
@@ -147,6 +148,9 @@ class Engine {
       degrees_[s] = VertexArray<uint32_t>();
       degrees_ready_[s] = false;
     }
+    // No step runs again: the read buffers and the decode room go too.
+    io_.release_buffers();
+    window_ = WindowGraph();
   }
   // Marks the end of the last iteration (the app returned).
   void end_iterations() { iteration_starts_.push_back(std::chrono::steady_clock::now()); }
@@ -345,6 +349,7 @@ class Engine {
   };
   std::vector<ChunkGroup> chunk_groups(const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) const;
   void merge_steps(size_t first);
+  void trace_memory() const;  // SHARDGRAPH_MEMORY_TRACE
   static uint64_t frontier_bytes(const Graph& graph);
   static uint64_t minimum_window_bytes(const Graph& graph);
   void split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const;
@@ -397,6 +402,7 @@ class Engine {
   std::vector<std::vector<ChunkSpan>> interval_chunks_;  // [stored space][interval]
   WindowGraph window_;
   uint64_t memory_used_ = 0;  // metadata and I/O buffers
+  uint64_t decode_room_bytes_ = 0;  // of the largest window
   uint64_t peak_memory_used_ = 0;
   VertexResidency residency_;
   VertexArray<uint32_t> degrees_[2];  // per stored space

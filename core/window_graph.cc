@@ -167,6 +167,31 @@ uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32
   return sizeof(uint32_t) * (vertices + 1 + edges) + (graph.weighted() ? sizeof(float) * edges : 0);
 }
 
+uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes) {
+  constexpr uint64_t kAlign = 4096;
+  uint64_t largest = 0;
+  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+    const auto& index = graph.stored_space(s).index;
+    // Two pointers: [first, end) is the longest run from `first` whose
+    // aligned extents fit a window.
+    uint64_t extent = 0;
+    uint32_t end = 0;
+    for (uint32_t first = 0; first < index.size(); ++first) {
+      if (end <= first) {
+        end = first;
+        extent = 0;
+      }
+      while (end < index.size() && (end == first || extent + (index[end].bytes + kAlign - 1) / kAlign * kAlign <= window_bytes)) {
+        extent += (index[end].bytes + kAlign - 1) / kAlign * kAlign;
+        ++end;
+      }
+      largest = std::max(largest, decoded_window_bytes(graph, graph.stored_space(s), first, end));
+      extent -= (index[first].bytes + kAlign - 1) / kAlign * kAlign;
+    }
+  }
+  return largest;
+}
+
 void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,
                         VertexRangeFn on_vertices, void* context, WindowTimes* times) {
   const auto& index = space.index;

@@ -64,5 +64,8 @@ void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::
 
 // Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);
+// The most any window of `window_bytes` decodes to, over every space: the
+// decode room a run needs (a window's buffers keep their largest size).
+uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes);
 
 }  // namespace sg

@@ -582,7 +582,8 @@ TEST_CASE("run: a budget below the graph's minimum is refused naming the minimum
   std::string text;
   uint64_t state = 31;
   for (int i = 0; i < 20000; ++i) {
-    text += std::to_string(sgtest::next_random(&state) % 30000) + " " + std::to_string(sgtest::next_random(&state) % 30000) + "\n";
+    // 300k vertices: 4-byte arrays (1.2 MB) exceed the minimum budget (1 MiB).
+    text += std::to_string(sgtest::next_random(&state) % 300000) + " " + std::to_string(sgtest::next_random(&state) % 300000) + "\n";
   }
   sgtest::write_text(dir / "e.txt", text);
   std::string output;

@@ -4,22 +4,28 @@
 #include <cstring>
 
 #include "compression/checksum.h"
+#include "shards/util/file_util.h"
 
 namespace sg {
 namespace {
 
+// Reads the file straight into `out` (no second copy: an id map is 8 bytes
+// a vertex, and it is loaded next to the run's results).
 template <typename T>
 Status load_array(const std::string& path, uint64_t expected_checksum, size_t expected_count, std::vector<T>* out) {
-  std::string bytes;
-  SG_RETURN_IF_ERROR(read_whole_file(path, &bytes));
-  if (bytes.size() % sizeof(T) != 0 || (expected_count != SIZE_MAX && bytes.size() / sizeof(T) != expected_count)) {
-    return Status::Corruption(path + ": unexpected size " + std::to_string(bytes.size()));
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(path, &file));
+  uint64_t bytes = 0;
+  SG_RETURN_IF_ERROR(file.size(&bytes));
+  if (bytes % sizeof(T) != 0 || (expected_count != SIZE_MAX && bytes / sizeof(T) != expected_count)) {
+    return Status::Corruption(path + ": unexpected size " + std::to_string(bytes));
   }
-  if (checksum64(bytes.data(), bytes.size()) != expected_checksum) {
+  out->resize(bytes / sizeof(T));
+  SG_RETURN_IF_ERROR(file.pread_all(out->data(), bytes, 0));
+  if (checksum64(out->data(), bytes) != expected_checksum) {
+    out->clear();
     return Status::Corruption(path + ": checksum mismatch");
   }
-  out->resize(bytes.size() / sizeof(T));
-  std::memcpy(out->data(), bytes.data(), bytes.size());
   return Status::OK();
 }
 

@@ -38,6 +38,8 @@ class IoContext {
   const DeviceCounters& device_counters(size_t d) const { return queues_[d]->counters(); }
   uint64_t window_bytes() const { return window_bytes_; }
   size_t buffer_count() const { return buffers_.size(); }
+  // Frees the read buffers once no stream will run again (the run is over).
+  void release_buffers() { buffers_ = std::vector<AlignedBuffer>(); }
   const std::string& notice() const { return notice_; }  // fallbacks taken, for the run log
 
  private:
