@@ -219,9 +219,10 @@ int run_restripe(const std::string& dir, sg::RestripeOptions& options, const std
 
 int main(int argc, char** argv) {
   // RSS should track what is in use (the budget): two malloc arenas, not
-  // one per thread, and blocks of 1 MiB or more always mmapped (glibc would
-  // otherwise raise its mmap threshold after the first large free and keep
-  // freed windows and frontiers in the heap).
+  // one per thread, and blocks of 64 KiB or more always mmapped, so a freed
+  // cached chunk (256 KiB), window or frontier goes back to the system at
+  // once (glibc would otherwise raise its threshold after the first large
+  // free and keep freed blocks as holes in the heap).
   mallopt(M_ARENA_MAX, 2);
   mallopt(M_MMAP_THRESHOLD, 64 << 10);
   CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
