@@ -11,8 +11,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}; shift || true
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(varint chunk manifest edge_reader)
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  [ "$(id -u)" = 0 ] || { echo "fuzz.sh: needs clang and libclang-rt-dev (apt-get install clang libclang-rt-dev)" >&2; exit 2; }
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang libclang-rt-dev >/dev/null
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "fuzz.sh: installing clang libclang-rt-dev" >&2
+  $sudo apt-get update -qq  # a machine whose other packages were present never fetched the lists
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q clang libclang-rt-dev >/dev/null
 fi
 build=$root/build-fuzz
 CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_FUZZ=ON -DSHARDGRAPH_WERROR=ON \
