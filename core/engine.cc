@@ -3,7 +3,6 @@
 #include <cstdlib>
 
 #include "shards/util/process_memory.h"
-#include "shards/util/interrupt.h"
 
 #include "shards/util/enum_names.h"
 #include "shards/util/interrupt.h"
@@ -63,7 +62,6 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   // Memory: the graph's in-memory metadata, then I/O buffers (a quarter of
   // the budget) and room to decode one window; vertex arrays get the rest,
   // and what they leave holds cached chunks.
-  memory_used_ = 0;
   peak_memory_used_ = 0;
   residency_.reset();
   for (size_t s = 0; s < 2; ++s) {
@@ -73,12 +71,11 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   neighbour_begin_ = 0;
   neighbour_end_ = UINT32_MAX;
   std::vector<size_t> chunks;
+  memory_used_ = index_bytes(graph) + frontier_bytes(graph);
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    memory_used_ += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + ChunkCache::kTableBytesPerChunk);
     memory_used_ += graph.stored_space(s).degrees.size() * sizeof(uint32_t);  // when Graph::open loaded them
     chunks.push_back(graph.stored_space(s).index.size());
   }
-  memory_used_ += frontier_bytes(graph);
   memory_used_ += graph.id_map_bytes();
   // The least that works: the metadata, two I/O windows of the largest
   // chunk and the decode room of one; vertex arrays may be loaded by range.
@@ -360,12 +357,17 @@ uint64_t Engine::minimum_window_bytes(const Graph& graph) {
   return 2 * window + largest_decoded_window_bytes(graph, window);
 }
 
-uint64_t Engine::minimum_memory_bytes(const Graph& graph) {
-  uint64_t bytes = frontier_bytes(graph) + minimum_window_bytes(graph);
+// Chunk index entries and the cache's tables over them, every space.
+uint64_t Engine::index_bytes(const Graph& graph) {
+  uint64_t bytes = 0;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     bytes += graph.stored_space(s).index.size() * (sizeof(ChunkIndexEntry) + ChunkCache::kTableBytesPerChunk);
   }
   return bytes;
+}
+
+uint64_t Engine::minimum_memory_bytes(const Graph& graph) {
+  return index_bytes(graph) + frontier_bytes(graph) + minimum_window_bytes(graph);
 }
 
 std::vector<double> Engine::iteration_seconds() const {

@@ -350,6 +350,7 @@ class Engine {
   std::vector<ChunkGroup> chunk_groups(const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) const;
   void merge_steps(size_t first);
   void trace_memory() const;  // SHARDGRAPH_MEMORY_TRACE
+  static uint64_t index_bytes(const Graph& graph);
   static uint64_t frontier_bytes(const Graph& graph);
   static uint64_t minimum_window_bytes(const Graph& graph);
   void split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const;

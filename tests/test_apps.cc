@@ -290,20 +290,26 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
 
 namespace {
 
+// Ingests edge-list `text` as dir/NAME with the default order, 1 KiB chunks
+// and 4 intervals, so a small graph has many chunks.
+void ingest_small_chunks(const sgtest::TempDir& dir, const std::string& name, const std::string& text) {
+  sgtest::write_text(dir / (name + ".txt"), text);
+  IngestOptions o;
+  o.input = dir / (name + ".txt");
+  o.output = dir / name;
+  o.chunk_bytes = 1024;
+  o.intervals = 4;
+  IngestSummary summary;
+  REQUIRE(ingest_ordered(o, &summary).ok());
+}
+
 // A directed graph large enough for many chunks: vertex v -> v+1 .. v+4.
 void make_chain_graph(const sgtest::TempDir& dir, uint32_t n) {
   std::string text = "# Nodes: " + std::to_string(n) + "\n";
   for (uint32_t v = 0; v < n; ++v) {
     for (uint32_t k = 1; k <= 4; ++k) text += std::to_string(v) + " " + std::to_string((v + k) % n) + "\n";
   }
-  sgtest::write_text(dir / "chain.txt", text);
-  IngestOptions o;
-  o.input = dir / "chain.txt";
-  o.output = dir / "chain";
-  o.chunk_bytes = 1024;
-  o.intervals = 4;
-  IngestSummary summary;
-  REQUIRE(ingest_ordered(o, &summary).ok());
+  ingest_small_chunks(dir, "chain", text);
 }
 
 }  // namespace
@@ -449,14 +455,7 @@ TEST_CASE("auto direction: a traversal over cached in-lists pays once to read th
   const uint32_t n = 20000;
   std::string text;
   for (uint32_t v = 0; v + 1 < n; ++v) text += std::to_string(v) + " " + std::to_string(v + 1) + "\n";
-  sgtest::write_text(dir / "path.txt", text);
-  IngestOptions o;
-  o.input = dir / "path.txt";
-  o.output = dir / "path";
-  o.chunk_bytes = 1024;
-  o.intervals = 4;
-  IngestSummary summary;
-  REQUIRE(ingest_ordered(o, &summary).ok());
+  ingest_small_chunks(dir, "path", text);
   Graph graph;
   REQUIRE(Graph::open(dir / "path", &graph).ok());
   Engine engine;

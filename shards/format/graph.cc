@@ -9,17 +9,24 @@
 namespace sg {
 namespace {
 
+// Opens a raw array file of `value_bytes` values and checks its size:
+// `expected_count` values (SIZE_MAX: any whole number of them).
+Status open_array_file(const std::string& path, size_t value_bytes, size_t expected_count, File* file, uint64_t* bytes) {
+  SG_RETURN_IF_ERROR(File::open_read(path, file));
+  SG_RETURN_IF_ERROR(file->size(bytes));
+  if (*bytes % value_bytes != 0 || (expected_count != SIZE_MAX && *bytes / value_bytes != expected_count)) {
+    return Status::Corruption(path + ": unexpected size " + std::to_string(*bytes));
+  }
+  return Status::OK();
+}
+
 // Reads the file straight into `out` (no second copy: an id map is 8 bytes
 // a vertex, and it is loaded next to the run's results).
 template <typename T>
 Status load_array(const std::string& path, uint64_t expected_checksum, size_t expected_count, std::vector<T>* out) {
   File file;
-  SG_RETURN_IF_ERROR(File::open_read(path, &file));
   uint64_t bytes = 0;
-  SG_RETURN_IF_ERROR(file.size(&bytes));
-  if (bytes % sizeof(T) != 0 || (expected_count != SIZE_MAX && bytes / sizeof(T) != expected_count)) {
-    return Status::Corruption(path + ": unexpected size " + std::to_string(bytes));
-  }
+  SG_RETURN_IF_ERROR(open_array_file(path, sizeof(T), expected_count, &file, &bytes));
   out->resize(bytes / sizeof(T));
   SG_RETURN_IF_ERROR(file.pread_all(out->data(), bytes, 0));
   if (checksum64(out->data(), bytes) != expected_checksum) {
@@ -70,12 +77,8 @@ Status Graph::load_in_degrees() const {
 Status Graph::scan_degree_file(size_t stored, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
   const std::string path = degree_path(stored);
   File file;
-  SG_RETURN_IF_ERROR(File::open_read(path, &file));
   uint64_t bytes = 0;
-  SG_RETURN_IF_ERROR(file.size(&bytes));
-  if (bytes != manifest_.num_vertices * sizeof(uint32_t)) {
-    return Status::Corruption(path + ": unexpected size " + std::to_string(bytes));
-  }
+  SG_RETURN_IF_ERROR(open_array_file(path, sizeof(uint32_t), manifest_.num_vertices, &file, &bytes));
   Checksum64Stream sum;
   std::vector<uint32_t> buffer(size_t{1} << 18);
   for (uint64_t offset = 0; offset < bytes;) {
