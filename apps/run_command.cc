@@ -35,7 +35,7 @@ Status write_output(const std::string& path, const Graph& graph, Format&& format
 
 // One pass in vertex order (results may be paged in from scratch files)
 // keeping the k largest in a heap.
-std::string top_values(const Graph& graph, const VertexArray<double>& values, int top) {
+Status top_values(const Graph& graph, const VertexArray<double>& values, int top, std::string* text) {
   const size_t k = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), graph.num_vertices());
   auto before = [&](uint32_t a, uint32_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); };
   std::vector<uint32_t> order;  // a heap whose front is the worst kept
@@ -50,14 +50,15 @@ std::string top_values(const Graph& graph, const VertexArray<double>& values, in
     }
   }
   std::sort(order.begin(), order.end(), before);
-  std::string text = "top " + std::to_string(k) + " vertices:\n";
+  *text = "top " + std::to_string(k) + " vertices:\n";
   char line[96];
   for (size_t i = 0; i < k; ++i) {
-    std::snprintf(line, sizeof(line), "  %2zu. %-12llu %.9g\n", i + 1,
-                  static_cast<unsigned long long>(graph.original_id(order[i])), values[order[i]]);
-    text += line;
+    uint64_t id = 0;
+    SG_RETURN_IF_ERROR(graph.lookup_original_id(order[i], &id));
+    std::snprintf(line, sizeof(line), "  %2zu. %-12llu %.9g\n", i + 1, static_cast<unsigned long long>(id), values[order[i]]);
+    *text += line;
   }
-  return text;
+  return Status::OK();
 }
 
 Status resolve_source(Engine* engine, const RunOptions& o, uint32_t* source) {
@@ -139,13 +140,14 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
   return Status::OK();
 }
 
-// After the kernel: its cached chunks go, then the id map comes (deferred
-// at open, so the run had its memory), for the summary and the output.
-Status finish_app(Engine* engine) {
+// After the kernel: its cached chunks go, then the id map (deferred at
+// open, so the run had its memory) is loaded for an output file, or only
+// checked for the summary, which looks up its few ids in the map's file.
+Status finish_app(Engine* engine, const RunOptions& o) {
   engine->end_iterations();
   engine->release_cache();
   malloc_trim(0);  // cached chunks came from the heap: give their pages back
-  return engine->graph().load_id_map();
+  return o.output.empty() ? engine->graph().check_id_map() : engine->graph().load_id_map();
 }
 
 Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std::string* result_json) {
@@ -159,7 +161,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       if (o.tolerance > 0) p.epsilon = o.tolerance;
       int rounds = 0;
       SG_RETURN_IF_ERROR(pagerank_delta(engine, p, &values, &rounds));
-    SG_RETURN_IF_ERROR(finish_app(engine));
+      SG_RETURN_IF_ERROR(finish_app(engine, o));
       std::snprintf(line, sizeof(line), "pagerank-delta: %d rounds\n", rounds);
       *result_json = "{\"rounds\": " + std::to_string(rounds) + "}";
     } else if (o.app == "pagerank") {
@@ -168,19 +170,21 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       p.tolerance = o.tolerance;
       int run = 0;
       SG_RETURN_IF_ERROR(pagerank(engine, p, &values, &run));
-    SG_RETURN_IF_ERROR(finish_app(engine));
+      SG_RETURN_IF_ERROR(finish_app(engine, o));
       std::snprintf(line, sizeof(line), "pagerank: %d iterations\n", run);
       *result_json = "{\"iterations\": " + std::to_string(run) + "}";
     } else {
       SpmvOptions s;
       if (o.iterations > 0) s.iterations = o.iterations;
       SG_RETURN_IF_ERROR(spmv(engine, s, &values));
-    SG_RETURN_IF_ERROR(finish_app(engine));
+      SG_RETURN_IF_ERROR(finish_app(engine, o));
       std::snprintf(line, sizeof(line), "spmv: %d products\n", s.iterations);
       *result_json = "{\"iterations\": " + std::to_string(s.iterations) + "}";
     }
     SG_RETURN_IF_ERROR(engine->finish_array(&values));
-    *summary = line + top_values(graph, values, o.top);
+    std::string top;
+    SG_RETURN_IF_ERROR(top_values(graph, values, o.top, &top));
+    *summary = line + top;
     if (o.output.empty()) return Status::OK();
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, "%.9g", values[v]); });
   }
@@ -191,7 +195,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     VertexArray<uint32_t> parent;
     const bool parents = o.parents && !o.output.empty();  // only --parents output shows them
     SG_RETURN_IF_ERROR(bfs(engine, source, &depth, parents ? &parent : nullptr));
-    SG_RETURN_IF_ERROR(finish_app(engine));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
     SG_RETURN_IF_ERROR(engine->finish_array(&depth));
     if (parents) SG_RETURN_IF_ERROR(engine->finish_array(&parent));
     uint64_t reached = 0;
@@ -200,10 +204,12 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       reached += depth[v] != kUnreached;
       max_depth = std::max(max_depth, depth[v]);
     }
+    uint64_t source_id = 0;
+    SG_RETURN_IF_ERROR(graph.lookup_original_id(source, &source_id));
     std::snprintf(line, sizeof(line), "bfs from %llu: %llu vertices reached, max depth %d\n",
-                  static_cast<unsigned long long>(graph.original_id(source)), static_cast<unsigned long long>(reached), max_depth);
+                  static_cast<unsigned long long>(source_id), static_cast<unsigned long long>(reached), max_depth);
     *summary = line;
-    *result_json = "{\"source\": " + std::to_string(graph.original_id(source)) + ", \"reached\": " + std::to_string(reached) +
+    *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) +
                    ", \"max_depth\": " + std::to_string(max_depth) + "}";
     if (o.output.empty()) return Status::OK();
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) {
@@ -217,7 +223,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
   if (o.app == "wcc") {
     VertexArray<uint32_t> labels;
     SG_RETURN_IF_ERROR(wcc(engine, &labels));
-    SG_RETURN_IF_ERROR(finish_app(engine));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
     SG_RETURN_IF_ERROR(engine->finish_array(&labels));
     uint64_t components = 0;
     for (uint32_t v = 0; v < graph.num_vertices(); ++v) components += labels[v] == v;
@@ -243,7 +249,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     SG_RETURN_IF_ERROR(resolve_source(engine, o, &source));
     VertexArray<float> distance;
     SG_RETURN_IF_ERROR(sssp(engine, source, o.unit_weights, &distance));
-    SG_RETURN_IF_ERROR(finish_app(engine));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
     SG_RETURN_IF_ERROR(engine->finish_array(&distance));
     uint64_t reached = 0;
     float farthest = 0;
@@ -252,10 +258,12 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       ++reached;
       farthest = std::max(farthest, distance[v]);
     }
+    uint64_t source_id = 0;
+    SG_RETURN_IF_ERROR(graph.lookup_original_id(source, &source_id));
     std::snprintf(line, sizeof(line), "sssp from %llu: %llu vertices reached, farthest %.9g\n",
-                  static_cast<unsigned long long>(graph.original_id(source)), static_cast<unsigned long long>(reached), farthest);
+                  static_cast<unsigned long long>(source_id), static_cast<unsigned long long>(reached), farthest);
     *summary = line;
-    *result_json = "{\"source\": " + std::to_string(graph.original_id(source)) + ", \"reached\": " + std::to_string(reached) + "}";
+    *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) + "}";
     if (o.output.empty()) return Status::OK();
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
       if (std::isinf(distance[v])) std::snprintf(buf, n, "inf");

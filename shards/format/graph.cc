@@ -1,6 +1,8 @@
 #include "shards/format/graph.h"
 
 #include <algorithm>
+#include <cassert>
+#include <functional>
 #include <cstring>
 
 #include "compression/checksum.h"
@@ -62,6 +64,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   graph->by_original_wanted_ = options.by_original;
   graph->id_map_pending_ = !m.id_map_file.empty();
   graph->ids_sorted_ = true;
+  graph->id_map_checked_ = false;
   if (options.id_map) SG_RETURN_IF_ERROR(graph->load_id_map());
   return Status::OK();
 }
@@ -74,22 +77,57 @@ Status Graph::load_in_degrees() const {
   return Status::OK();
 }
 
-Status Graph::scan_degree_file(size_t stored, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
-  const std::string path = degree_path(stored);
+// One streamed pass over an array file that checks its size and checksum:
+// fn(first value, values, count) per piece, if given.
+template <typename T>
+Status scan_array_file(const std::string& path, uint64_t expected_checksum, size_t expected_count,
+                       const std::function<void(uint32_t, const T*, size_t)>& fn) {
   File file;
   uint64_t bytes = 0;
-  SG_RETURN_IF_ERROR(open_array_file(path, sizeof(uint32_t), manifest_.num_vertices, &file, &bytes));
+  SG_RETURN_IF_ERROR(open_array_file(path, sizeof(T), expected_count, &file, &bytes));
   Checksum64Stream sum;
-  std::vector<uint32_t> buffer(size_t{1} << 18);
+  std::vector<T> buffer((size_t{1} << 20) / sizeof(T));
   for (uint64_t offset = 0; offset < bytes;) {
-    const size_t piece = static_cast<size_t>(std::min<uint64_t>(buffer.size() * sizeof(uint32_t), bytes - offset));
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(buffer.size() * sizeof(T), bytes - offset));
     SG_RETURN_IF_ERROR(file.pread_all(buffer.data(), piece, offset));
     sum.update(buffer.data(), piece);
-    if (fn) fn(static_cast<uint32_t>(offset / sizeof(uint32_t)), buffer.data(), piece / sizeof(uint32_t));
+    if (fn) fn(static_cast<uint32_t>(offset / sizeof(T)), buffer.data(), piece / sizeof(T));
     offset += piece;
   }
-  if (sum.digest() != spaces_[stored].meta.degree_checksum) return Status::Corruption(path + ": checksum mismatch");
+  if (sum.digest() != expected_checksum) return Status::Corruption(path + ": checksum mismatch");
   return Status::OK();
+}
+
+Status Graph::scan_degree_file(size_t stored, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
+  return scan_array_file<uint32_t>(degree_path(stored), spaces_[stored].meta.degree_checksum, manifest_.num_vertices, fn);
+}
+
+Status Graph::check_id_map() const {
+  if (!id_map_pending_ || id_map_checked_) return Status::OK();
+  bool sorted = true;
+  uint64_t last = 0;
+  SG_RETURN_IF_ERROR(scan_array_file<uint64_t>(dir_ + "/" + manifest_.id_map_file, manifest_.id_map_checksum, manifest_.num_vertices,
+                                               [&](uint32_t first, const uint64_t* ids, size_t count) {
+                                                 for (size_t i = 0; i < count; ++i) {
+                                                   sorted = sorted && (first + i == 0 || ids[i] >= last);
+                                                   last = ids[i];
+                                                 }
+                                               }));
+  ids_sorted_ = sorted;
+  id_map_checked_ = true;
+  return Status::OK();
+}
+
+Status Graph::lookup_original_id(uint32_t vertex, uint64_t* id) const {
+  assert(vertex < manifest_.num_vertices);
+  if (!id_map_pending_) {
+    *id = original_id(vertex);
+    return Status::OK();
+  }
+  assert(id_map_checked_);
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(dir_ + "/" + manifest_.id_map_file, &file));
+  return file.pread_all(id, sizeof(*id), uint64_t{vertex} * sizeof(*id));
 }
 
 Status Graph::load_id_map() const {
@@ -97,6 +135,7 @@ Status Graph::load_id_map() const {
   const Manifest& m = manifest_;
   SG_RETURN_IF_ERROR(load_array(dir_ + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &id_map_));
   id_map_pending_ = false;
+  id_map_checked_ = true;
   ids_sorted_ = std::is_sorted(id_map_.begin(), id_map_.end());
   if (by_original_wanted_ && !ids_sorted_) {
     const std::vector<uint64_t>& ids = id_map_;

@@ -96,6 +96,14 @@ class Graph {
   }
   // Loads an id map deferred by GraphOpenOptions::id_map (no-op otherwise).
   Status load_id_map() const;
+  // Checks a deferred id map's size and checksum in one streamed pass
+  // without keeping it (a run's summary needs a handful of ids, not the
+  // 8 bytes a vertex the map takes): then ids_in_order() and
+  // lookup_original_id() work on it.
+  Status check_id_map() const;
+  // Original id of `vertex`: from the loaded map, the dense ids, or one
+  // read in the checked map's file.
+  Status lookup_original_id(uint32_t vertex, uint64_t* id) const;
   // Loads in-degrees deferred by GraphOpenOptions::in_degrees (no-op otherwise).
   Status load_in_degrees() const;
   bool in_degrees_loaded() const { return !in_degrees_pending_; }
@@ -118,7 +126,7 @@ class Graph {
   }
   // Whether original ids grow with dense ids (no id map, or a sorted one).
   bool ids_in_order() const {
-    assert(!id_map_pending_);
+    assert(!id_map_pending_ || id_map_checked_);
     return ids_sorted_;
   }
   // Dense id of an original id; false if no vertex has it (or the id map
@@ -140,6 +148,7 @@ class Graph {
   mutable std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
   mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
   mutable bool ids_sorted_ = true;
+  mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool by_original_wanted_ = true;
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 
 #include "shards/ingest/arc_record.h"
@@ -20,12 +21,35 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   base_ = base;
   width_bits_ = width_bits;
   can_grow_ = can_grow;
+  slot_bucket_.clear();
+  first_slot_.clear();
   buffers_.assign(size_t{bucket_count} * buffer_records, Record{});
   fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
   segments_.assign(bucket_count, {});
   spill_end_ = 0;
   total_records_ = 0;
+  return Status::OK();
+}
+
+template <typename Record>
+Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot,
+                                         uint32_t slot_count, int slot_bits, size_t buffer_records) {
+  assert(!first_slot.empty() && first_slot[0] == 0 && first_slot.back() < slot_count);
+  assert(slot_bits >= 0 && slot_bits < 64 && (uint64_t{slot_count} << slot_bits >> slot_bits) == slot_count);
+  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false));
+  bucket_count_ = static_cast<uint32_t>(first_slot.size());
+  first_slot_ = first_slot;
+  first_slot_.push_back(slot_count);
+  slot_bucket_.resize(slot_count);
+  for (uint32_t b = 0; b < bucket_count_; ++b) {
+    assert(first_slot_[b] < first_slot_[b + 1]);
+    std::fill(slot_bucket_.begin() + first_slot_[b], slot_bucket_.begin() + first_slot_[b + 1], b);
+  }
+  buffers_.assign(size_t{bucket_count_} * buffer_records, Record{});
+  fill_.assign(bucket_count_, 0);
+  records_.assign(bucket_count_, 0);
+  segments_.assign(bucket_count_, {});
   return Status::OK();
 }
 
@@ -47,7 +71,7 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
 // 2i and 2i+1 (their buffers are flushed first).
 template <typename Record>
 Status BucketRouter<Record>::grow(uint64_t offset) {
-  if (!can_grow_) return Status::Corruption("record outside its bucket router's range");
+  if (!can_grow_) return out_of_range();
   for (uint32_t b = 0; b < bucket_count_; ++b) SG_RETURN_IF_ERROR(flush(b));
   while ((offset >> width_bits_) >= bucket_count_) {
     assert(width_bits_ < 64);
@@ -68,6 +92,10 @@ Status BucketRouter<Record>::grow(uint64_t offset) {
 
 template <typename Record>
 Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
+  if (!slot_bucket_.empty()) {
+    for (size_t i = 0; i < count; ++i) SG_RETURN_IF_ERROR(add(records[i]));
+    return Status::OK();
+  }
   size_t i = 0;
   while (i < count) {
     const uint64_t base = base_;

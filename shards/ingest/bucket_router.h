@@ -8,6 +8,11 @@
 // bucket width whenever a larger id arrives (pairs of buckets merge: their
 // segment lists are joined), so it needs no vertex count up front. A router
 // over one oversized bucket's range splits it further (sub-routing).
+//
+// When the distribution is known up front (a relabelling pass reads a stored
+// graph whose degrees it knows), buckets of unequal ranges (open_ranges)
+// are cut so that none outgrows a sort batch: a locality order puts the
+// hubs first, and equal ranges would overflow the first buckets many times.
 #pragma once
 
 #include <cstdint>
@@ -31,11 +36,19 @@ class BucketRouter {
   // the first starting at `base`; `can_grow` lets the width double.
   Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
               int width_bits, bool can_grow);
+  // Buckets of unequal ranges: bucket b holds the slots [first_slot[b],
+  // first_slot[b + 1]) of 2^slot_bits values each, from value 0; the last
+  // runs to slot_count. first_slot starts at 0 and grows.
+  Status open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot, uint32_t slot_count,
+                     int slot_bits, size_t buffer_records);
 
   Status add(const Record& record) {
     const uint64_t offset = record.arc - base_;
     uint64_t bucket = offset >> width_bits_;
-    if (bucket >= bucket_count_) {
+    if (!slot_bucket_.empty()) {
+      if (bucket >= slot_bucket_.size()) return out_of_range();
+      bucket = slot_bucket_[bucket];
+    } else if (bucket >= bucket_count_) {
       SG_RETURN_IF_ERROR(grow(offset));
       bucket = offset >> width_bits_;
     }
@@ -53,12 +66,14 @@ class BucketRouter {
   void remove();
 
   uint32_t bucket_count() const { return bucket_count_; }
-  int width_bits() const { return width_bits_; }
   uint64_t records(uint32_t bucket) const { return records_[bucket]; }
   uint64_t total_records() const { return total_records_; }
   // First and last packed value of a bucket's range.
-  uint64_t first_value(uint32_t bucket) const { return base_ + (uint64_t{bucket} << width_bits_); }
+  uint64_t first_value(uint32_t bucket) const {
+    return base_ + (uint64_t{first_slot_.empty() ? bucket : first_slot_[bucket]} << width_bits_);
+  }
   uint64_t last_value(uint32_t bucket) const {
+    if (!first_slot_.empty()) return base_ + (uint64_t{first_slot_[bucket + 1]} << width_bits_) - 1;
     return first_value(bucket) + (width_bits_ == 64 ? UINT64_MAX : (uint64_t{1} << width_bits_) - 1);
   }
   const std::vector<SpillSegment>& segments(uint32_t bucket) const { return segments_[bucket]; }
@@ -69,6 +84,7 @@ class BucketRouter {
  private:
   Status flush(uint32_t bucket);
   Status grow(uint64_t offset);
+  static Status out_of_range() { return Status::Corruption("record outside its bucket router's range"); }
 
   File spill_;
   std::string spill_path_;
@@ -77,6 +93,8 @@ class BucketRouter {
   uint64_t base_ = 0;
   int width_bits_ = 0;
   bool can_grow_ = false;
+  std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
+  std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
   std::vector<uint32_t> fill_;
   std::vector<uint64_t> records_;

@@ -32,7 +32,7 @@ class SpaceBuilder {
     // No larger than the whole space: a small graph under a large budget
     // touches only what it needs.
     records_.resize(static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records)));
-    SG_RETURN_IF_ERROR(process_router(*router, 0));
+    SG_RETURN_IF_ERROR(process_router(*router, 0, last_value_));
     ChunkEncoder& tail = encoders_[0];
     tail.begin(next_vertex_);
     tail.finish(opt_.num_vertices);
@@ -47,9 +47,9 @@ class SpaceBuilder {
     uint32_t vertex = 0, neighbour = 0;
   };
 
-  Status process_router(const BucketRouter<Record>& router, int depth);
-  Status load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last);
-  Status process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth);
+  Status process_router(const BucketRouter<Record>& router, int depth, uint64_t limit);
+  Status load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last, uint64_t limit);
+  Status process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth, uint64_t limit);
   template <typename Sink>
   Status read_in_pieces(const BucketRouter<Record>& router, uint32_t bucket, Sink&& sink);
   Status process_records(size_t count, uint64_t first_value, uint64_t last_value);
@@ -75,21 +75,23 @@ class SpaceBuilder {
   SpaceBuildStats stats_;
 };
 
+// Buckets up to `limit` (the last value of the range being built: a
+// sub-router's power-of-two range may run past its parent bucket's).
 template <typename Record>
-Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, int depth) {
+Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, int depth, uint64_t limit) {
   const uint64_t cap = records_.size();
   bool open = false;
   uint32_t first = 0, last = 0;
   uint64_t records = 0;
-  for (uint32_t b = 0; b < router.bucket_count() && router.first_value(b) <= last_value_; ++b) {
+  for (uint32_t b = 0; b < router.bucket_count() && router.first_value(b) <= limit; ++b) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
     const uint64_t r = router.records(b);
     if (open && (r > cap || records + r > cap)) {
-      SG_RETURN_IF_ERROR(load_group(router, first, last));
+      SG_RETURN_IF_ERROR(load_group(router, first, last, limit));
       open = false;
     }
     if (r > cap) {
-      SG_RETURN_IF_ERROR(process_oversize(router, b, depth));
+      SG_RETURN_IF_ERROR(process_oversize(router, b, depth, limit));
       continue;
     }
     if (!open) {
@@ -100,12 +102,12 @@ Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, 
     last = b;
     records += r;
   }
-  if (open) SG_RETURN_IF_ERROR(load_group(router, first, last));
+  if (open) SG_RETURN_IF_ERROR(load_group(router, first, last, limit));
   return Status::OK();
 }
 
 template <typename Record>
-Status SpaceBuilder<Record>::load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last) {
+Status SpaceBuilder<Record>::load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last, uint64_t limit) {
   size_t at = 0;
   for (uint32_t b = first; b <= last; ++b) {
     for (const SpillSegment& segment : router.segments(b)) {
@@ -113,7 +115,7 @@ Status SpaceBuilder<Record>::load_group(const BucketRouter<Record>& router, uint
       at += segment.records;
     }
   }
-  return process_records(at, router.first_value(first), std::min(router.last_value(last), last_value_));
+  return process_records(at, router.first_value(first), std::min(router.last_value(last), limit));
 }
 
 // Calls sink(count) with the bucket's records loaded into records_, at most a
@@ -132,14 +134,20 @@ Status SpaceBuilder<Record>::read_in_pieces(const BucketRouter<Record>& router, 
   return Status::OK();
 }
 
+// Routes a bucket larger than a sort batch again, into about twice as many
+// sub-buckets as batches it holds (fewer sub-buckets: larger segments to
+// read back, which a disk that does 300 I/Os a second needs).
 template <typename Record>
-Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth) {
-  const int bits = router.width_bits();
+Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth, uint64_t limit) {
   const uint64_t value = router.first_value(bucket);
-  if (bits == 0) {  // every record is the same arc: sorted already
+  const uint64_t last = std::min(router.last_value(bucket), limit);
+  if (value == last) {  // every record is the same arc: sorted already
     return read_in_pieces(router, bucket, [&](size_t count) { return process_records(count, value, value); });
   }
-  const int sub_bits = std::min(bits, std::countr_zero(opt_.sub_buckets));
+  const int bits = std::bit_width(last - value);  // [value, last] fits in 2^bits values
+  const uint64_t batches = router.records(bucket) / records_.size() + 1;
+  const int wanted_bits = std::bit_width(2 * batches - 1);  // 2^wanted_bits >= 2 * batches
+  const int sub_bits = std::min({bits, std::countr_zero(opt_.sub_buckets), wanted_bits});
   const uint32_t sub_count = uint32_t{1} << sub_bits;
   const size_t buffer_records = std::max<size_t>(64, records_.size() / 4 / sub_count);
   BucketRouter<Record> sub;
@@ -150,7 +158,7 @@ Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router
     return Status::OK();
   });
   if (s.ok()) s = sub.finish();
-  if (s.ok()) s = process_router(sub, depth + 1);
+  if (s.ok()) s = process_router(sub, depth + 1, last);
   sub.remove();
   return s;
 }
