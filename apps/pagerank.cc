@@ -45,50 +45,45 @@ Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<doub
   const uint32_t n = engine->num_vertices();
   SG_RETURN_IF_ERROR(engine->ensure_out_degrees());
   const VertexArray<uint32_t>& out_degree = engine->out_degree();
-  VertexArray<float> contribution;
-  VertexArray<double> sum;
-  SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kVertex));
-  SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution", VertexUse::kSource));
-  SG_RETURN_IF_ERROR(engine->allocate(&sum, "pagerank.sum", VertexUse::kDestination));
   // Ranks are needed for the change between iterations (with a tolerance)
-  // and at the end; in between only contributions are, so with vertex
-  // arrays loaded by range the ranks move only when needed.
+  // and at the end; without a tolerance each iteration's ranks replace its
+  // sums in place, so one array of 8 bytes a vertex serves both (the memory
+  // goes to the chunk cache instead).
   const bool track_change = options.tolerance > 0;
-  // Sets v's contribution for the next gather from its new rank and, when
-  // `keep`, its rank.
-  auto set_rank = [&](uint32_t v, double rank, bool keep) {
-    const RankSums sums{keep ? std::fabs(rank - (*ranks)[v]) : 0.0, out_degree[v] == 0 ? rank : 0.0};
-    if (keep) (*ranks)[v] = rank;
+  VertexArray<float> contribution;
+  VertexArray<double> sum_storage;
+  VertexArray<double>* sum = track_change ? &sum_storage : ranks;
+  SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution", VertexUse::kSource));
+  SG_RETURN_IF_ERROR(engine->allocate(sum, track_change ? "pagerank.sum" : "pagerank.rank", VertexUse::kDestination));
+  if (track_change) SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kVertex));
+  // Sets v's rank and its contribution for the next gather; `measure`: sum
+  // the change from its previous rank.
+  auto set_rank = [&](uint32_t v, double rank, bool measure) {
+    const RankSums sums{measure ? std::fabs(rank - (*ranks)[v]) : 0.0, out_degree[v] == 0 ? rank : 0.0};
+    (*ranks)[v] = rank;
     contribution[v] = out_degree[v] == 0 ? 0.0f : static_cast<float>(rank / out_degree[v]);
     return sums;
   };
   RankSums sums;
-  VertexAccess first = VertexAccess().reads(out_degree).overwrites(contribution);
-  if (track_change) first.overwrites(*ranks);
-  SG_RETURN_IF_ERROR(engine->vertex_reduce<RankSums>([&](uint32_t v) { return set_rank(v, 1.0 / n, track_change); }, &sums, first));
+  SG_RETURN_IF_ERROR(engine->vertex_reduce<RankSums>([&](uint32_t v) { return set_rank(v, 1.0 / n, false); }, &sums,
+                                                     VertexAccess().reads(out_degree).overwrites(contribution, *ranks)));
   double dangling = sums.dangling;
   const VertexSubset all = VertexSubset::all(n);
   *iterations_run = 0;
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
     engine->set_iteration(iteration);
-    SG_RETURN_IF_ERROR(engine->clear(&sum));
-    PageRankGather gather{contribution.data(), sum.data()};
+    SG_RETURN_IF_ERROR(engine->clear(sum));
+    PageRankGather gather{contribution.data(), sum->data()};
     VertexSubset unused;
     SG_RETURN_IF_ERROR(engine->edge_map(all, gather, &unused, {Direction::kPull, false}));
     const double base = (1.0 - options.damping) / n + options.damping * dangling / n;
-    const bool last = iteration + 1 == options.iterations;
-    const bool keep = track_change || last;
-    VertexAccess access = VertexAccess().reads(sum, out_degree).overwrites(contribution);
-    if (track_change) access.writes(*ranks);
-    else if (last) access.overwrites(*ranks);
+    VertexAccess access = VertexAccess().reads(out_degree).writes(*ranks).overwrites(contribution);
+    if (track_change) access.reads(*sum);
     SG_RETURN_IF_ERROR(engine->vertex_reduce<RankSums>(
-        [&](uint32_t v) { return set_rank(v, base + options.damping * sum[v], keep); }, &sums, access));
+        [&](uint32_t v) { return set_rank(v, base + options.damping * (*sum)[v], track_change); }, &sums, access));
     dangling = sums.dangling;
     *iterations_run = iteration + 1;
     if (track_change && sums.change < options.tolerance) break;
-  }
-  if (options.iterations <= 0) {  // no iteration: the initial ranks
-    SG_RETURN_IF_ERROR(engine->vertex_map(all, [&](uint32_t v) { (*ranks)[v] = 1.0 / n; }, VertexAccess().overwrites(*ranks)));
   }
   return Status::OK();
 }

@@ -343,6 +343,7 @@ void Engine::merge_steps(size_t first) {
     merged.decode_seconds += part.decode_seconds;
     merged.compute_seconds += part.compute_seconds;
     merged.cached_chunks += part.cached_chunks;
+    merged.reread_chunks += part.reread_chunks;
     merged.decoded_cache_chunks += part.decoded_cache_chunks;
     merged.decoded_cache_bytes += part.decoded_cache_bytes;
   }
@@ -696,12 +697,20 @@ Status Engine::decode_window(const EdgeSpace& space, const ChunkWindow& window, 
   return Status::OK();
 }
 
-Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
+// Cached chunks (sorted) processed from memory. A chunk evicted since the
+// step was planned (disk windows of the same step are admitted meanwhile,
+// and may evict chunks of a lower priority bin) goes to `missed`, to be
+// read from the devices.
+Status Engine::scan_cached(const EdgeSpace& space, size_t stored, std::span<const uint32_t> chunks, VertexRangeFn body,
                            void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
-                           const VertexSubset* only) {
+                           const VertexSubset* only, std::vector<uint32_t>* missed) {
   std::vector<const uint8_t*> payloads;
   size_t i = 0;
   while (i < chunks.size()) {
+    if (cache_.find(stored, chunks[i]) == nullptr) {
+      missed->push_back(chunks[i++]);
+      continue;
+    }
     if (const WindowGraph* decoded = cache_.decoded_containing(stored, chunks[i])) {
       // The requested chunks this decoded window holds (chunks are sorted).
       size_t j = i;
@@ -709,7 +718,7 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
         step->decoded_cache_bytes += space.index[chunks[j]].bytes;
         ++j;
       }
-      visit_window_graph(space, *decoded, std::span<const uint32_t>(chunks).subspan(i, j - i), body, context, decoded_times);
+      visit_window_graph(space, *decoded, chunks.subspan(i, j - i), body, context, decoded_times);
       step->chunks += j - i;
       step->cached_chunks += j - i;
       step->decoded_cache_chunks += j - i;
@@ -722,7 +731,8 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
     size_t j = i + 1;
     uint64_t window_bytes = space.index[chunks[i]].bytes;
     while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
-           window_bytes + space.index[chunks[j]].bytes <= io_.window_bytes() && !cache_.is_decoded(stored, chunks[j])) {
+           window_bytes + space.index[chunks[j]].bytes <= io_.window_bytes() && !cache_.is_decoded(stored, chunks[j]) &&
+           cache_.find(stored, chunks[j]) != nullptr) {
       window_bytes += space.index[chunks[j]].bytes;
       ++j;
     }
@@ -737,6 +747,29 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, const std::vec
     step->cached_chunks += j - i;
     if (keep) cache_.admit_decoded(stored, window_, cache_room());
     i = j;
+  }
+  return Status::OK();
+}
+
+// Up to `count` windows of the stream, each decoded and processed, its
+// chunks offered to the cache.
+Status Engine::stream_windows(const EdgeSpace& space, size_t stored, ChunkStream* stream, size_t count, VertexRangeFn body,
+                              void* context, WindowTimes* times, StepStats* step, const VertexSubset* only) {
+  for (size_t w = 0; w < count; ++w) {
+    ChunkWindow window;
+    bool has = false;
+    SG_RETURN_IF_ERROR(stream->next(&window, &has));
+    if (!has) return Status::OK();
+    if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
+    bool keep = false;
+    SG_RETURN_IF_ERROR(decode_window(space, window, body, context, times, only, step, &keep));
+    if (!options_.cache) continue;
+    for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
+      const ChunkIndexEntry& e = space.index[c];
+      cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), ChunkCache::priority(e), steps_.size());
+    }
+    // After the chunks: a decoded window is kept only over cached ones.
+    if (keep) cache_.admit_decoded(stored, window_, cache_room());
   }
   return Status::OK();
 }
@@ -789,31 +822,39 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   WindowTimes times, decoded_times;  // apart: serving decoded windows is not a sample of the decode rate
   // Push reads only active sources' lists: skip decoding the others.
   const VertexSubset* only = plan.pull || active.is_all() ? nullptr : &active;
-  Status status = scan_cached(space, stored, cached, body, context, &times, &decoded_times, &step, only);
-  if (status.ok()) {
+  // The devices start reading at once; the cached chunks are processed a
+  // share before each disk window, so the devices keep reading meanwhile
+  // (processed first, they would idle through it).
+  std::vector<uint32_t> missed;
+  Status status;
+  {
     ChunkStream stream(&io_, plan.kind, to_read);
-    for (;;) {
-      ChunkWindow window;
-      bool has = false;
-      status = stream.next(&window, &has);
-      if (!status.ok() || !has) break;
-      if (interrupt_requested()) {
-        status = Status::Interrupted("run stopped by a signal");
-        break;
-      }
-      bool keep = false;
-      status = decode_window(space, window, body, context, &times, only, &step, &keep);
+    const size_t windows = stream.window_count();
+    size_t cached_done = 0;
+    auto cached_share = [&](size_t until) {
+      const Status s = scan_cached(space, stored, std::span<const uint32_t>(cached).subspan(cached_done, until - cached_done), body,
+                                   context, &times, &decoded_times, &step, only, &missed);
+      cached_done = until;
+      return s;
+    };
+    for (size_t w = 0; status.ok(); ++w) {
+      status = cached_share(cached.size() * std::min(w + 1, windows + 1) / (windows + 1));
       if (!status.ok()) break;
-      if (options_.cache) {
-        for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
-          const ChunkIndexEntry& e = space.index[c];
-          cache_.admit(stored, c, window.payload(c, e), e.bytes, cache_room(), ChunkCache::priority(e), steps_.size());
-        }
-        // After the chunks: a decoded window is kept only over cached ones.
-        if (keep) cache_.admit_decoded(stored, window_, cache_room());
-      }
+      status = stream_windows(space, stored, &stream, 1, body, context, &times, &step, only);
+      if (w >= windows) break;
     }
     step.io_wait_seconds = stream.io_wait_seconds();
+  }
+  if (status.ok() && !missed.empty()) {  // evicted while the step ran: read them
+    step.reread_chunks = missed.size();
+    std::vector<ChunkSpan> spans;
+    for (uint32_t c : missed) {
+      if (spans.empty() || spans.back().end != c) spans.push_back(ChunkSpan{c, c});
+      spans.back().end = c + 1;
+    }
+    ChunkStream stream(&io_, plan.kind, spans);
+    status = stream_windows(space, stored, &stream, SIZE_MAX, body, context, &times, &step, only);
+    step.io_wait_seconds += stream.io_wait_seconds();
   }
   step.decode_seconds = static_cast<double>(times.decode_ns.load()) * 1e-9;
   const double cpu_wall = (step.decode_seconds + static_cast<double>(times.compute_ns.load()) * 1e-9) /

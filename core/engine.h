@@ -383,9 +383,11 @@ class Engine {
   // from the devices); each chunk is decoded and handed to `body` for its
   // vertices in the same task (window_graph.h).
   Status scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
-  Status scan_cached(const EdgeSpace& space, size_t stored, const std::vector<uint32_t>& chunks, VertexRangeFn body,
-                     void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step,
-                     const VertexSubset* only);
+  Status scan_cached(const EdgeSpace& space, size_t stored, std::span<const uint32_t> chunks, VertexRangeFn body,
+                     void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step, const VertexSubset* only,
+                     std::vector<uint32_t>* missed);
+  Status stream_windows(const EdgeSpace& space, size_t stored, ChunkStream* stream, size_t count, VertexRangeFn body,
+                        void* context, WindowTimes* times, StepStats* step, const VertexSubset* only);
   uint64_t cache_room() const;  // budget bytes the cache may still take
   // Decodes `window` into window_ and runs `body` over it; *keep: every list
   // was decoded so the window may be kept decoded (engine.cc).

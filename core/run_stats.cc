@@ -38,6 +38,7 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
                    {"selective_intervals", s.selective_intervals},
                    {"interval_decisions", decisions},
                    {"cached_chunks", s.cached_chunks},
+                   {"reread_chunks", s.reread_chunks},
                    {"decoded_cache_chunks", s.decoded_cache_chunks},
                    {"decoded_cache_bytes", s.decoded_cache_bytes},
                    {"useful_bytes", s.useful_bytes},

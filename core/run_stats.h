@@ -45,6 +45,7 @@ struct StepStats {
   std::vector<IntervalDecision> decisions;
   uint32_t selective_intervals = 0;
   uint64_t cached_chunks = 0;  // chunks served from the chunk cache
+  uint64_t reread_chunks = 0;  // cached when the step began, evicted before their turn, read from the devices
   uint64_t decoded_cache_chunks = 0;  // of those, served already decoded
   uint64_t decoded_cache_bytes = 0;   // their compressed bytes
   uint64_t useful_bytes = 0;   // estimated bytes of the active lists (push)

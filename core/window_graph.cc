@@ -13,6 +13,21 @@
 namespace sg {
 namespace {
 
+// Sizes a window's arrays for a new window without copying (the contents
+// are rebuilt anyway): a vector's reallocation would hold its old and new
+// storage at once, past the decode room. When any array must grow, all are
+// freed first, so their storage is always one window's: at most the largest.
+void size_window(WindowGraph* out, size_t offsets, size_t edges, bool weighted) {
+  if (offsets > out->offsets.capacity() || edges > out->neighbours.capacity() || (weighted && edges > out->weights.capacity())) {
+    std::vector<uint32_t>().swap(out->offsets);
+    std::vector<uint32_t>().swap(out->neighbours);
+    std::vector<float>().swap(out->weights);
+  }
+  out->offsets.resize(offsets);
+  out->neighbours.resize(edges);
+  out->weights.resize(weighted ? edges : 0);
+}
+
 uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
@@ -124,10 +139,8 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   out->vertex_count = index[end - 1].end_vertex() - out->first_vertex;
   std::vector<uint32_t> edge_base(end - first + 1, 0);
   for (uint32_t c = first; c < end; ++c) edge_base[c - first + 1] = edge_base[c - first] + index[c].edge_count;
-  out->offsets.resize(size_t{out->vertex_count} + 1);
+  size_window(out, size_t{out->vertex_count} + 1, edge_base.back(), graph.weighted());
   out->offsets[out->vertex_count] = edge_base.back();
-  out->neighbours.resize(edge_base.back());
-  out->weights.resize(graph.weighted() ? edge_base.back() : 0);
 
   std::mutex error_mutex;
   Status error;

@@ -80,6 +80,7 @@ class ChunkStream {
   // window's buffer is reused from this call on.
   Status next(ChunkWindow* window, bool* has);
   double io_wait_seconds() const { return io_wait_seconds_; }
+  size_t window_count() const { return windows_.size(); }
   uint64_t bytes_planned() const { return bytes_planned_; }
 
  private:
