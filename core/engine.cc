@@ -100,7 +100,9 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   if (!io_.notice().empty()) note(io_.notice().substr(0, io_.notice().size() - 1));
   // Neighbours, weights and offsets of the largest window (a window of
   // short lists decodes to 6x its bytes and more).
-  decode_room_bytes_ = largest_decoded_window_bytes(graph, io_.window_bytes());
+  const WindowShape shape = largest_window_shape(graph, io_.window_bytes());
+  decode_room_bytes_ = window_shape_bytes(graph, shape);
+  reserve_window(&window_, shape, graph.weighted());
   memory_used_ += io_.buffer_count() * io_.window_bytes() + decode_room_bytes_;
   if (memory_used_ > options.memory_bytes) {
     note("the graph's metadata and I/O buffers (" + std::to_string(memory_used_) + " bytes) exceed --memory");

@@ -13,19 +13,24 @@
 namespace sg {
 namespace {
 
-// Sizes a window's arrays for a new window without copying (the contents
-// are rebuilt anyway): a vector's reallocation would hold its old and new
-// storage at once, past the decode room. When any array must grow, all are
-// freed first, so their storage is always one window's: at most the largest.
-void size_window(WindowGraph* out, size_t offsets, size_t edges, bool weighted) {
-  if (offsets > out->offsets.capacity() || edges > out->neighbours.capacity() || (weighted && edges > out->weights.capacity())) {
-    std::vector<uint32_t>().swap(out->offsets);
-    std::vector<uint32_t>().swap(out->neighbours);
-    std::vector<float>().swap(out->weights);
+// Sizes a window's arrays for a new window. An array that must grow is
+// freed first, not copied (its contents are rebuilt anyway): a vector's
+// reallocation would hold its old and new storage at once, past the decode
+// room. The engine reserves the largest shape up front, so a run never
+// grows them.
+template <typename T>
+void size_array(DecodedVector<T>* array, size_t size) {
+  if (size > array->capacity()) {
+    DecodedVector<T>().swap(*array);
+    array->reserve(size);
   }
-  out->offsets.resize(offsets);
-  out->neighbours.resize(edges);
-  out->weights.resize(weighted ? edges : 0);
+  array->resize(size);
+}
+
+void size_window(WindowGraph* out, size_t offsets, size_t edges, bool weighted) {
+  size_array(&out->offsets, offsets);
+  size_array(&out->neighbours, edges);
+  size_array(&out->weights, weighted ? edges : 0);
 }
 
 uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
@@ -180,29 +185,48 @@ uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32
   return sizeof(uint32_t) * (vertices + 1 + edges) + (graph.weighted() ? sizeof(float) * edges : 0);
 }
 
-uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes) {
+WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
   constexpr uint64_t kAlign = 4096;
-  uint64_t largest = 0;
+  WindowShape largest;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     const auto& index = graph.stored_space(s).index;
+    auto extent_of = [&](uint32_t c) { return (index[c].bytes + kAlign - 1) / kAlign * kAlign; };
     // Two pointers: [first, end) is the longest run from `first` whose
     // aligned extents fit a window.
-    uint64_t extent = 0;
+    uint64_t extent = 0, edges = 0;
     uint32_t end = 0;
     for (uint32_t first = 0; first < index.size(); ++first) {
       if (end <= first) {
         end = first;
         extent = 0;
+        edges = 0;
       }
-      while (end < index.size() && (end == first || extent + (index[end].bytes + kAlign - 1) / kAlign * kAlign <= window_bytes)) {
-        extent += (index[end].bytes + kAlign - 1) / kAlign * kAlign;
+      while (end < index.size() && (end == first || extent + extent_of(end) <= window_bytes)) {
+        extent += extent_of(end);
+        edges += index[end].edge_count;
         ++end;
       }
-      largest = std::max(largest, decoded_window_bytes(graph, graph.stored_space(s), first, end));
-      extent -= (index[first].bytes + kAlign - 1) / kAlign * kAlign;
+      largest.vertices = std::max<uint64_t>(largest.vertices, index[end - 1].end_vertex() - index[first].first_vertex);
+      largest.edges = std::max(largest.edges, edges);
+      extent -= extent_of(first);
+      edges -= index[first].edge_count;
     }
   }
   return largest;
+}
+
+uint64_t window_shape_bytes(const Graph& graph, WindowShape shape) {
+  return sizeof(uint32_t) * (shape.vertices + 1 + shape.edges) + (graph.weighted() ? sizeof(float) * shape.edges : 0);
+}
+
+uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes) {
+  return window_shape_bytes(graph, largest_window_shape(graph, window_bytes));
+}
+
+void reserve_window(WindowGraph* window, WindowShape shape, bool weighted) {
+  size_array(&window->offsets, shape.vertices + 1);
+  size_array(&window->neighbours, shape.edges);
+  size_array(&window->weights, weighted ? shape.edges : 0);
 }
 
 void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,

@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "compression/status.h"
@@ -18,13 +20,36 @@
 
 namespace sg {
 
+// Leaves values uninitialized on resize: a window's arrays are written
+// whole by the decode, and zeroing them first cost a memset per window.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <typename T>
+using DecodedVector = std::vector<T, UninitializedAllocator<T>>;
+
 struct WindowGraph {
   uint32_t first_chunk = 0, end_chunk = 0;  // the chunks it was decoded from
   uint32_t first_vertex = 0;
   uint32_t vertex_count = 0;
-  std::vector<uint32_t> offsets;  // vertex_count + 1 entries, into neighbours
-  std::vector<uint32_t> neighbours;
-  std::vector<float> weights;  // empty when unweighted
+  DecodedVector<uint32_t> offsets;  // vertex_count + 1 entries, into neighbours
+  DecodedVector<uint32_t> neighbours;
+  DecodedVector<float> weights;  // empty when unweighted
 
   uint64_t edges() const { return neighbours.size(); }
   uint64_t memory_bytes() const {
@@ -64,8 +89,18 @@ void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::
 
 // Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);
-// The most any window of `window_bytes` decodes to, over every space: the
-// decode room a run needs (a window's buffers keep their largest size).
+// The most vertices and the most edges any window of `window_bytes` holds,
+// over every space (each maximum on its own: a window's arrays each keep
+// their largest size), and the bytes arrays of that shape take: the decode
+// room a run needs.
+struct WindowShape {
+  uint64_t vertices = 0;
+  uint64_t edges = 0;
+};
+WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes);
+uint64_t window_shape_bytes(const Graph& graph, WindowShape shape);
 uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes);
+// Reserves a window's arrays for `shape` up front (no growth, no copy later).
+void reserve_window(WindowGraph* window, WindowShape shape, bool weighted);
 
 }  // namespace sg
