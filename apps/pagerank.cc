@@ -25,6 +25,18 @@ struct PageRankGather {
     atomic_add(&sum[v], static_cast<double>(contribution[u]));
     return false;
   }
+  // The engine's pull over every source hands over whole lists: summed in
+  // four registers, not a store to sum[v] per edge.
+  bool update_list(uint32_t v, const uint32_t* sources, uint32_t count) {
+    double s[4] = {0, 0, 0, 0};
+    uint32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+      for (int k = 0; k < 4; ++k) s[k] += contribution[sources[i + k]];
+    }
+    for (; i < count; ++i) s[0] += contribution[sources[i]];
+    sum[v] += (s[0] + s[1]) + (s[2] + s[3]);
+    return false;
+  }
   bool cond(uint32_t) const { return true; }
 };
 

@@ -185,6 +185,15 @@ class Engine {
           // Lists are sorted: the sources of this pass are one run of each.
           const uint32_t list_end = w.offsets[i + 1];
           uint32_t e = neighbour_begin_ == 0 ? w.offsets[i] : first_at_least(w, w.offsets[i], list_end, neighbour_begin_);
+          if constexpr (requires { f.update_list(v, w.neighbours.data(), e); }) {
+            // A gather over every source (no frontier, no weights): one
+            // call a list, which sums in registers.
+            if (all && w.weights.empty()) {
+              const uint32_t end_at = neighbour_end_ == UINT32_MAX ? list_end : first_at_least(w, e, list_end, neighbour_end_);
+              if (end_at > e && f.update_list(v, w.neighbours.data() + e, end_at - e)) out->set_atomic(v);
+              continue;
+            }
+          }
           for (; e < list_end; ++e) {
             const uint32_t u = w.neighbours[e];
             if (u >= neighbour_end_) break;
