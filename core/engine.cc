@@ -833,17 +833,12 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
     ChunkStream stream(&io_, plan.kind, to_read);
     const size_t windows = stream.window_count();
     size_t cached_done = 0;
-    auto cached_share = [&](size_t until) {
-      const Status s = scan_cached(space, stored, std::span<const uint32_t>(cached).subspan(cached_done, until - cached_done), body,
-                                   context, &times, &decoded_times, &step, only, &missed);
+    for (size_t w = 0; w <= windows && status.ok(); ++w) {
+      const size_t until = cached.size() * (w + 1) / (windows + 1);
+      status = scan_cached(space, stored, std::span<const uint32_t>(cached).subspan(cached_done, until - cached_done), body,
+                           context, &times, &decoded_times, &step, only, &missed);
       cached_done = until;
-      return s;
-    };
-    for (size_t w = 0; status.ok(); ++w) {
-      status = cached_share(cached.size() * std::min(w + 1, windows + 1) / (windows + 1));
-      if (!status.ok()) break;
-      status = stream_windows(space, stored, &stream, 1, body, context, &times, &step, only);
-      if (w >= windows) break;
+      if (status.ok() && w < windows) status = stream_windows(space, stored, &stream, 1, body, context, &times, &step, only);
     }
     step.io_wait_seconds = stream.io_wait_seconds();
   }

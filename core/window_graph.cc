@@ -181,8 +181,7 @@ uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32
   const auto& index = space.index;
   uint64_t edges = 0;
   for (uint32_t c = first; c < end; ++c) edges += index[c].edge_count;
-  const uint64_t vertices = index[end - 1].end_vertex() - index[first].first_vertex;
-  return sizeof(uint32_t) * (vertices + 1 + edges) + (graph.weighted() ? sizeof(float) * edges : 0);
+  return window_shape_bytes(graph, WindowShape{index[end - 1].end_vertex() - index[first].first_vertex, edges});
 }
 
 WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
@@ -224,9 +223,7 @@ uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes)
 }
 
 void reserve_window(WindowGraph* window, WindowShape shape, bool weighted) {
-  size_array(&window->offsets, shape.vertices + 1);
-  size_array(&window->neighbours, shape.edges);
-  size_array(&window->weights, weighted ? shape.edges : 0);
+  size_window(window, shape.vertices + 1, shape.edges, weighted);
 }
 
 void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,

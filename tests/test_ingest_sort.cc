@@ -34,6 +34,18 @@ std::vector<Arc> sorted_space(const std::vector<Arc>& input, bool in_space, bool
   return arcs;
 }
 
+// Options for an ingest of `input` (written as e.txt in `dir`) into dir/g with
+// tiny chunks and a sort batch of `batch` arcs.
+IngestOptions small_batch_options(const sgtest::TempDir& dir, const std::vector<Arc>& input, size_t batch) {
+  sgtest::write_snap(dir / "e.txt", input, false);
+  IngestOptions o;
+  o.input = dir / "e.txt";
+  o.output = dir / "g";
+  o.chunk_bytes = 128;
+  o.sort_buffer_edges = batch;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("ingest: buckets beyond the sort memory (a hub, one arc repeated) are routed again, exactly") {
@@ -43,13 +55,8 @@ TEST_CASE("ingest: buckets beyond the sort memory (a hub, one arc repeated) are 
       CAPTURE(dedup);
       CAPTURE(batch);
       sgtest::TempDir dir;
-      sgtest::write_snap(dir / "e.txt", input, false);
-      IngestOptions o;
-      o.input = dir / "e.txt";
-      o.output = dir / "g";
+      IngestOptions o = small_batch_options(dir, input, batch);  // the hub (3000) and the repeated arc (2500) exceed it
       o.dedup = dedup;
-      o.chunk_bytes = 128;
-      o.sort_buffer_edges = batch;  // the hub (3000) and the repeated arc (2500) exceed it
       o.route_buckets = 4;
       IngestSummary summary;
       Status s = ingest_ordered(o, &summary);
@@ -78,13 +85,8 @@ TEST_CASE("ingest: an ordered ingest's buckets cut by known degrees store every 
   for (const size_t batch : {64, 700, 5000}) {
     CAPTURE(batch);
     sgtest::TempDir dir;
-    sgtest::write_snap(dir / "e.txt", input, false);
-    IngestOptions o;
-    o.input = dir / "e.txt";
-    o.output = dir / "g";
+    IngestOptions o = small_batch_options(dir, input, batch);
     o.order = "bfds";
-    o.chunk_bytes = 128;
-    o.sort_buffer_edges = batch;
     IngestSummary summary;
     Status s = ingest_ordered(o, &summary);
     REQUIRE_MESSAGE(s.ok(), s.ToString());
