@@ -18,9 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Memory an order needs per vertex: the engine's degrees of both spaces and
-// the traversal's rank, parent rank and root order, plus the permutation.
-constexpr uint64_t kOrderBytesPerVertex = 25;
+// The degree order holds degrees, the sorted ids and the permutation (and
+// the stable sort's buffer); a traversal order only its ranks, which become
+// the permutation (apps/traversal_order.cc), and a little room for a level.
+constexpr uint64_t kDegreeOrderBytesPerVertex = 14;
+constexpr uint64_t kTraversalBytesPerVertex = 4;
+constexpr uint64_t kMinimumWorkBytes = 1 << 20;
 
 // Deletes a hidden graph (its device files too) when it goes out of scope,
 // unless it was moved into place.
@@ -42,27 +45,41 @@ std::string hidden_sibling(const std::string& output, const std::string& tag) {
   return (out.parent_path() / name).string();
 }
 
-Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, std::vector<uint32_t>* new_id) {
+// Computes the order of the unordered graph at `dir`, or leaves new_id
+// empty and says in *needed_bytes what it would take when that exceeds
+// `memory_bytes`.
+Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, std::vector<uint32_t>* new_id,
+                     uint64_t* needed_bytes) {
   Graph graph;
-  SG_RETURN_IF_ERROR(Graph::open(dir, &graph));
+  SG_RETURN_IF_ERROR(Graph::open(dir, &graph, GraphOpenOptions{false, false, false, false}));
+  const uint64_t n = graph.num_vertices();
   if (order == VertexOrder::kDegree) {
-    std::vector<uint32_t> degree = graph.space(SpaceKind::kOut).degrees;
-    if (graph.directed()) {
-      const std::vector<uint32_t>& in = graph.space(SpaceKind::kIn).degrees;
-      for (size_t v = 0; v < degree.size(); ++v) degree[v] += in[v];
+    *needed_bytes = n * kDegreeOrderBytesPerVertex + kMinimumWorkBytes;
+    if (*needed_bytes > memory_bytes) return Status::OK();
+    std::vector<uint32_t> degree(n, 0);
+    for (size_t s = 0; s < graph.stored_space_count(); ++s) {
+      SG_RETURN_IF_ERROR(graph.scan_degree_file(s, [&](uint32_t first, const uint32_t* values, size_t count) {
+        for (size_t i = 0; i < count; ++i) degree[first + i] += values[i];
+      }));
     }
     *new_id = degree_order(degree);
     return Status::OK();
   }
+  const uint64_t ranks = n * kTraversalBytesPerVertex;
+  const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
+  *needed_bytes = ranks + engine_minimum + 2 * kMinimumWorkBytes;
+  if (*needed_bytes > memory_bytes) return Status::OK();
+  // What the ranks leave is shared between the engine (its cache spares
+  // re-reads between levels) and the level being numbered.
+  const uint64_t work = std::clamp<uint64_t>((memory_bytes - ranks - engine_minimum) / 2, kMinimumWorkBytes, uint64_t{256} << 20);
   Engine engine;
   EngineOptions options;
-  // The engine's RSS runs past its budget (issue 10), and new_id is built
-  // beside it: it gets 60% of the budget here.
-  options.memory_bytes = memory_bytes / 10 * 6;
+  options.memory_bytes = memory_bytes - ranks - work;
   options.label = "order";
   options.quiet = true;  // the hidden graph is not the user's: no notes about it
   SG_RETURN_IF_ERROR(engine.open(graph, options));
-  return traversal_order(&engine, order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs, new_id);
+  const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
+  return traversal_order(&engine, kind, work, new_id);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -102,21 +119,20 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   first.order = "none";
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
-  const uint64_t order_bytes = first_summary.num_vertices * kOrderBytesPerVertex;
-  if (order_bytes > options.memory_bytes) {
-    // The unordered graph is a complete graph: it becomes the output.
-    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
-    *summary = first_summary;
-    summary->note = "--order " + options.order + " skipped: ordering " + std::to_string(first_summary.num_vertices) +
-                    " vertices needs about " + std::to_string(order_bytes >> 20) + " MiB, more than --memory; the graph is stored unordered";
-    return Status::OK();
-  }
-
   if (options.on_phase) options.on_phase("order");
   if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
   const auto order_start = std::chrono::steady_clock::now();
   std::vector<uint32_t> new_id;
-  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id));
+  uint64_t order_bytes = 0;
+  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id, &order_bytes));
+  if (new_id.empty()) {
+    // The unordered graph is a complete graph: it becomes the output.
+    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
+    *summary = first_summary;
+    summary->note = "--order " + options.order + " skipped: ordering " + std::to_string(first_summary.num_vertices) +
+                    " vertices needs about " + std::to_string((order_bytes >> 20) + 1) + " MiB, more than --memory; the graph is stored unordered";
+    return Status::OK();
+  }
   const double order_seconds = seconds_since(order_start);
 
   DropGraphOnExit ordered{hidden_sibling(options.output, "ordered")};

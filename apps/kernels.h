@@ -40,8 +40,9 @@ Status wcc_union_find(Engine* engine, VertexArray<uint32_t>* labels);  // needs 
 
 Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<float>* distance);
 
-// Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id].
+// Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id]. Needs
+// new_id (4 bytes a vertex) and `work_bytes` besides the engine's budget.
 enum class TraversalOrder { kBfds, kBfs };
-Status traversal_order(Engine* engine, TraversalOrder kind, std::vector<uint32_t>* new_id);
+Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id);
 
 }  // namespace sg

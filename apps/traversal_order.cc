@@ -14,105 +14,291 @@
 // When a traversal ends, the next roots are the unvisited vertices of highest
 // degree, taken 1, 2, 4, ... at a time, so a graph with a million small
 // components needs about 20 restarts, not a million.
+//
+// Memory: the ranks (4 bytes a vertex, which become new_id) and `work_bytes`;
+// degrees are read from the graph's degree files a block at a time, never
+// held whole. A vertex found in the current level holds kFound | its
+// discoverer's rank in its rank slot until the level is numbered, so no
+// second array is needed; the level is numbered in passes of the smallest
+// keys that fit the work room, and the next roots come from a bounded list
+// refilled by a scan of the degree files when it runs out.
 #include <algorithm>
-#include <numeric>
+
+#include <tbb/parallel_sort.h>
 
 #include "apps/kernels.h"
+#include "shards/util/file_util.h"
 
 namespace sg {
 namespace {
 
 constexpr uint32_t kUnranked = UINT32_MAX;
+constexpr uint32_t kFound = uint32_t{1} << 31;  // found this level; the low bits are the discoverer's rank
 
 // Each vertex first reached in a level keeps the smallest rank among the
-// vertices that reach it.
+// vertices that reach it (tagged kFound until the level is numbered).
 struct Discover {
-  const uint32_t* rank;
-  uint32_t* parent_rank;
+  uint32_t* rank;
   bool update(uint32_t u, uint32_t v, float) {
-    const bool first = parent_rank[v] == kUnranked;
-    parent_rank[v] = std::min(parent_rank[v], rank[u]);
+    const bool first = rank[v] == kUnranked;
+    rank[v] = std::min(rank[v], kFound | rank[u]);
     return first;
   }
   bool update_atomic(uint32_t u, uint32_t v, float) {  // true for the write that replaced kUnranked
-    std::atomic_ref<uint32_t> target(parent_rank[v]);
-    const uint32_t value = rank[u];
+    std::atomic_ref<uint32_t> target(rank[v]);
+    const uint32_t value = kFound | rank[u];
     uint32_t current = target.load(std::memory_order_relaxed);
     while (value < current) {
       if (target.compare_exchange_weak(current, value, std::memory_order_relaxed)) return current == kUnranked;
     }
     return false;
   }
-  bool cond(uint32_t v) const { return rank[v] == kUnranked; }
+  bool cond(uint32_t v) const { return std::atomic_ref<uint32_t>(rank[v]).load(std::memory_order_relaxed) >= kFound; }
+};
+
+// The degree an order sorts by (in-degree, or in + out for bfs), read from
+// the degree files a block of vertices at a time: a walk in id order reads
+// each block once.
+class DegreeBlocks {
+ public:
+  Status open(const Graph& graph, bool both_ways) {
+    n_ = graph.num_vertices();
+    std::vector<size_t> stored = {graph.directed() ? size_t{1} : size_t{0}};
+    if (both_ways && graph.directed()) stored.push_back(0);
+    for (size_t s : stored) {
+      SG_RETURN_IF_ERROR(graph.scan_degree_file(s));  // size and checksum, once
+      files_.emplace_back();
+      SG_RETURN_IF_ERROR(File::open_read(graph.degree_path(s), &files_.back()));
+    }
+    values_.resize(kBlock);
+    piece_.resize(kBlock);
+    return Status::OK();
+  }
+  Status get(uint32_t v, uint64_t* degree) {
+    if (v < first_ || v >= first_ + count_) SG_RETURN_IF_ERROR(load(v / kBlock * kBlock));
+    *degree = values_[v - first_];
+    return Status::OK();
+  }
+
+ private:
+  static constexpr uint32_t kBlock = 16384;
+  Status load(uint32_t first) {
+    count_ = std::min<uint32_t>(kBlock, n_ - first);
+    std::fill(values_.begin(), values_.begin() + count_, 0);
+    for (const File& file : files_) {
+      SG_RETURN_IF_ERROR(file.pread_all(piece_.data(), size_t{count_} * sizeof(uint32_t), uint64_t{first} * sizeof(uint32_t)));
+      for (uint32_t i = 0; i < count_; ++i) values_[i] += piece_[i];
+    }
+    first_ = first;
+    return Status::OK();
+  }
+  uint32_t n_ = 0, first_ = 0, count_ = 0;
+  std::vector<File> files_;
+  std::vector<uint64_t> values_;
+  std::vector<uint32_t> piece_;
+};
+
+// Keeps the `capacity` smallest of the values offered (a buffer of twice
+// that, cut back with nth_element when full), then sorts them.
+template <typename T>
+class SmallestValues {
+ public:
+  explicit SmallestValues(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
+  void offer(const T& value) {
+    if (bounded_ && !(value < bound_)) return;  // cannot be among the smallest
+    if (values_.empty()) values_.reserve(2 * capacity_);
+    values_.push_back(value);
+    if (values_.size() == 2 * capacity_) cut();
+  }
+  void sort() {
+    if (values_.size() > capacity_) cut();
+    tbb::parallel_sort(values_.begin(), values_.end());
+  }
+  const std::vector<T>& values() const { return values_; }
+  void clear() {
+    values_.clear();
+    bounded_ = false;
+  }
+
+ private:
+  void cut() {
+    std::nth_element(values_.begin(), values_.begin() + static_cast<ptrdiff_t>(capacity_ - 1), values_.end());
+    values_.resize(capacity_);
+    bound_ = values_[capacity_ - 1];
+    bounded_ = true;
+  }
+  size_t capacity_;
+  std::vector<T> values_;
+  bool bounded_ = false;
+  T bound_{};
+};
+
+// A level's vertex in numbering order: discoverer, then decreasing degree, then id.
+struct LevelKey {
+  uint32_t parent_rank, degree_complement, id;
+  auto operator<=>(const LevelKey&) const = default;
+};
+
+// A root candidate in root order: decreasing degree, then id.
+struct RootKey {
+  uint64_t degree_complement;
+  uint32_t id;
+  auto operator<=>(const RootKey&) const = default;
+};
+
+class Ordering {
+ public:
+  Ordering(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* rank)
+      : engine_(engine),
+        both_ways_(kind == TraversalOrder::kBfs),
+        n_(engine->num_vertices()),
+        rank_(*rank),
+        // Roots after the first few come from small components: an eighth.
+        level_(std::max<uint64_t>(work_bytes / 8 * 7 / (2 * sizeof(LevelKey)), 4)),
+        roots_(std::max<uint64_t>(work_bytes / 8 / (2 * sizeof(RootKey)), 4)) {}
+
+  Status run() {
+    if (n_ >= kFound) return Status::InvalidArgument("a traversal order numbers fewer than 2^31 vertices");
+    SG_RETURN_IF_ERROR(degrees_.open(engine_->graph(), both_ways_));
+    rank_.assign(n_, kUnranked);
+    size_t batch = 1;
+    while (next_rank_ < n_) {
+      const uint32_t first_root = next_rank_;
+      VertexSubset frontier;
+      SG_RETURN_IF_ERROR(take_roots(batch, &frontier));
+      if (next_rank_ == first_root) return Status::Corruption("traversal order: unranked vertices but no root");
+      batch *= 2;
+      SG_RETURN_IF_ERROR(traverse(std::move(frontier)));
+    }
+    engine_->end_iterations();
+    return Status::OK();
+  }
+
+ private:
+  // Ranks up to `batch` roots, the unranked vertices of highest degree.
+  Status take_roots(size_t batch, VertexSubset* frontier) {
+    constexpr size_t kListedRoots = 4096;  // more go in a bitmap
+    VertexSubset dense = VertexSubset::dense_builder(batch > kListedRoots ? n_ : 0);
+    std::vector<uint32_t> listed;
+    for (size_t taken = 0; taken < batch;) {
+      uint32_t v = 0;
+      bool any = false;
+      SG_RETURN_IF_ERROR(next_root(&v, &any));
+      if (!any) break;
+      rank_[v] = next_rank_++;
+      ++taken;
+      if (batch > kListedRoots) {
+        dense.set(v);
+      } else {
+        listed.push_back(v);
+      }
+    }
+    if (batch > kListedRoots) {
+      dense.recount();
+      *frontier = std::move(dense);
+    } else {
+      *frontier = VertexSubset::from_list(n_, std::move(listed));
+    }
+    return Status::OK();
+  }
+
+  // The unranked vertex of highest degree (ties by id), from the root list;
+  // once only vertices of degree 0 are left, simply the next by id.
+  Status next_root(uint32_t* root, bool* any) {
+    for (;;) {
+      if (only_degree_zero_) {
+        while (zero_cursor_ < n_ && rank_[zero_cursor_] != kUnranked) ++zero_cursor_;
+        *any = zero_cursor_ < n_;
+        *root = zero_cursor_;
+        return Status::OK();
+      }
+      if (root_cursor_ == roots_.values().size()) {
+        SG_RETURN_IF_ERROR(refill_roots());
+        *any = !roots_.values().empty();
+        if (!*any) return Status::OK();
+        only_degree_zero_ = roots_.values().front().degree_complement == ~uint64_t{0};
+        continue;
+      }
+      const uint32_t v = roots_.values()[root_cursor_++].id;
+      if (rank_[v] != kUnranked) continue;
+      *root = v;
+      *any = true;
+      return Status::OK();
+    }
+  }
+
+  // The unranked vertices of highest degree, as many as the room holds.
+  Status refill_roots() {
+    root_cursor_ = 0;
+    roots_.clear();
+    for (uint32_t v = 0; v < n_; ++v) {
+      if (rank_[v] != kUnranked) continue;
+      uint64_t degree = 0;
+      SG_RETURN_IF_ERROR(degrees_.get(v, &degree));
+      roots_.offer(RootKey{~degree, v});
+    }
+    roots_.sort();
+    return Status::OK();
+  }
+
+  Status traverse(VertexSubset frontier) {
+    while (!frontier.is_empty()) {
+      engine_->set_iteration(step_++);
+      Discover discover{rank_.data()};
+      VertexSubset next;
+      SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &next));
+      if (both_ways_ && engine_->graph().directed()) {
+        VertexSubset backward;
+        SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &backward, EdgeMapOptions{Direction::kAuto, true}));
+        next.add_all(backward);
+      }
+      SG_RETURN_IF_ERROR(number_level(&next));
+      frontier = std::move(next);
+    }
+    return Status::OK();
+  }
+
+  // Numbers a level's vertices in key order, the smallest keys that fit
+  // the room per pass over the level (numbered vertices drop out).
+  Status number_level(VertexSubset* found) {
+    found->to_dense();  // walked in id order: degree blocks are read once per pass
+    const uint32_t first = next_rank_;
+    while (next_rank_ - first < found->size()) {
+      level_.clear();
+      Status status;
+      found->for_each([&](uint32_t v) {
+        const uint32_t tagged = rank_[v];
+        if (tagged < kFound || !status.ok()) return;  // numbered in an earlier pass
+        uint64_t degree = 0;
+        if (!both_ways_) status = degrees_.get(v, &degree);
+        level_.offer(LevelKey{tagged & ~kFound, ~static_cast<uint32_t>(std::min<uint64_t>(degree, UINT32_MAX)), v});
+      });
+      SG_RETURN_IF_ERROR(status);
+      level_.sort();
+      for (const LevelKey& key : level_.values()) rank_[key.id] = next_rank_++;
+    }
+    return Status::OK();
+  }
+
+  Engine* engine_;
+  bool both_ways_;
+  uint32_t n_;
+  std::vector<uint32_t>& rank_;
+  DegreeBlocks degrees_;
+  SmallestValues<LevelKey> level_;
+  SmallestValues<RootKey> roots_;
+  size_t root_cursor_ = 0;
+  bool only_degree_zero_ = false;
+  uint32_t zero_cursor_ = 0;
+  uint32_t next_rank_ = 0;
+  int step_ = 0;
 };
 
 }  // namespace
 
-Status traversal_order(Engine* engine, TraversalOrder kind, std::vector<uint32_t>* new_id) {
-  const uint32_t n = engine->num_vertices();
-  const bool both_ways = kind == TraversalOrder::kBfs;
-  SG_RETURN_IF_ERROR(engine->ensure_in_degrees());
-  SG_RETURN_IF_ERROR(engine->ensure_out_degrees());
-  // Whole in memory (kAny arrays are; an order is skipped when its vertex
-  // state exceeds the budget).
-  const VertexArray<uint32_t>& in_degree = engine->in_degree();
-  const VertexArray<uint32_t>& out_degree = engine->out_degree();
-  auto degree = [&](uint32_t v) -> uint64_t {
-    return both_ways ? uint64_t{in_degree[v]} + (engine->graph().directed() ? out_degree[v] : 0) : in_degree[v];
-  };
-  VertexArray<uint32_t> rank, parent_rank, roots_by_degree;
-  SG_RETURN_IF_ERROR(engine->allocate(&rank, "order.rank"));
-  SG_RETURN_IF_ERROR(engine->allocate(&parent_rank, "order.parent_rank"));
-  SG_RETURN_IF_ERROR(engine->allocate(&roots_by_degree, "order.roots"));
-  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
-    rank[v] = kUnranked;
-    parent_rank[v] = kUnranked;
-    roots_by_degree[v] = v;
-  }));
-  std::stable_sort(roots_by_degree.data(), roots_by_degree.data() + n,
-                   [&](uint32_t a, uint32_t b) { return degree(a) > degree(b); });
-  // Numbers a level's discoveries: by discoverer, then degree, then id.
-  auto number = [&](std::vector<uint32_t>* found, uint32_t* next_rank) {
-    std::sort(found->begin(), found->end(), [&](uint32_t a, uint32_t b) {
-      if (parent_rank[a] != parent_rank[b]) return parent_rank[a] < parent_rank[b];
-      const uint64_t da = both_ways ? 0 : degree(a), db = both_ways ? 0 : degree(b);
-      return da != db ? da > db : a < b;
-    });
-    for (uint32_t v : *found) rank[v] = (*next_rank)++;
-  };
-  uint32_t next_rank = 0;
-  size_t cursor = 0, batch = 1;
-  int step = 0;
-  while (next_rank < n) {
-    std::vector<uint32_t> roots;
-    while (roots.size() < batch && cursor < n) {
-      const uint32_t v = roots_by_degree[cursor++];
-      if (rank[v] == kUnranked) {
-        rank[v] = next_rank++;
-        roots.push_back(v);
-      }
-    }
-    batch *= 2;
-    VertexSubset frontier = VertexSubset::from_list(n, std::move(roots));
-    while (!frontier.is_empty()) {
-      engine->set_iteration(step++);
-      Discover discover{rank.data(), parent_rank.data()};
-      VertexSubset next;
-      SG_RETURN_IF_ERROR(engine->edge_map(frontier, discover, &next));
-      if (both_ways && engine->graph().directed()) {
-        VertexSubset backward;
-        SG_RETURN_IF_ERROR(engine->edge_map(frontier, discover, &backward, EdgeMapOptions{Direction::kAuto, true}));
-        next.add_all(backward);
-      }
-      next.to_sparse();
-      std::vector<uint32_t> found = next.list();
-      number(&found, &next_rank);
-      frontier = std::move(next);
-    }
-  }
-  engine->end_iterations();
-  new_id->assign(rank.data(), rank.data() + n);
-  return Status::OK();
+Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id) {
+  Ordering ordering(engine, kind, work_bytes, new_id);
+  return ordering.run();
 }
 
 }  // namespace sg

@@ -151,10 +151,13 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(y[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
   }
   for (const bool both_ways : {false, true}) {
-    if (c.ranged_vertices) break;  // orders need their arrays whole (ingest skips them otherwise)
-    std::vector<uint32_t> new_id;
-    REQUIRE(traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, &new_id).ok());
-    CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"));
+    // 64 bytes of work: a level is numbered a few vertices per pass and the
+    // roots list is refilled every few roots; 1 MiB: at once.
+    for (const uint64_t work_bytes : {uint64_t{64}, uint64_t{1} << 20}) {
+      std::vector<uint32_t> new_id;
+      REQUIRE(traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, work_bytes, &new_id).ok());
+      CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"), " work ", work_bytes);
+    }
   }
   const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
   {

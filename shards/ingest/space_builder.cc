@@ -12,6 +12,11 @@ namespace sg {
 namespace {
 
 constexpr uint64_t kEdgesPerPart = 1 << 16;  // below this a batch is not split
+// A run of vertices without edges at least this long is encoded on its own,
+// this many at a time: an order puts the isolated vertices last, and one
+// part holding millions of them would hold 5 bytes each outside the batch
+// budget. (Shorter runs stay in the parts: a run cut off costs a partial chunk.)
+constexpr uint32_t kEmptySliceVertices = 1 << 16;
 
 template <typename Record>
 class SpaceBuilder {
@@ -33,10 +38,7 @@ class SpaceBuilder {
     // touches only what it needs.
     records_.resize(static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records)));
     SG_RETURN_IF_ERROR(process_router(*router, 0, last_value_));
-    ChunkEncoder& tail = encoders_[0];
-    tail.begin(next_vertex_);
-    tail.finish(opt_.num_vertices);
-    return out_->append(tail);
+    return encode_empty_until(opt_.num_vertices);
   }
 
   const SpaceBuildStats& stats() const { return stats_; }
@@ -56,6 +58,8 @@ class SpaceBuilder {
   void lists_by_count(size_t count, uint32_t first_vertex, uint32_t span);
   void lists_by_sort(size_t count);
   Status encode_parts(bool sort_lists, uint32_t end_vertex);
+  Status encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists);
+  Status encode_empty_until(uint32_t end_vertex);
   void encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin, uint32_t vertex_end,
                    bool sort_lists);
 
@@ -220,23 +224,70 @@ Status SpaceBuilder<Record>::process_records(size_t count, uint64_t first_value,
   return encode_parts(sort_lists, last_vertex + 1);
 }
 
+// Empty lists of [next_vertex_, end_vertex), a slice at a time.
+template <typename Record>
+Status SpaceBuilder<Record>::encode_empty_until(uint32_t end_vertex) {
+  ChunkEncoder& encoder = encoders_[0];
+  while (next_vertex_ < end_vertex) {
+    const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(end_vertex, uint64_t{next_vertex_} + kEmptySliceVertices));
+    encoder.begin(next_vertex_);
+    encoder.finish(end);
+    SG_RETURN_IF_ERROR(out_->append(encoder));
+    next_vertex_ = end;
+  }
+  return Status::OK();
+}
+
+// Encodes the batch's lists in rounds of at most half a batch of vertices
+// (empty lists cost a byte and a degree each, outside the per-record
+// budget), each round in parallel parts.
 template <typename Record>
 Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) {
   const size_t lists = list_vertex_.size();
-  const uint64_t edges = list_begin_.back();
+  // Long runs of empty lists after the last list go with the next batch or
+  // the tail (encode_empty_until).
+  if (lists > 0 && end_vertex >= uint64_t{std::max(list_vertex_.back() + 1, next_vertex_)} + kEmptySliceVertices) {
+    end_vertex = std::max(list_vertex_.back() + 1, next_vertex_);
+  }
+  if (lists == 0) return encode_empty_until(end_vertex);
+  const uint64_t round_vertices = std::max<uint64_t>(records_.size() / 2, kEmptySliceVertices);
+  size_t first = 0;
+  do {
+    // A long run of empty lists before the round's first list, on its own.
+    if (first < lists && list_vertex_[first] >= next_vertex_ + uint64_t{kEmptySliceVertices}) {
+      SG_RETURN_IF_ERROR(encode_empty_until(list_vertex_[first]));
+    }
+    size_t end = first + 1;
+    while (end < lists && list_vertex_[end] < next_vertex_ + round_vertices) ++end;
+    end = std::min(end, lists);
+    uint32_t round_end = end_vertex;
+    if (end < lists) {  // up to the next list, or past the last one when a long empty run follows
+      const uint32_t after_last = std::max(list_vertex_[end - 1] + 1, next_vertex_);
+      round_end = list_vertex_[end] >= uint64_t{after_last} + kEmptySliceVertices ? after_last : list_vertex_[end];
+    }
+    SG_RETURN_IF_ERROR(encode_round(first, end, round_end, sort_lists));
+    first = end;
+  } while (first < lists);
+  return Status::OK();
+}
+
+// Lists [first, end) and the empty lists up to end_vertex, in parallel parts.
+template <typename Record>
+Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists) {
+  const uint64_t edges = list_begin_[end] - list_begin_[first];
   const size_t parts = static_cast<size_t>(std::clamp<uint64_t>(edges / kEdgesPerPart, 1, encoders_.size()));
   // Parts split the lists at about equal edge counts; a continued list
   // (vertex next_vertex_ - 1) stays in part 0.
-  std::vector<size_t> split(parts + 1, lists);
+  std::vector<size_t> split(parts + 1, end);
   std::vector<uint32_t> vertex_begin(parts + 1, end_vertex);
-  split[0] = 0;
+  split[0] = first;
   vertex_begin[0] = next_vertex_;
-  size_t at = (lists > 0 && list_vertex_[0] < next_vertex_) ? 1 : 0;
+  size_t at = (first < end && list_vertex_[first] < next_vertex_) ? first + 1 : first;
   for (size_t k = 1; k < parts; ++k) {
-    const uint64_t target = edges * k / parts;
-    while (at < lists && list_begin_[at] < target) ++at;
+    const uint64_t target = list_begin_[first] + edges * k / parts;
+    while (at < end && list_begin_[at] < target) ++at;
     split[k] = std::max(at, split[k - 1]);
-    if (split[k] < lists) vertex_begin[k] = std::max(list_vertex_[split[k]], next_vertex_);
+    if (split[k] < end) vertex_begin[k] = std::max(list_vertex_[split[k]], next_vertex_);
   }
   parallel_for(size_t{0}, parts, size_t{1}, [&](size_t k0, size_t k1) {
     for (size_t k = k0; k < k1; ++k) encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
