@@ -4,10 +4,13 @@
 // where D = sum of PR(u) over vertices with outdeg(u) = 0, PR starts at 1/N,
 // d = 0.85. Without dangling vertices this is exactly GAPBS's update.
 // Multi-edges count once per copy; self-loops count.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "apps/kernels.h"
 #include "core/atomics.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {
@@ -51,23 +54,93 @@ struct RankSums {
   }
 };
 
-}  // namespace
+// Fixed iterations with both contribution arrays whole: each range of
+// destinations is finished as soon as the gather into it is complete
+// (EdgeMapOptions::finish_range), into the next iteration's contributions
+// (the arrays swap each iteration). Ranks are then never read back after a
+// step, and out-degrees are read a piece at a time instead of held: a step
+// moves its edges and, when the ranks are loaded by range, writes them once.
+class RangeFinisher {
+ public:
+  explicit RangeFinisher(Engine* engine) : engine_(engine), degrees_(kPieceVertices) {}
 
-Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<double>* ranks, int* iterations_run) {
+  // Contributions of ranks `rank_of(v)`; returns the rank held by vertices
+  // without out-edges.
+  template <typename RankOf>
+  Status set(uint32_t begin, uint32_t end, float* contribution, RankOf&& rank_of, double* dangling) {
+    *dangling = 0;
+    for (uint32_t lo = begin; lo < end;) {
+      const uint32_t hi = static_cast<uint32_t>(std::min<uint64_t>(end, uint64_t{lo} + kPieceVertices));
+      SG_RETURN_IF_ERROR(engine_->read_degrees(SpaceKind::kOut, lo, hi, degrees_.data()));
+      *dangling += parallel_sum<double>(lo, hi, [&](uint32_t v) {
+        const double rank = rank_of(v);
+        const uint32_t degree = degrees_[v - lo];
+        contribution[v] = degree == 0 ? 0.0f : static_cast<float>(rank / degree);
+        return degree == 0 ? rank : 0.0;
+      });
+      lo = hi;
+    }
+    return Status::OK();
+  }
+
+ private:
+  static constexpr uint32_t kPieceVertices = 1 << 16;
+  Engine* engine_;
+  std::vector<uint32_t> degrees_;
+};
+
+Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options, VertexArray<float>* contribution,
+                                 VertexArray<float>* next_contribution, VertexArray<double>* ranks, int* iterations_run) {
+  const uint32_t n = engine->num_vertices();
+  RangeFinisher finisher(engine);
+  float* current = contribution->data();
+  float* next = next_contribution->data();
+  double dangling = 0;
+  SG_RETURN_IF_ERROR(finisher.set(0, n, current, [&](uint32_t) { return 1.0 / n; }, &dangling));
+  const VertexSubset all = VertexSubset::all(n);
+  *iterations_run = 0;
+  for (int iteration = 0; iteration < options.iterations; ++iteration) {
+    engine->set_iteration(iteration);
+    SG_RETURN_IF_ERROR(engine->clear(ranks));
+    const double base = (1.0 - options.damping) / n + options.damping * dangling / n;
+    double next_dangling = 0;
+    PageRankGather gather{current, ranks->data()};
+    EdgeMapOptions step{Direction::kPull, false};
+    step.finish_range = [&](uint32_t begin, uint32_t end) {
+      double range_dangling = 0;
+      double* rank = ranks->data();
+      auto finish = [&](uint32_t v) { return rank[v] = base + options.damping * rank[v]; };
+      SG_RETURN_IF_ERROR(finisher.set(begin, end, next, finish, &range_dangling));
+      next_dangling += range_dangling;
+      return Status::OK();
+    };
+    VertexSubset unused;
+    SG_RETURN_IF_ERROR(engine->edge_map(all, gather, &unused, step));
+    std::swap(current, next);
+    dangling = next_dangling;
+    *iterations_run = iteration + 1;
+  }
+  return Status::OK();
+}
+
+// The general form: ranks set by a vertex_map after each gather.
+Status pagerank_by_maps(Engine* engine, const PageRankOptions& options, VertexArray<float>* contribution_array,
+                        VertexArray<double>* ranks, bool ranks_allocated, int* iterations_run) {
   const uint32_t n = engine->num_vertices();
   SG_RETURN_IF_ERROR(engine->ensure_out_degrees());
   const VertexArray<uint32_t>& out_degree = engine->out_degree();
+  VertexArray<float>& contribution = *contribution_array;
   // Ranks are needed for the change between iterations (with a tolerance)
   // and at the end; without a tolerance each iteration's ranks replace its
   // sums in place, so one array of 8 bytes a vertex serves both (the memory
   // goes to the chunk cache instead).
   const bool track_change = options.tolerance > 0;
-  VertexArray<float> contribution;
   VertexArray<double> sum_storage;
   VertexArray<double>* sum = track_change ? &sum_storage : ranks;
-  SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution", VertexUse::kSource));
-  SG_RETURN_IF_ERROR(engine->allocate(sum, track_change ? "pagerank.sum" : "pagerank.rank", VertexUse::kDestination));
-  if (track_change) SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kVertex));
+  if (track_change) SG_RETURN_IF_ERROR(engine->allocate(sum, "pagerank.sum", VertexUse::kDestination));
+  if (!ranks_allocated) {
+    SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", track_change ? VertexUse::kVertex : VertexUse::kDestination));
+  }
   // Sets v's rank and its contribution for the next gather; `measure`: sum
   // the change from its previous rank.
   auto set_rank = [&](uint32_t v, double rank, bool measure) {
@@ -98,6 +171,23 @@ Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<doub
     if (track_change && sums.change < options.tolerance) break;
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<double>* ranks, int* iterations_run) {
+  VertexArray<float> contribution;
+  SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution", VertexUse::kSource));
+  if (options.tolerance > 0) return pagerank_by_maps(engine, options, &contribution, ranks, false, iterations_run);
+  VertexArray<float> next_contribution;
+  SG_RETURN_IF_ERROR(engine->allocate(&next_contribution, "pagerank.next_contribution", VertexUse::kSource));
+  SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kDestination));
+  SG_RETURN_IF_ERROR(engine->clear(ranks));  // places the arrays
+  if (!contribution.ranged() && !next_contribution.ranged()) {
+    return pagerank_finishing_ranges(engine, options, &contribution, &next_contribution, ranks, iterations_run);
+  }
+  next_contribution = VertexArray<float>();  // its room goes to the degrees or the ranges
+  return pagerank_by_maps(engine, options, &contribution, ranks, true, iterations_run);
 }
 
 }  // namespace sg

@@ -59,6 +59,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   steps_.clear();
   released_ = false;
   iteration_starts_.clear();
+  for (File& file : degree_files_) file = File();
   // Memory: the graph's in-memory metadata, then I/O buffers (a quarter of
   // the budget) and room to decode one window; vertex arrays get the rest,
   // and what they leave holds cached chunks.
@@ -156,6 +157,21 @@ Status Engine::setup_degrees(size_t stored) {
   degrees.set_size(n);
   degrees_ready_[stored] = true;
   return Status::OK();
+}
+
+Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out) {
+  assert(begin <= end && end <= num_vertices());
+  const size_t stored = stored_index(kind);
+  if (degrees_ready_[stored] && !degrees_[stored].ranged()) {
+    std::copy(degrees_[stored].data() + begin, degrees_[stored].data() + end, out);
+    return Status::OK();
+  }
+  File& file = degree_files_[stored];
+  if (!file.is_open()) {
+    SG_RETURN_IF_ERROR(graph_->scan_degree_file(stored));
+    SG_RETURN_IF_ERROR(File::open_read(graph_->degree_path(stored), &file));
+  }
+  return file.pread_all(out, size_t{end - begin} * sizeof(uint32_t), uint64_t{begin} * sizeof(uint32_t));
 }
 
 const uint32_t* Engine::planning_degrees(size_t stored) const {
@@ -261,7 +277,11 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
   const VertexUse outer = plan.pull ? VertexUse::kSource : VertexUse::kDestination;
   const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(inner);
   const uint64_t outer_bytes = residency_.ranged_bytes_per_vertex(outer);
-  if (inner_bytes == 0 && outer_bytes == 0) return scan(active, plan, reversed, body, context);
+  const uint64_t n = num_vertices();
+  if (inner_bytes == 0 && outer_bytes == 0) {
+    SG_RETURN_IF_ERROR(scan(active, plan, reversed, body, context));
+    return finish_range_ != nullptr ? (*finish_range_)(0, static_cast<uint32_t>(n)) : Status::OK();
+  }
   const auto start = std::chrono::steady_clock::now();
   const size_t first_step = steps_.size();
   const uint64_t loaded_before = residency_.bytes_loaded(), written_before = residency_.bytes_written_back();
@@ -271,27 +291,41 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
   // chunks again and takes only the edges whose neighbour it holds.
   uint64_t inner_room = 0, pass_vertices = 0;
   split_range_room(plan.pull, &inner_room, &pass_vertices);
-  const uint64_t n = num_vertices();
   const std::vector<ChunkGroup> groups = chunk_groups(plan, inner_bytes, inner_room);
   Status status;
   uint32_t passes = 0;
   for (uint64_t lo = 0; lo < n && status.ok(); lo += pass_vertices) {
     const uint64_t hi = std::min(n, lo + pass_vertices);
+    const bool last_pass = hi == n;
     ++passes;
     status = residency_.load(outer, lo, hi, !plan.pull);
     if (!status.ok()) break;
     neighbour_begin_ = static_cast<uint32_t>(lo);
-    neighbour_end_ = hi == n ? UINT32_MAX : static_cast<uint32_t>(hi);
-    for (const ChunkGroup& g : groups) {
+    neighbour_end_ = last_pass ? UINT32_MAX : static_cast<uint32_t>(hi);
+    uint64_t finished = 0;  // destinations before this are finished (finish_range_)
+    for (size_t k = 0; k < groups.size(); ++k) {
+      const ChunkGroup& g = groups[k];
+      if (finish_range_ != nullptr && last_pass && finished < g.begin_vertex) {
+        status = finish_gap(inner, finished, g.begin_vertex);
+        finished = g.begin_vertex;
+        if (!status.ok()) break;
+      }
       status = residency_.load(inner, g.begin_vertex, g.end_vertex, plan.pull);
       if (!status.ok()) break;  // nothing of it loaded
       StepPlan part = plan;
       part.spans = g.spans;
       status = scan(active, part, reversed, body, context);
+      // A list split over two groups finishes with the second.
+      const uint64_t complete = std::min<uint64_t>(g.end_vertex, k + 1 < groups.size() ? groups[k + 1].begin_vertex : n);
+      if (status.ok() && finish_range_ != nullptr && last_pass && finished < complete) {
+        status = (*finish_range_)(static_cast<uint32_t>(finished), static_cast<uint32_t>(complete));
+        finished = complete;
+      }
       const Status unloaded = residency_.unload(inner, g.begin_vertex, g.end_vertex);
       if (status.ok()) status = unloaded;
       if (!status.ok()) break;
     }
+    if (status.ok() && finish_range_ != nullptr && last_pass && finished < n) status = finish_gap(inner, finished, n);
     const Status unloaded = residency_.unload(outer, lo, hi);
     if (status.ok()) status = unloaded;
   }
@@ -308,6 +342,14 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
     step.vertex_io_seconds = residency_.io_seconds() - io_before;
   }
   return status;
+}
+
+// finish_range_ over destinations no group of the step covered.
+Status Engine::finish_gap(VertexUse inner, uint64_t begin, uint64_t end) {
+  SG_RETURN_IF_ERROR(residency_.load(inner, begin, end, true));
+  const Status status = (*finish_range_)(static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
+  const Status unloaded = residency_.unload(inner, begin, end);
+  return status.ok() ? unloaded : status;
 }
 
 // The range room of a step: for the interval side's groups, and the

@@ -54,9 +54,18 @@ struct EngineOptions {
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
 };
 
+// Called with [begin, end) (see EdgeMapOptions::finish_range).
+using RangeFinish = std::function<Status(uint32_t begin, uint32_t end)>;
+
 struct EdgeMapOptions {
   Direction direction = Direction::kAuto;
   bool reversed = false;
+  // Pull steps only: called once for each range of destinations as soon as
+  // every edge into it has been processed, with the step's ranged
+  // destination arrays loaded over it (once, over [0, n), when none is
+  // ranged). The ranges partition [0, n), in order. PageRank finishes its
+  // ranks there instead of in a vertex_map that would load them again.
+  RangeFinish finish_range = nullptr;
 };
 
 // What a step will read and why.
@@ -94,6 +103,10 @@ class Engine {
     assert(degrees_ready_[stored_index(SpaceKind::kIn)]);
     return degrees_[stored_index(SpaceKind::kIn)];
   }
+  // Degrees of vertices [begin, end) of `kind` into `out`: copied when the
+  // degree array is whole, else read from the degree file (its checksum
+  // checked at the first read), without holding the degrees.
+  Status read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out);
   // Sets up degrees not set up at open (in-degrees, or out-degrees too
   // large to read before an app asks).
   Status ensure_in_degrees() { return setup_degrees(stored_index(SpaceKind::kIn)); }
@@ -172,6 +185,8 @@ class Engine {
     }
     const bool all = active->is_all();
     const StepPlan plan = make_plan(frontier, *active, options);
+    if (options.finish_range && !plan.pull) return Status::InvalidArgument("finish_range needs a pull step");
+    finish_range_ = options.finish_range ? &options.finish_range : nullptr;
     *next = VertexSubset::dense_builder(num_vertices());
     VertexSubset* out = next;
     const uint64_t sparse_below = num_vertices() / 64;  // small frontiers plan from their list
@@ -224,6 +239,7 @@ class Engine {
       };
       status = scan_groups(*active, plan, options.reversed, &call_body<decltype(body)>, &body);
     }
+    finish_range_ = nullptr;
     if (found.complete()) {
       next->set_members(found.take_sorted(), sparse_below);
     } else {
@@ -352,6 +368,7 @@ class Engine {
   // scan() for each group of the plan's chunks whose vertex ranges fit the
   // range room (inner), times each range of their neighbours (outer passes).
   Status scan_groups(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
+  Status finish_gap(VertexUse inner, uint64_t begin, uint64_t end);
   struct ChunkGroup {
     std::vector<ChunkSpan> spans;
     uint64_t begin_vertex = 0, end_vertex = 0;  // the vertices of its chunks
@@ -420,6 +437,8 @@ class Engine {
   VertexArray<uint32_t> degrees_[2];  // per stored space
   bool degrees_ready_[2] = {false, false};
   uint32_t neighbour_begin_ = 0, neighbour_end_ = UINT32_MAX;  // this pass's neighbours
+  const RangeFinish* finish_range_ = nullptr;  // this step's (EdgeMapOptions::finish_range)
+  File degree_files_[2];                        // per stored space, opened by read_degrees
   bool released_ = false;
   uint64_t released_cache_bytes_ = 0, released_decoded_bytes_ = 0;
   int iteration_ = 0;
