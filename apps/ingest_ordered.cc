@@ -67,14 +67,16 @@ Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_
   }
   const uint64_t ranks = n * kTraversalBytesPerVertex;
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
-  *needed_bytes = ranks + engine_minimum + 2 * kMinimumWorkBytes;
+  *needed_bytes = ranks + engine_minimum + 4 * kMinimumWorkBytes;
   if (*needed_bytes > memory_bytes) return Status::OK();
   // What the ranks leave is shared between the engine (its cache spares
   // re-reads between levels) and the level being numbered.
   const uint64_t work = std::clamp<uint64_t>((memory_bytes - ranks - engine_minimum) / 2, kMinimumWorkBytes, uint64_t{256} << 20);
   Engine engine;
   EngineOptions options;
-  options.memory_bytes = memory_bytes - ranks - work;
+  // Less 2 MiB: the level's keys and the root list are vectors whose
+  // capacity runs ahead of their use by a little.
+  options.memory_bytes = memory_bytes - ranks - work - kMinimumWorkBytes * 2;
   options.label = "order";
   options.quiet = true;  // the hidden graph is not the user's: no notes about it
   SG_RETURN_IF_ERROR(engine.open(graph, options));

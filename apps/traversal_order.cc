@@ -23,11 +23,11 @@
 // keys that fit the work room, and the next roots come from a bounded list
 // refilled by a scan of the degree files when it runs out.
 #include <algorithm>
-
-#include <tbb/parallel_sort.h>
+#include <functional>
 
 #include "apps/kernels.h"
 #include "shards/util/file_util.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {
@@ -61,9 +61,10 @@ struct Discover {
 // each block once.
 class DegreeBlocks {
  public:
-  Status open(const Graph& graph, bool both_ways) {
+  // The in-degree, or in + out (`both_ways`), or (`out_only`) the out-degree.
+  Status open(const Graph& graph, bool both_ways, bool out_only = false) {
     n_ = graph.num_vertices();
-    std::vector<size_t> stored = {graph.directed() ? size_t{1} : size_t{0}};
+    std::vector<size_t> stored = {graph.directed() && !out_only ? size_t{1} : size_t{0}};
     if (both_ways && graph.directed()) stored.push_back(0);
     for (size_t s : stored) {
       SG_RETURN_IF_ERROR(graph.scan_degree_file(s));  // size and checksum, once
@@ -112,7 +113,7 @@ class SmallestValues {
   }
   void sort() {
     if (values_.size() > capacity_) cut();
-    tbb::parallel_sort(values_.begin(), values_.end());
+    parallel_sort(values_.begin(), values_.end(), std::less<T>());
   }
   const std::vector<T>& values() const { return values_; }
   void clear() {
@@ -160,6 +161,7 @@ class Ordering {
   Status run() {
     if (n_ >= kFound) return Status::InvalidArgument("a traversal order numbers fewer than 2^31 vertices");
     SG_RETURN_IF_ERROR(degrees_.open(engine_->graph(), both_ways_));
+    if (!both_ways_) SG_RETURN_IF_ERROR(out_degrees_.open(engine_->graph(), false, true));
     rank_.assign(n_, kUnranked);
     size_t batch = 1;
     while (next_rank_ < n_) {
@@ -187,6 +189,15 @@ class Ordering {
       if (!any) break;
       rank_[v] = next_rank_++;
       ++taken;
+      // A root without out-edges (bfs: without edges) discovers nothing:
+      // kept out of the frontier, the step would still read its chunk.
+      bool leads_on = !only_degree_zero_ || !both_ways_;
+      if (!both_ways_) {
+        uint64_t out_degree = 0;
+        SG_RETURN_IF_ERROR(out_degrees_.get(v, &out_degree));
+        leads_on = out_degree > 0;
+      }
+      if (!leads_on) continue;
       if (batch > kListedRoots) {
         dense.set(v);
       } else {
@@ -285,6 +296,7 @@ class Ordering {
   uint32_t n_;
   std::vector<uint32_t>& rank_;
   DegreeBlocks degrees_;
+  DegreeBlocks out_degrees_;  // bfds: roots without out-edges stay out of the frontier
   SmallestValues<LevelKey> level_;
   SmallestValues<RootKey> roots_;
   size_t root_cursor_ = 0;

@@ -39,8 +39,9 @@ struct IngestOptions {
   // `permutation` (apps/ingest_ordered.h computes it and calls ingest twice).
   std::string order = "none";  // none | bfds | bfs | degree
   // Relabelling (input format "graph"): new_id[old_id] of the stored graph
-  // read; its ingest record is kept.
-  const std::vector<uint32_t>* permutation = nullptr;
+  // read; its ingest record is kept. Ingest empties it once the arcs are
+  // routed and the id map is written, so the sort batches get its memory.
+  std::vector<uint32_t>* permutation = nullptr;
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
