@@ -5,11 +5,11 @@
 # Prints one JSON line per target: executions, seconds, crashes; exits 1 if
 # any target crashed (its reproducer is saved under build-fuzz/crashes/:
 # add it to tests/fuzz/corpus/<target>/ once fixed, so the replay test keeps it).
-#   scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: varint chunk manifest edge_reader)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: varint chunk manifest edge_reader bvgraph)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(varint chunk manifest edge_reader)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(varint chunk manifest edge_reader bvgraph)
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   echo "fuzz.sh: installing clang libclang-rt-dev" >&2

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 sg=${1:-$root/build}/shardgraph
 corpus=$root/tests/fuzz/corpus
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-rm -rf "$corpus"; mkdir -p "$corpus"/{varint,chunk,manifest,edge_reader}
+rm -rf "$corpus"; mkdir -p "$corpus"/{varint,chunk,manifest,edge_reader,bvgraph}
 # Edge lists: the first byte picks the format (0 snap, 1 mtx, 2 bin32, 3 bin64; +4 weighted).
 printf '\x00# Nodes: 6\n0 1\n1 2\n2 0\n3 4\n5 5\n0 1\n' > "$corpus/edge_reader/snap"
 printf '\x04# weighted\n0,1,2.5\n1\t2\t3\n2 0 -1\n' > "$corpus/edge_reader/snap-weighted"
@@ -48,5 +48,70 @@ for name in ("w", "u"):
             first, count, offset, size, edges, _ = struct.unpack_from("<IIQIIQ", index, c * 32)
             header = struct.pack("<IIII", first, count, edges, n) + bytes([weighted])
             open(os.path.join(out, "%s-%s-%d" % (name, space["name"], c)), "wb").write(header + data[offset:offset + size])
+PY
+# BVGraph: a small graph encoded the way WebGraph does (references to the
+# previous list with copy blocks, intervals, zeta_3 residuals), as
+# [nodes - 1, flags, offsets bytes] + offsets + graph (see fuzz_bvgraph.cc).
+python3 - "$corpus/bvgraph" <<'PY'
+import random, sys
+class Bits:
+    def __init__(self): self.b = []
+    def unary(self, x): self.b += [0] * x + [1]
+    def fixed(self, x, n): self.b += [(x >> (n - 1 - i)) & 1 for i in range(n)]
+    def gamma(self, x):
+        msb = (x + 1).bit_length() - 1
+        self.unary(msb); self.fixed(x + 1, msb)
+    def zeta(self, x, k=3):
+        xb = x + 1; h = (xb.bit_length() - 1) // k; left = 1 << (h * k); s = (h + 1) * k
+        self.unary(h)
+        if xb - left < left: self.fixed(xb - left, s - 1)
+        else: self.fixed(xb, s)
+    def bytes(self):
+        bits = self.b + [0] * (-len(self.b) % 8)
+        return bytes(int("".join(map(str, bits[i:i + 8])), 2) for i in range(0, len(bits), 8))
+def nat(v): return 2 * v if v >= 0 else -2 * v - 1
+def encode(lists):
+    g, offsets, last = Bits(), Bits(), 0
+    for x, s in enumerate(lists):
+        offsets.gamma(len(g.b) - last); last = len(g.b)
+        g.gamma(len(s))
+        if not s: continue
+        ref = 1 if x > 0 and lists[x - 1] else 0
+        g.unary(ref)
+        copied = []
+        if ref:
+            r = lists[x - 1]; runs, state, n = [], True, 0
+            for v in r:
+                if (v in s) == state: n += 1
+                else: runs.append(n); state = not state; n = 1
+            runs.append(n); explicit = runs[:-1]
+            g.gamma(len(explicit))
+            for i, n in enumerate(explicit): g.gamma(n if i == 0 else n - 1)
+            copied = [v for v in r if v in s]
+        extra = sorted(set(s) - set(copied))
+        spans, i = [], 0
+        while i < len(extra):
+            j = i
+            while j + 1 < len(extra) and extra[j + 1] == extra[j] + 1: j += 1
+            if j - i + 1 >= 4: spans.append((extra[i], j - i + 1))
+            i = j + 1
+        g.gamma(len(spans)); prev = None
+        for left, n in spans:
+            g.gamma(nat(left - x) if prev is None else left - prev - 1); g.gamma(n - 4); prev = left + n
+        inside = {left + d for left, n in spans for d in range(n)}
+        prev = None
+        for v in [v for v in extra if v not in inside]:
+            g.zeta(nat(v - x) if prev is None else v - prev - 1); prev = v
+    return g.bytes(), offsets.bytes()
+rnd = random.Random(7)
+for name, nodes in (("small", 20), ("mixed", 90)):
+    lists, base = [], []
+    for x in range(nodes):
+        base = sorted(set([v for v in base if rnd.random() < 0.8] + rnd.sample(range(nodes), rnd.randint(0, 4))))
+        if x % 9 == 0: start = rnd.randrange(nodes - 6); base = sorted(set(base) | set(range(start, start + 6)))
+        lists.append(base if x % 5 else [])
+    graph, offsets = encode(lists)
+    assert len(offsets) < 256
+    open(sys.argv[1] + "/" + name, "wb").write(bytes([nodes - 1, 0x48, len(offsets)]) + offsets + graph)
 PY
 echo "seeds: $(find "$corpus" -type f | wc -l) files in $corpus"

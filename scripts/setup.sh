@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config libtbb-dev liburing-dev libcli11-dev doctest-dev
-          nlohmann-json3-dev libxxhash-dev zlib1g-dev python3 fio)
+          nlohmann-json3-dev libxxhash-dev zlib1g-dev libzstd-dev python3 fio)
 
 missing=()
 for p in "${packages[@]}"; do

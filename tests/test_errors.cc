@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "shards/format/graph.h"
 #include "shards/format/verify.h"
@@ -54,6 +55,40 @@ TEST_CASE("malformed matrix market and binary input") {
   expect_ingest_error("d.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n", "",
                       "d.mtx:4: more entries than the header declares");
   expect_ingest_error("e.bin32", std::string("\0\0\0\0\1\0\0\0\2\0", 10), "", "e.bin32: record 2: truncated");
+}
+
+TEST_CASE("malformed DIMACS input") {
+  expect_ingest_error("a.gr", "c x\na 1 2 3\n", "", "a.gr:2: an arc before the 'p sp N M' line");
+  expect_ingest_error("b.gr", "p sp 3 2\na 1 2 3\n", "", "b.gr:2: file ends after 1 of 2 arcs");
+  expect_ingest_error("c.gr", "p sp 3 1\na 1 4 3\n", "", "c.gr:2: vertex outside 1..3");
+  expect_ingest_error("d.gr", "p sp 3 1\na 1 2\n", "", "d.gr:2: expected 'a u v w'");
+  expect_ingest_error("e.gr", "p max 3 1\n", "", "e.gr:1: expected 'p sp N M'");
+  expect_ingest_error("f.gr", "p sp 3 1\na 1 2 1\na 2 3 1\n", "", "f.gr:3: more arcs than the 'p' line declares");
+}
+
+TEST_CASE("a truncated or corrupt zstd input is refused") {
+  sgtest::TempDir dir;
+  std::string text;
+  for (int i = 1; i <= 100000; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
+  // With a content checksum, as the zstd command line writes by default.
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1);
+  std::string whole(ZSTD_compressBound(text.size()), '\0');
+  whole.resize(ZSTD_compress2(context, whole.data(), whole.size(), text.data(), text.size()));
+  ZSTD_freeCCtx(context);
+  std::string flipped = whole;
+  flipped[whole.size() / 2] ^= 0x10;
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"half", whole.substr(0, whole.size() / 2)}, {"flipped", flipped}}) {
+    CAPTURE(name);
+    sgtest::TempDir work;
+    sgtest::write_text(work / "t.zst", bytes);
+    std::string output;
+    CHECK(sgtest::run_cli("ingest " + (work / "t.zst") + " -o " + (work / "g"), &output) == 2);
+    CHECK_MESSAGE(output.find("zstd stream") != std::string::npos, output);
+    CHECK(std::count(output.begin(), output.end(), '\n') == 1);
+    CHECK(sgtest::list_dir(work.path()) == std::vector<std::string>{"t.zst"});
+  }
 }
 
 TEST_CASE("missing device directory, existing output and bad options are clear errors") {

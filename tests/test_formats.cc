@@ -3,6 +3,7 @@
 // id remapping; results are read back in original ids.
 #include <doctest/doctest.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cstring>
 #include <fstream>
@@ -67,6 +68,34 @@ TEST_CASE("gzip text with weights") {
   REQUIRE(Graph::open(o.output, &g).ok());
   CHECK(g.weighted());
   CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{0, 1, 2.5f}, {1, 0, 0.25f}});
+}
+
+TEST_CASE("zstd-compressed text, several frames") {
+  sgtest::TempDir dir;
+  std::string compressed;
+  for (const std::string part : {"# a\n0 1\n1 2\n", "2 0\n"}) {
+    std::string frame(ZSTD_compressBound(part.size()), '\0');
+    const size_t n = ZSTD_compress(frame.data(), frame.size(), part.data(), part.size(), 3);
+    REQUIRE_FALSE(ZSTD_isError(n));
+    compressed += frame.substr(0, n);
+  }
+  sgtest::write_text(dir / "z.txt.zst", compressed);
+  IngestOptions o;
+  o.input = dir / "z.txt.zst";
+  o.output = dir / "z";
+  IngestSummary summary;
+  REQUIRE(ingest_ordered(o, &summary).ok());
+  Graph g;
+  REQUIRE(Graph::open(o.output, &g).ok());
+  CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}});
+}
+
+TEST_CASE("DIMACS .gr keeps 1-based ids, weights and isolated vertices") {
+  sgtest::TempDir dir;
+  Graph g = ingest_text(dir, "road.gr", "c 9th DIMACS challenge\np sp 5 3\nc arcs\na 1 2 7\na 2 3 4\na 3 1 2\n");
+  CHECK(g.num_vertices() == 5);
+  CHECK(g.weighted());
+  CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{1, 2, 7}, {2, 3, 4}, {3, 1, 2}});
 }
 
 TEST_CASE("matrix market general real keeps 1-based ids and values") {

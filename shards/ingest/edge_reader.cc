@@ -4,14 +4,17 @@
 
 #include <sys/stat.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
+#include "shards/ingest/bvgraph_reader.h"
 #include "shards/ingest/graph_edge_reader.h"
 #include "shards/util/enum_names.h"
 
@@ -21,29 +24,38 @@ namespace {
 constexpr size_t kReadBufferBytes = 1 << 20;
 constexpr size_t kMaxLineBytes = 1 << 16;  // a longer line is malformed input
 
-std::string strip_gz(const std::string& path) { return path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path; }
+// The name without a compression suffix (.gz, .zst).
+std::string strip_compression(const std::string& path) {
+  if (path.ends_with(".gz")) return path.substr(0, path.size() - 3);
+  if (path.ends_with(".zst")) return path.substr(0, path.size() - 4);
+  return path;
+}
 
-// Reads a file (gzip or plain) in large blocks.
+// Reads a file (gzip, zstd or plain) in large blocks. A compressed stream
+// cut short or failing its checksum is bad input, never a short file.
 class ByteSource {
  public:
   ~ByteSource() {
     if (file_ != nullptr) gzclose(file_);
+    if (zstd_ != nullptr) ZSTD_freeDCtx(zstd_);
+    if (raw_ != nullptr) std::fclose(raw_);
   }
   Status open(const std::string& path) {
     path_ = path;
-    file_ = gzopen(path.c_str(), "rb");
-    // A missing, unreadable or wrong input is the user's to fix: exit 2.
-    if (file_ == nullptr) return Status::InvalidArgument(path + ": cannot open input: " + std::strerror(errno));
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       return Status::InvalidArgument(path + ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
     }
+    if (::stat(path.c_str(), &info) == 0) total_bytes_ = static_cast<uint64_t>(info.st_size);
+    if (path.ends_with(".zst")) return open_zstd();
+    file_ = gzopen(path.c_str(), "rb");
+    // A missing, unreadable or wrong input is the user's to fix: exit 2.
+    if (file_ == nullptr) return Status::InvalidArgument(path + ": cannot open input: " + std::strerror(errno));
     gzbuffer(file_, 256 * 1024);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) total_bytes_ = static_cast<uint64_t>(st.st_size);
     return Status::OK();
   }
   uint64_t bytes_read() const {
+    if (zstd_ != nullptr) return zstd_consumed_;
     const long offset = gzoffset(file_);
     return offset > 0 ? static_cast<uint64_t>(offset) : 0;
   }
@@ -54,13 +66,12 @@ class ByteSource {
     if (fault.kind == InjectedFault::kError) return Status::IOError(path_ + ": read: " + std::strerror(fault.error));
     // A short read: ask for less (the caller reads on).
     const size_t ask = fault.kind == InjectedFault::kShort && bytes > 1 ? bytes / 2 : bytes;
+    if (zstd_ != nullptr) return read_zstd(dst, ask, got);
     const int n = gzread(file_, dst, static_cast<unsigned>(ask));
     int errnum = 0;
     const char* msg = gzerror(file_, &errnum);
     if (n < 0 && errnum == Z_ERRNO) return Status::IOError(path_ + ": read: " + std::strerror(errno));
-    // A gzip stream cut short (zlib: "unexpected end of file") or failing
-    // its CRC/length check is bad input, not a short file: nothing of it
-    // may be ingested as if complete.
+    // zlib: "unexpected end of file", or a CRC/length mismatch.
     if (n < 0 || (n == 0 && errnum == Z_BUF_ERROR)) {
       std::string why = msg != nullptr ? msg : "";
       if (why.starts_with(path_ + ": ")) why = why.substr(path_.size() + 2);  // zlib names the file too
@@ -72,9 +83,48 @@ class ByteSource {
   const std::string& path() const { return path_; }
 
  private:
+  Status open_zstd() {
+    raw_ = std::fopen(path_.c_str(), "rb");
+    if (raw_ == nullptr) return Status::InvalidArgument(path_ + ": cannot open input: " + std::strerror(errno));
+    zstd_ = ZSTD_createDCtx();
+    if (zstd_ == nullptr) return Status::IOError(path_ + ": cannot allocate a zstd context");
+    zstd_input_.resize(ZSTD_DStreamInSize());
+    return Status::OK();
+  }
+  // Decompresses until `bytes` are out or the input ends; at the end the
+  // last frame must be complete (zstd checks its content checksum).
+  Status read_zstd(char* dst, size_t bytes, size_t* got) {
+    ZSTD_outBuffer out{dst, bytes, 0};
+    while (out.pos < out.size) {
+      if (zstd_in_.pos == zstd_in_.size) {
+        const size_t n = std::fread(zstd_input_.data(), 1, zstd_input_.size(), raw_);
+        if (n == 0) {
+          if (std::ferror(raw_)) return Status::IOError(path_ + ": read: " + std::strerror(errno));
+          if (zstd_pending_ != 0) return Status::InvalidArgument(path_ + ": truncated zstd stream (the last frame is incomplete)");
+          break;
+        }
+        zstd_in_ = ZSTD_inBuffer{zstd_input_.data(), n, 0};
+      }
+      const size_t before = zstd_in_.pos;
+      zstd_pending_ = ZSTD_decompressStream(zstd_, &out, &zstd_in_);
+      zstd_consumed_ += zstd_in_.pos - before;
+      if (ZSTD_isError(zstd_pending_)) {
+        return Status::InvalidArgument(path_ + ": corrupt zstd stream (" + ZSTD_getErrorName(zstd_pending_) + ")");
+      }
+    }
+    *got = out.pos;
+    return Status::OK();
+  }
+
   std::string path_;
   gzFile file_ = nullptr;
   uint64_t total_bytes_ = 0;
+  FILE* raw_ = nullptr;
+  ZSTD_DCtx* zstd_ = nullptr;
+  std::vector<char> zstd_input_;
+  ZSTD_inBuffer zstd_in_{nullptr, 0, 0};
+  size_t zstd_pending_ = 0;
+  uint64_t zstd_consumed_ = 0;
 };
 
 // Splits the input into lines without copying; handles CRLF.
@@ -200,7 +250,7 @@ class TextReader : public EdgeReader {
 class SnapReader : public TextReader {
  public:
   Status open(const std::string& path) {
-    allow_header_ = strip_gz(path).ends_with(".csv");
+    allow_header_ = strip_compression(path).ends_with(".csv");
     shape_.format = InputFormat::kSnap;
     return lines_.open(path);
   }
@@ -361,6 +411,73 @@ class MtxReader : public TextReader {
   uint64_t rows_ = 0, cols_ = 0, declared_entries_ = 0, entries_ = 0;
 };
 
+// DIMACS shortest-path challenge graphs (9th challenge, .gr): 'c' comment
+// lines, one 'p sp N M' line, then M lines 'a u v w' with 1-based ids and
+// integer weights (kept as float32 weights).
+class DimacsReader : public TextReader {
+ public:
+  Status open(const std::string& path) {
+    SG_RETURN_IF_ERROR(lines_.open(path));
+    shape_.format = InputFormat::kDimacs;
+    shape_.id_base = 1;
+    shape_.weighted = true;
+    return Status::OK();
+  }
+
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
+    batch->clear();
+    std::string_view line;
+    bool more = true;
+    while (batch->size() < max_edges) {
+      SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
+      if (!more) {
+        if (!saw_problem_) return Status::InvalidArgument(lines_.path() + ": no 'p sp N M' problem line");
+        if (arcs_ != declared_arcs_) {
+          return Status::InvalidArgument(lines_.path() + ":" + std::to_string(lines_.line_number()) + ": file ends after " +
+                                         std::to_string(arcs_) + " of " + std::to_string(declared_arcs_) + " arcs");
+        }
+        break;
+      }
+      std::string_view fields[5];
+      const size_t count = split_fields(line, fields, 4);
+      if (count == 0 || fields[0] == "c") continue;
+      if (fields[0] == "p") {
+        SG_RETURN_IF_ERROR(read_problem(fields, count));
+        continue;
+      }
+      if (fields[0] != "a") return bad_line(lines_, "expected a 'c', 'p' or 'a' line");
+      if (!saw_problem_) return bad_line(lines_, "an arc before the 'p sp N M' line");
+      if (count != 4) return bad_line(lines_, "expected 'a u v w'");
+      RawEdge edge{0, 0, 1.0f};
+      SG_RETURN_IF_ERROR(parse_id(lines_, fields[1], "source", &edge.src));
+      SG_RETURN_IF_ERROR(parse_id(lines_, fields[2], "destination", &edge.dst));
+      if (edge.src < 1 || edge.src > nodes_ || edge.dst < 1 || edge.dst > nodes_) {
+        return bad_line(lines_, "vertex outside 1.." + std::to_string(nodes_));
+      }
+      if (!parse_weight(fields[3], &edge.weight)) return bad_line(lines_, "invalid weight '" + std::string(fields[3].substr(0, 40)) + "'");
+      if (edge.src - 1 > max_id_ || edge.dst - 1 > max_id_) return bad_line(lines_, id_limit_text(edge, 1));
+      if (++arcs_ > declared_arcs_) return bad_line(lines_, "more arcs than the 'p' line declares");
+      batch->push_back(edge);
+    }
+    return Status::OK();
+  }
+  uint64_t declared_arcs() const override { return declared_arcs_; }
+
+ private:
+  Status read_problem(const std::string_view* fields, size_t count) {
+    if (saw_problem_) return bad_line(lines_, "a second 'p' line");
+    if (count != 4 || fields[1] != "sp" || !parse_u64(fields[2], &nodes_) || !parse_u64(fields[3], &declared_arcs_)) {
+      return bad_line(lines_, "expected 'p sp N M'");
+    }
+    saw_problem_ = true;
+    shape_.declared_vertices = nodes_;
+    return Status::OK();
+  }
+
+  bool saw_problem_ = false;
+  uint64_t nodes_ = 0, declared_arcs_ = 0, arcs_ = 0;
+};
+
 class BinaryReader : public EdgeReader {
  public:
   Status open(const std::string& path, InputFormat format, bool weighted) {
@@ -437,6 +554,19 @@ class BinaryReader : public EdgeReader {
   std::vector<char> buffer_;
 };
 
+// The 9th challenge ships node coordinates in a .co file next to the .gr;
+// no algorithm here uses them.
+void note_ignored_coordinates(const std::string& path) {
+  std::string base = strip_compression(path);
+  base = base.substr(0, base.size() - 3);
+  std::error_code ec;
+  for (const char* suffix : {".co", ".co.gz"}) {
+    if (std::filesystem::exists(base + suffix, ec)) {
+      std::fprintf(stderr, "shardgraph: %s%s (node coordinates) is not used; ingesting %s only\n", base.c_str(), suffix, path.c_str());
+    }
+  }
+}
+
 }  // namespace
 
 const char* format_name(InputFormat format) {
@@ -446,6 +576,8 @@ const char* format_name(InputFormat format) {
     case InputFormat::kBin32: return "bin32";
     case InputFormat::kBin64: return "bin64";
     case InputFormat::kGraph: return "graph";
+    case InputFormat::kWebGraph: return "webgraph";
+    case InputFormat::kDimacs: return "dimacs";
   }
   return "?";
 }
@@ -457,18 +589,24 @@ Status resolve_format(const std::string& path, const std::string& name, InputFor
       *format = InputFormat::kGraph;
       return Status::OK();
     }
-    const std::string base = strip_gz(path);
+    if (!bvgraph_basename(path).empty()) {
+      *format = InputFormat::kWebGraph;
+      return Status::OK();
+    }
+    const std::string base = strip_compression(path);
     if (base.ends_with(".mtx")) *format = InputFormat::kMtx;
     else if (base.ends_with(".bin32")) *format = InputFormat::kBin32;
     else if (base.ends_with(".bin64")) *format = InputFormat::kBin64;
+    else if (base.ends_with(".gr")) *format = InputFormat::kDimacs;
     else *format = InputFormat::kSnap;
     return Status::OK();
   }
-  if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64, InputFormat::kGraph}, format_name,
+  if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64, InputFormat::kGraph,
+                                InputFormat::kWebGraph, InputFormat::kDimacs}, format_name,
                       format)) {
     return Status::OK();
   }
-  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64, graph)");
+  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64, graph, webgraph, dimacs)");
 }
 
 Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
@@ -488,6 +626,15 @@ Status open_edge_reader(const std::string& path, InputFormat format, bool binary
     }
     case InputFormat::kGraph:
       return open_graph_edge_reader(path, reader);
+    case InputFormat::kWebGraph:
+      return open_bvgraph_reader(path, reader);
+    case InputFormat::kDimacs: {
+      auto dimacs = std::make_unique<DimacsReader>();
+      SG_RETURN_IF_ERROR(dimacs->open(path));
+      note_ignored_coordinates(path);
+      *reader = std::move(dimacs);
+      return Status::OK();
+    }
     case InputFormat::kBin32:
     case InputFormat::kBin64: {
       auto bin = std::make_unique<BinaryReader>();

@@ -4,7 +4,11 @@
 //          with one header line; gzip (.gz) is read transparently.
 //   mtx    Matrix Market "coordinate" (pattern|integer|real, general|symmetric),
 //          1-based indices; a symmetric matrix is an undirected graph.
+//   dimacs DIMACS shortest-path '.gr' ('c', 'p sp N M', 'a u v w'; 1-based,
+//          weights kept).
 //   graph  a graph directory written by ingest (graph_edge_reader.h).
+//   webgraph  a WebGraph BVGraph, BASENAME.{properties,graph,offsets}
+//          (bvgraph_reader.h).
 //   bin32 / bin64   little-endian (src, dst) pairs of uint32 / uint64, each
 //          followed by a float32 weight when the input is declared weighted.
 // Errors name the file and line (text) or record (binary).
@@ -19,11 +23,12 @@
 
 namespace sg {
 
-enum class InputFormat { kSnap, kMtx, kBin32, kBin64, kGraph };
+enum class InputFormat { kSnap, kMtx, kBin32, kBin64, kGraph, kWebGraph, kDimacs };
 
 const char* format_name(InputFormat format);
 // `name` empty => detect from the path: a directory holding manifest.json is
-// a stored graph ("graph"), else by file name (.mtx, .bin32, .bin64, else snap).
+// a stored graph ("graph"), a BVGraph's base name or one of its files is
+// "webgraph", else by file name (.mtx, .bin32, .bin64, .gr, else snap).
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
 
 struct RawEdge {
@@ -54,6 +59,8 @@ class EdgeReader {
   // Bytes of the input file (compressed, for .gz) read so far, and in all.
   virtual uint64_t bytes_read() const = 0;
   virtual uint64_t bytes_total() const = 0;
+  // Arcs the input declares it holds (0: unknown), for sizing buckets.
+  virtual uint64_t declared_arcs() const { return 0; }
   // The graph being read, for format "graph" (graph_edge_reader.h).
   virtual const class Graph* stored_graph() const { return nullptr; }
 

@@ -422,9 +422,11 @@ uint64_t IngestJob::estimated_records_per_space(size_t spaces) const {
   uint64_t arcs = 0;
   if (source_graph_ != nullptr) {
     arcs = source_graph_->manifest().num_edges;
+  } else if (reader_->declared_arcs() > 0) {
+    arcs = reader_->declared_arcs();
   } else {
     const uint64_t bytes = reader_->bytes_total();
-    const bool gzip = opt_.input.size() > 3 && opt_.input.compare(opt_.input.size() - 3, 3, ".gz") == 0;
+    const bool gzip = opt_.input.ends_with(".gz") || opt_.input.ends_with(".zst");
     const uint64_t bytes_per_arc = format_ == InputFormat::kBin64 ? 16 : gzip ? 3 : 8;
     arcs = bytes / bytes_per_arc;
   }

@@ -1,0 +1,256 @@
+#include "shards/ingest/bvgraph_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "shards/ingest/bvgraph_decoder.h"
+#include "shards/util/file_util.h"
+#include "shards/util/parallel.h"
+
+namespace sg {
+namespace {
+
+// A read-only mapping of a whole file; pages already decoded are dropped
+// from the process (they stay in the page cache) so RSS follows the
+// decoding front, not the file size.
+class MappedFile {
+ public:
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(data_, size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Status open(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return Status::InvalidArgument(path + ": cannot open: " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return Status::IOError(path + ": stat: " + errno_text(errno));
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ == 0) return Status::OK();
+    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (data == MAP_FAILED) return Status::IOError(path + ": mmap: " + errno_text(errno));
+    data_ = static_cast<uint8_t*>(data);
+    ::madvise(data_, size_, MADV_SEQUENTIAL);
+    return Status::OK();
+  }
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  // Drops the pages wholly before byte `end`.
+  void release_before(uint64_t end) {
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t cut = std::min<uint64_t>(end, size_) / page * page;
+    if (data_ != nullptr && cut > released_) {
+      ::madvise(data_ + released_, cut - released_, MADV_DONTNEED);
+      released_ = cut;
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  uint64_t released_ = 0;
+};
+
+std::string strip_suffix(const std::string& path) {
+  for (const char* suffix : {".graph", ".properties", ".offsets"}) {
+    if (path.ends_with(suffix)) return path.substr(0, path.size() - std::strlen(suffix));
+  }
+  return path;
+}
+
+struct DecodedArc {
+  uint32_t src, dst;
+};
+
+// One block of a round: nodes [first, end) from bit `bit`; decoding stops
+// early once `cap` arcs are out, at a node boundary.
+struct Block {
+  uint64_t first = 0, end = 0, bit = 0;
+  uint64_t stop_node = 0, stop_bit = 0;
+  std::vector<DecodedArc> arcs;
+  Status status;
+};
+
+class BvGraphReader : public EdgeReader {
+ public:
+  Status open(const std::string& path) {
+    base_ = strip_suffix(path);
+    std::string text;
+    SG_RETURN_IF_ERROR(read_whole_file(base_ + ".properties", &text));
+    SG_RETURN_IF_ERROR(parse_bv_properties(text, base_ + ".properties", &props_));
+    if (props_.nodes > uint64_t{UINT32_MAX}) {
+      return Status::InvalidArgument(base_ + ".properties: more than 2^32-1 nodes");
+    }
+    SG_RETURN_IF_ERROR(graph_.open(base_ + ".graph"));
+    shape_.format = InputFormat::kWebGraph;
+    shape_.declared_vertices = props_.nodes;
+    std::error_code ec;
+    // Unbounded reference chains (maxrefcount -1) cannot be decoded from a
+    // window of offsets: those graphs are read in sequence too.
+    const bool bounded = props_.max_ref_count >= 0;
+    if (bounded && std::filesystem::exists(base_ + ".offsets", ec)) {
+      SG_RETURN_IF_ERROR(offsets_file_.open(base_ + ".offsets"));
+      offsets_ = std::make_unique<OffsetWindow>(offsets_file_.data(), offsets_file_.size(), props_, graph_.size() * 8,
+                                                base_ + ".offsets");
+      SG_RETURN_IF_ERROR(offsets_->extend_to_bit(0));
+    } else {
+      sequential_ = std::make_unique<BvDecoder>(props_, graph_.data(), graph_.size(), nullptr, base_ + ".graph");
+      sequential_->start(0, 0);
+      std::fprintf(stderr, "shardgraph: %s; decoding %s.graph in one sequential pass\n",
+                   bounded ? (base_ + ".offsets missing").c_str() : "unbounded reference chains (maxrefcount -1)",
+                   base_.c_str());
+    }
+    return Status::OK();
+  }
+
+  const InputShape& shape() const override { return shape_; }
+  uint64_t bytes_read() const override { return next_bit_ / 8; }
+  uint64_t bytes_total() const override { return graph_.size(); }
+  uint64_t declared_arcs() const override { return props_.arcs; }
+
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
+    batch->clear();
+    while (batch->size() < max_edges) {
+      if (pending_at_ == pending_.size()) {
+        pending_.clear();
+        pending_at_ = 0;
+        if (next_node_ >= props_.nodes) break;
+        SG_RETURN_IF_ERROR(decode_round(std::max<size_t>(max_edges, 1024) * 4));
+        continue;
+      }
+      const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
+      for (size_t i = 0; i < take; ++i) {
+        const DecodedArc& a = pending_[pending_at_ + i];
+        batch->push_back(RawEdge{a.src, a.dst, 1.0f});
+      }
+      pending_at_ += take;
+    }
+    if (batch->empty() && arcs_ != props_.arcs) {
+      return Status::InvalidArgument(base_ + ".graph: holds " + std::to_string(arcs_) + " arcs, the properties say " +
+                                     std::to_string(props_.arcs));
+    }
+    return Status::OK();
+  }
+
+ private:
+  // Decodes about `round_arcs` arcs from next_node_ on into pending_.
+  Status decode_round(size_t round_arcs) {
+    const size_t parts = sequential_ != nullptr ? 1 : 2 * std::max<size_t>(parallel_threads(), 1);
+    SG_RETURN_IF_ERROR(plan_blocks(parts, round_arcs));
+    const size_t cap = 4 * round_arcs / blocks_.size() + 1;
+    parallel_for(size_t{0}, blocks_.size(), size_t{1}, [&](size_t lo, size_t hi) {
+      for (size_t b = lo; b < hi; ++b) decode_block(&blocks_[b], cap);
+    });
+    // Blocks are taken in order up to the first that stopped early; the
+    // round after starts where it stopped (later blocks are decoded again).
+    for (Block& block : blocks_) {
+      SG_RETURN_IF_ERROR(block.status);
+      pending_.insert(pending_.end(), block.arcs.begin(), block.arcs.end());
+      next_node_ = block.stop_node;
+      next_bit_ = block.stop_bit;
+      if (block.stop_node < block.end) break;
+    }
+    arcs_ += pending_.size();
+    // Random access reaches back at most the margin's bits.
+    const uint64_t keep_bit = offsets_ != nullptr && offsets_->holds(margin_start()) ? offsets_->offset(margin_start()) : next_bit_;
+    graph_.release_before(keep_bit / 8);
+    return Status::OK();
+  }
+
+  uint64_t margin_start() const {
+    const uint64_t margin = BvDecoder::margin_nodes(props_);
+    return next_node_ > margin ? next_node_ - margin : 0;
+  }
+
+  // Splits [next_node_, ...) into `parts` blocks of about equal bits,
+  // covering about `round_arcs` arcs in all.
+  Status plan_blocks(size_t parts, size_t round_arcs) {
+    const double bits_per_arc = props_.arcs > 0 ? 8.0 * static_cast<double>(graph_.size()) / static_cast<double>(props_.arcs) : 8.0;
+    const uint64_t block_bits = std::max<uint64_t>(64, static_cast<uint64_t>(bits_per_arc * static_cast<double>(round_arcs) / static_cast<double>(parts)));
+    if (offsets_ != nullptr) {
+      offsets_->drop_before(margin_start());
+      SG_RETURN_IF_ERROR(offsets_->extend_to_bit(next_bit_ + parts * block_bits));
+    }
+    blocks_.resize(parts);
+    uint64_t node = next_node_, bit = next_bit_;
+    size_t used = 0;
+    for (; used < parts && node < props_.nodes; ++used) {
+      Block& block = blocks_[used];
+      block.first = node;
+      block.bit = bit;
+      block.end = props_.nodes;
+      if (offsets_ != nullptr) {
+        block.end = std::max(node + 1, offsets_->node_at_bit(node + 1, bit + block_bits));
+        block.end = std::min(block.end, offsets_->end());
+        if (block.end < props_.nodes) bit = offsets_->offset(block.end);
+      }
+      node = block.end;
+    }
+    blocks_.resize(used);
+    return Status::OK();
+  }
+
+  void decode_block(Block* block, size_t cap) {
+    // Without offsets one decoder runs through the whole graph, its window
+    // carried from round to round.
+    std::unique_ptr<BvDecoder> own;
+    BvDecoder* decoder_ptr = sequential_.get();
+    if (decoder_ptr == nullptr) {
+      own = std::make_unique<BvDecoder>(props_, graph_.data(), graph_.size(), offsets_.get(), base_ + ".graph");
+      own->start(block->first, block->bit);
+      decoder_ptr = own.get();
+    }
+    BvDecoder& decoder = *decoder_ptr;
+    block->arcs.clear();
+    block->status = Status::OK();
+    while (decoder.next_node() < block->end && block->arcs.size() < cap) {
+      uint64_t node = 0;
+      const std::vector<uint64_t>* successors = nullptr;
+      block->status = decoder.next(&node, &successors);
+      if (!block->status.ok()) return;
+      for (uint64_t dst : *successors) block->arcs.push_back(DecodedArc{static_cast<uint32_t>(node), static_cast<uint32_t>(dst)});
+    }
+    block->stop_node = decoder.next_node();
+    block->stop_bit = decoder.bit_position();
+  }
+
+  std::string base_;
+  BvProperties props_;
+  MappedFile graph_;
+  InputShape shape_;
+  MappedFile offsets_file_;
+  std::unique_ptr<OffsetWindow> offsets_;  // null: decoded in sequence
+  std::unique_ptr<BvDecoder> sequential_;
+  std::vector<Block> blocks_;
+  std::vector<DecodedArc> pending_;
+  size_t pending_at_ = 0;
+  uint64_t next_node_ = 0, next_bit_ = 0, arcs_ = 0;
+};
+
+}  // namespace
+
+std::string bvgraph_basename(const std::string& path) {
+  const std::string base = strip_suffix(path);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(base + ".properties", ec) && std::filesystem::is_regular_file(base + ".graph", ec)) {
+    return base;
+  }
+  return "";
+}
+
+Status open_bvgraph_reader(const std::string& path, std::unique_ptr<EdgeReader>* reader) {
+  auto bv = std::make_unique<BvGraphReader>();
+  SG_RETURN_IF_ERROR(bv->open(path));
+  *reader = std::move(bv);
+  return Status::OK();
+}
+
+}  // namespace sg
