@@ -77,6 +77,7 @@ struct Block {
   uint64_t stop_node = 0, stop_bit = 0;
   std::vector<DecodedArc> arcs;
   Status status;
+  std::unique_ptr<BvDecoder> decoder;
 };
 
 class BvGraphReader : public EdgeReader {
@@ -119,19 +120,19 @@ class BvGraphReader : public EdgeReader {
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
     while (batch->size() < max_edges) {
-      if (pending_at_ == pending_.size()) {
-        pending_.clear();
-        pending_at_ = 0;
+      if (emit_block_ == taken_blocks_) {
         if (next_node_ >= props_.nodes) break;
         SG_RETURN_IF_ERROR(decode_round(std::max<size_t>(max_edges, 1024) * 4));
         continue;
       }
-      const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
-      for (size_t i = 0; i < take; ++i) {
-        const DecodedArc& a = pending_[pending_at_ + i];
-        batch->push_back(RawEdge{a.src, a.dst, 1.0f});
+      const std::vector<DecodedArc>& arcs = blocks_[emit_block_].arcs;
+      const size_t take = std::min(max_edges - batch->size(), arcs.size() - emit_at_);
+      for (size_t i = emit_at_; i < emit_at_ + take; ++i) batch->push_back(RawEdge{arcs[i].src, arcs[i].dst, 1.0f});
+      emit_at_ += take;
+      if (emit_at_ == arcs.size()) {
+        ++emit_block_;
+        emit_at_ = 0;
       }
-      pending_at_ += take;
     }
     if (batch->empty() && arcs_ != props_.arcs) {
       return Status::InvalidArgument(base_ + ".graph: holds " + std::to_string(arcs_) + " arcs, the properties say " +
@@ -141,24 +142,27 @@ class BvGraphReader : public EdgeReader {
   }
 
  private:
-  // Decodes about `round_arcs` arcs from next_node_ on into pending_.
+  // Decodes about `round_arcs` arcs from next_node_ on, into the blocks.
   Status decode_round(size_t round_arcs) {
     const size_t parts = sequential_ != nullptr ? 1 : 2 * std::max<size_t>(parallel_threads(), 1);
     SG_RETURN_IF_ERROR(plan_blocks(parts, round_arcs));
-    const size_t cap = 4 * round_arcs / blocks_.size() + 1;
-    parallel_for(size_t{0}, blocks_.size(), size_t{1}, [&](size_t lo, size_t hi) {
+    const size_t cap = 4 * round_arcs / used_blocks_ + 1;
+    parallel_for(size_t{0}, used_blocks_, size_t{1}, [&](size_t lo, size_t hi) {
       for (size_t b = lo; b < hi; ++b) decode_block(&blocks_[b], cap);
     });
     // Blocks are taken in order up to the first that stopped early; the
     // round after starts where it stopped (later blocks are decoded again).
-    for (Block& block : blocks_) {
+    taken_blocks_ = 0;
+    emit_block_ = emit_at_ = 0;
+    for (size_t b = 0; b < used_blocks_; ++b) {
+      const Block& block = blocks_[b];
       SG_RETURN_IF_ERROR(block.status);
-      pending_.insert(pending_.end(), block.arcs.begin(), block.arcs.end());
+      arcs_ += block.arcs.size();
       next_node_ = block.stop_node;
       next_bit_ = block.stop_bit;
+      ++taken_blocks_;
       if (block.stop_node < block.end) break;
     }
-    arcs_ += pending_.size();
     // Random access reaches back at most the margin's bits.
     const uint64_t keep_bit = offsets_ != nullptr && offsets_->holds(margin_start()) ? offsets_->offset(margin_start()) : next_bit_;
     graph_.release_before(keep_bit / 8);
@@ -179,7 +183,7 @@ class BvGraphReader : public EdgeReader {
       offsets_->drop_before(margin_start());
       SG_RETURN_IF_ERROR(offsets_->extend_to_bit(next_bit_ + parts * block_bits));
     }
-    blocks_.resize(parts);
+    if (blocks_.size() < parts) blocks_.resize(parts);  // kept: their buffers and decoders are reused
     uint64_t node = next_node_, bit = next_bit_;
     size_t used = 0;
     for (; used < parts && node < props_.nodes; ++used) {
@@ -194,32 +198,32 @@ class BvGraphReader : public EdgeReader {
       }
       node = block.end;
     }
-    blocks_.resize(used);
+    used_blocks_ = used;
     return Status::OK();
   }
 
   void decode_block(Block* block, size_t cap) {
     // Without offsets one decoder runs through the whole graph, its window
     // carried from round to round.
-    std::unique_ptr<BvDecoder> own;
-    BvDecoder* decoder_ptr = sequential_.get();
-    if (decoder_ptr == nullptr) {
-      own = std::make_unique<BvDecoder>(props_, graph_.data(), graph_.size(), offsets_.get(), base_ + ".graph");
-      own->start(block->first, block->bit);
-      decoder_ptr = own.get();
+    BvDecoder* decoder = sequential_.get();
+    if (decoder == nullptr) {
+      if (block->decoder == nullptr) {
+        block->decoder = std::make_unique<BvDecoder>(props_, graph_.data(), graph_.size(), offsets_.get(), base_ + ".graph");
+      }
+      decoder = block->decoder.get();
+      decoder->start(block->first, block->bit);
     }
-    BvDecoder& decoder = *decoder_ptr;
     block->arcs.clear();
     block->status = Status::OK();
-    while (decoder.next_node() < block->end && block->arcs.size() < cap) {
+    while (decoder->next_node() < block->end && block->arcs.size() < cap) {
       uint64_t node = 0;
       const std::vector<uint64_t>* successors = nullptr;
-      block->status = decoder.next(&node, &successors);
+      block->status = decoder->next(&node, &successors);
       if (!block->status.ok()) return;
       for (uint64_t dst : *successors) block->arcs.push_back(DecodedArc{static_cast<uint32_t>(node), static_cast<uint32_t>(dst)});
     }
-    block->stop_node = decoder.next_node();
-    block->stop_bit = decoder.bit_position();
+    block->stop_node = decoder->next_node();
+    block->stop_bit = decoder->bit_position();
   }
 
   std::string base_;
@@ -230,8 +234,8 @@ class BvGraphReader : public EdgeReader {
   std::unique_ptr<OffsetWindow> offsets_;  // null: decoded in sequence
   std::unique_ptr<BvDecoder> sequential_;
   std::vector<Block> blocks_;
-  std::vector<DecodedArc> pending_;
-  size_t pending_at_ = 0;
+  size_t used_blocks_ = 0, taken_blocks_ = 0;
+  size_t emit_block_ = 0, emit_at_ = 0;  // the next arc to hand out
   uint64_t next_node_ = 0, next_bit_ = 0, arcs_ = 0;
 };
 
