@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
   auto* ingest = app.add_subcommand("ingest", "build a graph directory from an edge list");
   ingest->add_option("input", ing.options.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
   ingest->add_option("-o,--output", ing.options.output, "graph directory to create")->required();
-  ingest->add_option("--format", ing.options.format, "snap|mtx|bin32|bin64|graph|webgraph (default: from the file name)")
+  ingest->add_option("--format", ing.options.format, "snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics (default: from the name)")
       ->check(CLI::IsMember({"snap", "mtx", "bin32", "bin64", "graph"}));
   ingest->add_flag("--weights", ing.options.binary_weights, "binary input records carry a float32 weight");
   ingest->add_flag("--undirected", ing.options.undirected, "treat every edge as undirected");

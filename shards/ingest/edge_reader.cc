@@ -23,6 +23,9 @@ namespace {
 
 constexpr size_t kReadBufferBytes = 1 << 20;
 constexpr size_t kMaxLineBytes = 1 << 16;  // a longer line is malformed input
+constexpr const char* kFormatList =
+    "mtx (.mtx), bin32/bin64 (.bin32/.bin64), dimacs (.gr), webgraph (BASENAME.graph), graphalytics (BASENAME.v + .e), "
+    "graph (a graph directory)";
 
 // The name without a compression suffix (.gz, .zst).
 std::string strip_compression(const std::string& path) {
@@ -273,8 +276,12 @@ class SnapReader : public TextReader {
         continue;
       }
       if (count < 2 || count > 3) {
+        // On the first data line the file may simply be in another format.
+        const std::string hint = columns_ == 0 ? " (read as a SNAP edge list; other formats: " + std::string(kFormatList) +
+                                                     ", chosen by name or --format)"
+                                               : "";
         return bad_line(lines_, "expected 'src dst [weight]', found " + std::to_string(count > 3 ? 4 : count) +
-                                    (count > 3 ? " or more fields" : " field(s)"));
+                                    (count > 3 ? " or more fields" : " field(s)") + hint);
       }
       if (columns_ == 0) {
         columns_ = count;
@@ -314,6 +321,73 @@ class SnapReader : public TextReader {
   size_t columns_ = 0;
   uint64_t first_data_line_ = 0;
   uint64_t scratch_ = 0;
+};
+
+// LDBC Graphalytics: BASENAME.e read as SNAP text, BASENAME.v the vertex
+// set (ids as labels, remapped by ingest), BASENAME.properties' directed
+// flag. The base name is the path without .v/.e/.properties.
+std::string graphalytics_base(const std::string& path) {
+  for (const char* suffix : {".v", ".e", ".properties"}) {
+    if (path.ends_with(suffix)) return path.substr(0, path.size() - std::strlen(suffix));
+  }
+  return path;
+}
+
+class GraphalyticsReader : public SnapReader {
+ public:
+  Status open(const std::string& path) {
+    base_ = graphalytics_base(path);
+    SG_RETURN_IF_ERROR(SnapReader::open(base_ + ".e"));
+    shape_.format = InputFormat::kGraphalytics;
+    return read_properties();
+  }
+  Status vertex_ids(std::vector<uint64_t>* ids) override {
+    ids->clear();
+    LineSource lines;
+    SG_RETURN_IF_ERROR(lines.open(base_ + ".v"));
+    std::string_view line;
+    bool more = true;
+    for (;;) {
+      SG_RETURN_IF_ERROR(lines.next_line(&line, &more));
+      if (!more) break;
+      if (is_comment_or_blank(line)) continue;
+      std::string_view fields[2];
+      uint64_t id = 0;
+      if (split_fields(line, fields, 1) != 1 || !parse_u64(fields[0], &id)) return bad_line(lines, "expected one vertex id");
+      ids->push_back(id);
+    }
+    std::sort(ids->begin(), ids->end());
+    const auto repeated = std::adjacent_find(ids->begin(), ids->end());
+    if (repeated != ids->end()) return Status::InvalidArgument(base_ + ".v: vertex " + std::to_string(*repeated) + " is listed twice");
+    if (ids->empty()) return Status::InvalidArgument(base_ + ".v: no vertices");
+    return Status::OK();
+  }
+
+ private:
+  // graph.NAME.directed = true|false (directed when absent).
+  Status read_properties() {
+    std::error_code ec;
+    if (!std::filesystem::exists(base_ + ".properties", ec)) return Status::OK();
+    LineSource lines;
+    SG_RETURN_IF_ERROR(lines.open(base_ + ".properties"));
+    std::string_view line;
+    bool more = true;
+    for (;;) {
+      SG_RETURN_IF_ERROR(lines.next_line(&line, &more));
+      if (!more) break;
+      const size_t eq = line.find('=');
+      if (eq == std::string_view::npos || line.substr(0, eq).find(".directed") == std::string_view::npos) continue;
+      std::string value(line.substr(eq + 1));
+      value.erase(std::remove_if(value.begin(), value.end(), [](unsigned char c) { return std::isspace(c) != 0; }), value.end());
+      if (value != "true" && value != "false") return bad_line(lines, "directed must be true or false");
+      directed_ = value == "true";
+    }
+    shape_.symmetric = !directed_;
+    return Status::OK();
+  }
+
+  std::string base_;
+  bool directed_ = true;
 };
 
 std::string lower(std::string_view s) {
@@ -578,6 +652,7 @@ const char* format_name(InputFormat format) {
     case InputFormat::kGraph: return "graph";
     case InputFormat::kWebGraph: return "webgraph";
     case InputFormat::kDimacs: return "dimacs";
+    case InputFormat::kGraphalytics: return "graphalytics";
   }
   return "?";
 }
@@ -593,6 +668,11 @@ Status resolve_format(const std::string& path, const std::string& name, InputFor
       *format = InputFormat::kWebGraph;
       return Status::OK();
     }
+    const std::string graphalytics = graphalytics_base(path);
+    if (std::filesystem::is_regular_file(graphalytics + ".v", ec) && std::filesystem::is_regular_file(graphalytics + ".e", ec)) {
+      *format = InputFormat::kGraphalytics;
+      return Status::OK();
+    }
     const std::string base = strip_compression(path);
     if (base.ends_with(".mtx")) *format = InputFormat::kMtx;
     else if (base.ends_with(".bin32")) *format = InputFormat::kBin32;
@@ -602,11 +682,11 @@ Status resolve_format(const std::string& path, const std::string& name, InputFor
     return Status::OK();
   }
   if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64, InputFormat::kGraph,
-                                InputFormat::kWebGraph, InputFormat::kDimacs}, format_name,
+                                InputFormat::kWebGraph, InputFormat::kDimacs, InputFormat::kGraphalytics}, format_name,
                       format)) {
     return Status::OK();
   }
-  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64, graph, webgraph, dimacs)");
+  return Status::InvalidArgument("unknown format '" + name + "' (snap, mtx, bin32, bin64, graph, webgraph, dimacs, graphalytics)");
 }
 
 Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
@@ -628,6 +708,12 @@ Status open_edge_reader(const std::string& path, InputFormat format, bool binary
       return open_graph_edge_reader(path, reader);
     case InputFormat::kWebGraph:
       return open_bvgraph_reader(path, reader);
+    case InputFormat::kGraphalytics: {
+      auto graphalytics = std::make_unique<GraphalyticsReader>();
+      SG_RETURN_IF_ERROR(graphalytics->open(path));
+      *reader = std::move(graphalytics);
+      return Status::OK();
+    }
     case InputFormat::kDimacs: {
       auto dimacs = std::make_unique<DimacsReader>();
       SG_RETURN_IF_ERROR(dimacs->open(path));

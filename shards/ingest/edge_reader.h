@@ -6,6 +6,9 @@
 //          1-based indices; a symmetric matrix is an undirected graph.
 //   dimacs DIMACS shortest-path '.gr' ('c', 'p sp N M', 'a u v w'; 1-based,
 //          weights kept).
+//   graphalytics  LDBC Graphalytics BASENAME.v (one vertex id a line: the
+//          vertex set) + BASENAME.e ('src dst [weight]') + optional
+//          BASENAME.properties (graph.NAME.directed = false: undirected).
 //   graph  a graph directory written by ingest (graph_edge_reader.h).
 //   webgraph  a WebGraph BVGraph, BASENAME.{properties,graph,offsets}
 //          (bvgraph_reader.h).
@@ -23,12 +26,13 @@
 
 namespace sg {
 
-enum class InputFormat { kSnap, kMtx, kBin32, kBin64, kGraph, kWebGraph, kDimacs };
+enum class InputFormat { kSnap, kMtx, kBin32, kBin64, kGraph, kWebGraph, kDimacs, kGraphalytics };
 
 const char* format_name(InputFormat format);
 // `name` empty => detect from the path: a directory holding manifest.json is
 // a stored graph ("graph"), a BVGraph's base name or one of its files is
-// "webgraph", else by file name (.mtx, .bin32, .bin64, .gr, else snap).
+// "webgraph", a Graphalytics base name or its .v/.e file "graphalytics", else
+// by file name (.mtx, .bin32, .bin64, .gr, else snap).
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
 
 struct RawEdge {
@@ -59,6 +63,12 @@ class EdgeReader {
   // Bytes of the input file (compressed, for .gz) read so far, and in all.
   virtual uint64_t bytes_read() const = 0;
   virtual uint64_t bytes_total() const = 0;
+  // The vertex set when the input lists it apart from the edges (sorted,
+  // distinct); NotFound when it does not.
+  virtual Status vertex_ids(std::vector<uint64_t>* ids) {
+    ids->clear();
+    return Status::NotFound("no vertex file");
+  }
   // Arcs the input declares it holds (0: unknown), for sizing buckets.
   virtual uint64_t declared_arcs() const { return 0; }
   // The graph being read, for format "graph" (graph_edge_reader.h).

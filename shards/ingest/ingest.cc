@@ -68,7 +68,7 @@ struct BucketRanges {
 
 class IngestJob {
  public:
-  explicit IngestJob(const IngestOptions& options) : opt_(options) {
+  explicit IngestJob(const IngestOptions& options) : opt_(options), remap_(options.remap) {
     progress_.set_terminal(options.progress);
     progress_.set_hook(options.on_phase);
   }
@@ -120,6 +120,7 @@ class IngestJob {
   uint64_t input_id_limit() const;
 
   const IngestOptions& opt_;
+  bool remap_ = false;  // --remap, or an input whose vertex file names the vertices
   InputFormat format_ = InputFormat::kSnap;
   std::unique_ptr<EdgeReader> reader_;
   InputShape shape_;
@@ -166,7 +167,10 @@ Status IngestJob::check_options() {
     return Status::InvalidArgument("--order " + opt_.order + " needs the order's permutation (see ingest_ordered)");
   }
   new_id_ = opt_.permutation;
-  return resolve_format(opt_.input, opt_.format, &format_);
+  SG_RETURN_IF_ERROR(resolve_format(opt_.input, opt_.format, &format_));
+  // Graphalytics ids are sparse 64-bit labels: always remapped.
+  if (format_ == InputFormat::kGraphalytics) remap_ = true;
+  return Status::OK();
 }
 
 Status IngestJob::prepare_directories() {
@@ -202,7 +206,7 @@ Status IngestJob::prepare_directories() {
   return Status::OK();
 }
 
-uint64_t IngestJob::input_id_limit() const { return opt_.remap ? UINT64_MAX : uint64_t{UINT32_MAX} - 1; }
+uint64_t IngestJob::input_id_limit() const { return remap_ ? UINT64_MAX : uint64_t{UINT32_MAX} - 1; }
 
 Status IngestJob::open_reader() {
   return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_);
@@ -212,6 +216,10 @@ Status IngestJob::open_reader() {
 // so the order of ids (and of results) is kept. Needs 8 bytes per distinct id.
 Status IngestJob::collect_ids() {
   SG_RETURN_IF_ERROR(open_reader());
+  // A vertex file defines the vertex set, isolated vertices included.
+  Status listed = reader_->vertex_ids(&id_map_);
+  if (listed.ok()) return id_map_.size() > UINT32_MAX ? Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices") : Status::OK();
+  if (listed.code() != Status::Code::kNotFound) return listed;
   std::vector<RawEdge> batch;
   std::vector<uint64_t> pending, merged;
   const size_t pending_limit = std::max<size_t>(opt_.memory_bytes / 8 / sizeof(uint64_t), 1 << 16);
@@ -240,9 +248,17 @@ Status IngestJob::collect_ids() {
 }
 
 Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) const {
-  if (opt_.remap) {
-    *src = static_cast<uint32_t>(std::lower_bound(id_map_.begin(), id_map_.end(), raw.src) - id_map_.begin());
-    *dst = static_cast<uint32_t>(std::lower_bound(id_map_.begin(), id_map_.end(), raw.dst) - id_map_.begin());
+  if (remap_) {
+    const auto src_at = std::lower_bound(id_map_.begin(), id_map_.end(), raw.src);
+    const auto dst_at = std::lower_bound(id_map_.begin(), id_map_.end(), raw.dst);
+    // Only a vertex file can miss an id: the edges' own ids build the map otherwise.
+    if (src_at == id_map_.end() || *src_at != raw.src || dst_at == id_map_.end() || *dst_at != raw.dst) {
+      const uint64_t missing = (src_at == id_map_.end() || *src_at != raw.src) ? raw.src : raw.dst;
+      return Status::InvalidArgument(opt_.input + ": edge " + std::to_string(raw.src) + " -> " + std::to_string(raw.dst) +
+                                     " names vertex " + std::to_string(missing) + ", which the vertex file does not list");
+    }
+    *src = static_cast<uint32_t>(src_at - id_map_.begin());
+    *dst = static_cast<uint32_t>(dst_at - id_map_.begin());
     return Status::OK();
   }
   const uint64_t base = shape_.id_base;
@@ -258,10 +274,10 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
 }
 
 uint64_t IngestJob::count_vertices(uint64_t max_dense_id, bool saw_edge) const {
-  uint64_t n = opt_.remap ? id_map_.size() : (saw_edge ? max_dense_id + 1 : 0);
+  uint64_t n = remap_ ? id_map_.size() : (saw_edge ? max_dense_id + 1 : 0);
   // Declared vertices (mtx rows, SNAP "# Nodes:") add isolated vertices;
   // remapped ids only exist for ids that occur.
-  if (!opt_.remap) n = std::max<uint64_t>(n, shape_.declared_vertices);
+  if (!remap_) n = std::max<uint64_t>(n, shape_.declared_vertices);
   return n;
 }
 
@@ -499,7 +515,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   // list per vertex on disk, vertex arrays at run time): a sparse one is
   // refused before anything is allocated from it.
   const uint64_t edges_read = manifest_.ingest.input_edges;
-  if (!opt_.remap && new_id_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
+  if (!remap_ && new_id_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
     return Status::InvalidArgument(opt_.input + ": vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) +
                                    " for " + std::to_string(edges_read) +
                                    " edges: the id space is sparse; ingest with --remap (dense ids, results keep the original ids)");
@@ -682,11 +698,11 @@ Status IngestJob::write_metadata() {
   m.weighted = shape_.weighted;
   const uint64_t arcs = m.spaces[0].arcs;
   m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
-  m.id_base = opt_.remap || new_id_ != nullptr ? 0 : shape_.id_base;
+  m.id_base = remap_ || new_id_ != nullptr ? 0 : shape_.id_base;
   m.ordering = new_id_ != nullptr ? opt_.order : "none";
   if (new_id_ != nullptr) {
     assert(m.id_map_file == "id_map.u64");  // written by release_permutation
-  } else if (opt_.remap) {
+  } else if (remap_) {
     m.id_map_file = "id_map.u64";
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
   }
@@ -754,7 +770,7 @@ Status IngestJob::run(IngestSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   SG_RETURN_IF_ERROR(check_options());
   SG_RETURN_IF_ERROR(prepare_directories());
-  if (opt_.remap) {
+  if (remap_) {
     progress_.begin_phase("remap ids", 0);
     SG_RETURN_IF_ERROR(collect_ids());
   }

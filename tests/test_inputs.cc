@@ -1,0 +1,188 @@
+// Inputs with their own conventions, checked end to end: LDBC Graphalytics
+// .v/.e pairs (isolated vertices, sparse 64-bit ids, directed or not) and
+// DIMACS .gr road networks ingest, and BFS and SSSP on them match a tiny
+// in-test reference (queue BFS, Dijkstra) in original ids; the LDBC example
+// and SSSP validation graphs in ../shared match their published outputs.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <queue>
+#include <random>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct WeightedArc {
+  uint64_t src, dst;
+  double weight;
+};
+
+// Unreachable: -1 (BFS) / infinity (SSSP).
+std::map<uint64_t, double> reference_distances(const std::vector<uint64_t>& vertices, const std::vector<WeightedArc>& arcs,
+                                               bool directed, uint64_t source, bool unit) {
+  std::map<uint64_t, std::vector<std::pair<uint64_t, double>>> out;
+  for (const WeightedArc& a : arcs) {
+    out[a.src].push_back({a.dst, unit ? 1.0 : a.weight});
+    if (!directed) out[a.dst].push_back({a.src, unit ? 1.0 : a.weight});
+  }
+  std::map<uint64_t, double> distance;
+  for (uint64_t v : vertices) distance[v] = INFINITY;
+  using Item = std::pair<double, uint64_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  distance[source] = 0;
+  queue.push({0, source});
+  while (!queue.empty()) {
+    const auto [d, v] = queue.top();
+    queue.pop();
+    if (d > distance[v]) continue;
+    for (const auto& [w, weight] : out[v]) {
+      if (d + weight < distance[w]) {
+        distance[w] = d + weight;
+        queue.push({distance[w], w});
+      }
+    }
+  }
+  if (unit) {
+    for (auto& [v, d] : distance) {
+      if (std::isinf(d)) d = -1;
+    }
+  }
+  return distance;
+}
+
+// "id value" lines; "inf"/"infinity" and the Graphalytics unreachable
+// depth 9223372036854775807 read as infinity and -1.
+std::map<uint64_t, double> read_values(const std::string& path) {
+  std::map<uint64_t, double> values;
+  std::istringstream in(sgtest::read_text(path));
+  uint64_t id = 0;
+  std::string value;
+  while (in >> id >> value) {
+    if (value == "inf" || value == "infinity") values[id] = INFINITY;
+    else if (value == "9223372036854775807") values[id] = -1;
+    else values[id] = std::stod(value);
+  }
+  return values;
+}
+
+void check_close(const std::map<uint64_t, double>& actual, const std::map<uint64_t, double>& expected) {
+  REQUIRE(actual.size() == expected.size());
+  for (const auto& [v, want] : expected) {
+    CAPTURE(v);
+    REQUIRE(actual.count(v) == 1);
+    const double got = actual.at(v);
+    if (std::isinf(want)) CHECK(std::isinf(got));
+    else CHECK(std::abs(got - want) <= 1e-4 * std::abs(want) + 1e-9);
+  }
+}
+
+// Ingests `input` and runs `app` from `source`; returns the output values.
+std::map<uint64_t, double> run_app(const sgtest::TempDir& dir, const std::string& input, const std::string& app, uint64_t source,
+                                   const std::string& ingest_flags = "") {
+  std::string output;
+  const std::string graph = dir / ("g-" + app);
+  fs::remove_all(graph);
+  REQUIRE_MESSAGE(sgtest::run_cli("ingest " + input + " -o " + graph + " " + ingest_flags, &output) == 0, output);
+  REQUIRE_MESSAGE(sgtest::run_cli("run " + app + " " + graph + " --source " + std::to_string(source) + " --output " +
+                                      (dir / "out.txt"),
+                                  &output) == 0,
+                  output);
+  return read_values(dir / "out.txt");
+}
+
+}  // namespace
+
+TEST_CASE("graphalytics .v/.e: isolated vertices and sparse 64-bit ids, BFS and SSSP match a reference") {
+  std::mt19937_64 random(11);
+  for (bool directed : {true, false}) {
+    CAPTURE(directed);
+    sgtest::TempDir dir;
+    std::vector<uint64_t> vertices;
+    for (int i = 0; i < 60; ++i) vertices.push_back((random() >> 4) | (uint64_t{1} << 40));  // sparse and wide
+    std::sort(vertices.begin(), vertices.end());
+    std::vector<WeightedArc> arcs;
+    std::string v_text, e_text;
+    for (uint64_t v : vertices) v_text += std::to_string(v) + "\n";
+    for (int i = 0; i < 150; ++i) {
+      // The last 10 vertices are isolated.
+      const WeightedArc a{vertices[random() % 50], vertices[random() % 50], 0.5 + static_cast<double>(random() % 40) / 8};
+      arcs.push_back(a);
+      e_text += std::to_string(a.src) + " " + std::to_string(a.dst) + " " + std::to_string(a.weight) + "\n";
+    }
+    sgtest::write_text(dir / "ga.v", v_text);
+    sgtest::write_text(dir / "ga.e", e_text);
+    sgtest::write_text(dir / "ga.properties", std::string("graph.ga.directed = ") + (directed ? "true" : "false") + "\n");
+    const uint64_t source = vertices[3];
+    check_close(run_app(dir, dir / "ga", "bfs", source), reference_distances(vertices, arcs, directed, source, true));
+    check_close(run_app(dir, dir / "ga.e", "sssp", source), reference_distances(vertices, arcs, directed, source, false));
+  }
+}
+
+TEST_CASE("graphalytics: an edge naming an unlisted vertex and a repeated vertex are refused") {
+  sgtest::TempDir dir;
+  std::string output;
+  sgtest::write_text(dir / "a.v", "1\n5\n");
+  sgtest::write_text(dir / "a.e", "1 5\n5 7\n");
+  CHECK(sgtest::run_cli("ingest " + (dir / "a") + " -o " + (dir / "g"), &output) == 2);
+  CHECK_MESSAGE(output.find("names vertex 7, which the vertex file does not list") != std::string::npos, output);
+  sgtest::write_text(dir / "b.v", "1\n5\n1\n");
+  sgtest::write_text(dir / "b.e", "1 5\n");
+  CHECK(sgtest::run_cli("ingest " + (dir / "b.v") + " -o " + (dir / "g"), &output) == 2);
+  CHECK_MESSAGE(output.find("b.v: vertex 1 is listed twice") != std::string::npos, output);
+  CHECK_FALSE(fs::exists(dir / "g"));
+}
+
+TEST_CASE("DIMACS road grid: BFS and SSSP match a reference") {
+  sgtest::TempDir dir;
+  std::mt19937_64 random(5);
+  constexpr uint64_t kSide = 12;
+  std::vector<uint64_t> vertices;
+  for (uint64_t v = 1; v <= kSide * kSide + 3; ++v) vertices.push_back(v);  // 3 isolated at the end
+  std::vector<WeightedArc> arcs;
+  for (uint64_t r = 0; r < kSide; ++r) {
+    for (uint64_t c = 0; c < kSide; ++c) {
+      const uint64_t v = r * kSide + c + 1;
+      if (c + 1 < kSide) arcs.push_back({v, v + 1, static_cast<double>(1 + random() % 100)});
+      if (r + 1 < kSide) arcs.push_back({v, v + kSide, static_cast<double>(1 + random() % 100)});
+      if (c > 0) arcs.push_back({v, v - 1, static_cast<double>(1 + random() % 100)});
+    }
+  }
+  std::string text = "c a road-like grid\np sp " + std::to_string(vertices.size()) + " " + std::to_string(arcs.size()) + "\n";
+  for (const WeightedArc& a : arcs) text += "a " + std::to_string(a.src) + " " + std::to_string(a.dst) + " " + std::to_string(static_cast<int>(a.weight)) + "\n";
+  sgtest::write_text(dir / "road.gr", text);
+  sgtest::write_text(dir / "road.co", "c coordinates\n");
+  check_close(run_app(dir, dir / "road.gr", "bfs", 1), reference_distances(vertices, arcs, true, 1, true));
+  check_close(run_app(dir, dir / "road.gr", "sssp", 7), reference_distances(vertices, arcs, true, 7, false));
+}
+
+TEST_CASE("LDBC Graphalytics example and SSSP validation graphs give the published BFS and SSSP outputs") {
+  const std::string suite = std::string(SHARDGRAPH_DATASETS) + "/../conformance/ldbc-graphalytics";
+  if (!fs::exists(suite + "/example/example-directed.v")) {
+    MESSAGE("skipped: " << suite << " not present");
+    return;
+  }
+  sgtest::TempDir dir;
+  struct Case {
+    std::string input, app, expected, flags;
+    uint64_t source;
+  };
+  const std::vector<Case> cases = {
+      {"example/example-directed", "bfs", "example/example-directed-BFS", "", 1},
+      {"example/example-undirected", "bfs", "example/example-undirected-BFS", "--undirected", 2},
+      {"example/example-directed", "sssp", "example/example-directed-SSSP", "", 1},
+      {"example/example-undirected", "sssp", "example/example-undirected-SSSP", "--undirected", 2},
+      {"sssp/dir-input", "sssp", "sssp/dir-output", "", 1},
+      {"sssp/undir-input", "sssp", "sssp/undir-output", "--undirected", 1},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.input);
+    CAPTURE(c.app);
+    check_close(run_app(dir, suite + "/" + c.input, c.app, c.source, c.flags), read_values(suite + "/" + c.expected));
+  }
+}
