@@ -10,6 +10,7 @@
 
 #include "apps/generate.h"
 #include "apps/ingest_ordered.h"
+#include "shards/ingest/edge_reader.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -96,6 +97,20 @@ TEST_CASE("DIMACS .gr keeps 1-based ids, weights and isolated vertices") {
   CHECK(g.num_vertices() == 5);
   CHECK(g.weighted());
   CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{1, 2, 7}, {2, 3, 4}, {3, 1, 2}});
+}
+
+TEST_CASE("a file named for no format is recognised from its first lines") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "a.txt", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n");
+  sgtest::write_text(dir / "b.data", "c a road\nc more\np sp 3 1\na 1 2 5\n");
+  sgtest::write_text(dir / "c.txt", "0 1\n");
+  InputFormat format = InputFormat::kSnap;
+  REQUIRE(resolve_format(dir / "a.txt", "", &format).ok());
+  CHECK(format == InputFormat::kMtx);
+  REQUIRE(resolve_format(dir / "b.data", "", &format).ok());
+  CHECK(format == InputFormat::kDimacs);
+  REQUIRE(resolve_format(dir / "c.txt", "", &format).ok());
+  CHECK(format == InputFormat::kSnap);
 }
 
 TEST_CASE("matrix market general real keeps 1-based ids and values") {

@@ -222,8 +222,15 @@ Status BvDecoder::decode_node(BitReader* bits, uint64_t x, Ring* ring, int depth
   if (copied_.size() > degree) return corrupt(x, "copies more successors than its outdegree");
   SG_RETURN_IF_ERROR(intervals_and_residuals(bits, x, degree - copied_.size(), &extra_));
   if (bits->failed()) return corrupt(x, "truncated .graph file");
-  out->resize(degree);
-  std::merge(copied_.begin(), copied_.end(), extra_.begin(), extra_.end(), out->begin());
+  // Most lists are all copied or all new: hand that part over whole.
+  if (extra_.empty()) {
+    out->swap(copied_);
+  } else if (copied_.empty()) {
+    out->swap(extra_);
+  } else {
+    out->resize(degree);
+    std::merge(copied_.begin(), copied_.end(), extra_.begin(), extra_.end(), out->begin());
+  }
   return Status::OK();
 }
 

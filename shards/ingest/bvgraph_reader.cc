@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <atomic>
 #include <filesystem>
+#include <future>
 
 #include "shards/ingest/bvgraph_decoder.h"
 #include "shards/util/file_util.h"
@@ -80,6 +82,14 @@ struct Block {
   std::unique_ptr<BvDecoder> decoder;
 };
 
+// A round's blocks: `used` decoded, the first `taken` handed out.
+struct Round {
+  std::vector<Block> blocks;
+  size_t used = 0, taken = 0;
+  uint64_t end_bit = 0;  // where the taken blocks end
+  Status status;
+};
+
 class BvGraphReader : public EdgeReader {
  public:
   Status open(const std::string& path) {
@@ -113,19 +123,32 @@ class BvGraphReader : public EdgeReader {
   }
 
   const InputShape& shape() const override { return shape_; }
-  uint64_t bytes_read() const override { return next_bit_ / 8; }
+  uint64_t bytes_read() const override { return handed_bit_.load(std::memory_order_relaxed) / 8; }
   uint64_t bytes_total() const override { return graph_.size(); }
   uint64_t declared_arcs() const override { return props_.arcs; }
 
+  // Hands out the current round while the next one is decoded in the
+  // background (the decoding state — next_node_, the offsets window — is
+  // only touched by that task).
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
+    round_arcs_ = std::max<size_t>(max_edges, 1024) * 4;
     while (batch->size() < max_edges) {
-      if (emit_block_ == taken_blocks_) {
-        if (next_node_ >= props_.nodes) break;
-        SG_RETURN_IF_ERROR(decode_round(std::max<size_t>(max_edges, 1024) * 4));
+      if (emit_block_ == current_.taken) {
+        if (!decoding_.valid()) {
+          if (done_) break;
+          start_next_round();
+        }
+        decoding_.get();
+        std::swap(current_, next_);
+        emit_block_ = emit_at_ = 0;
+        SG_RETURN_IF_ERROR(current_.status);
+        handed_bit_.store(current_.end_bit, std::memory_order_relaxed);
+        if (next_node_ >= props_.nodes) done_ = true;  // the task has ended: no race
+        else start_next_round();
         continue;
       }
-      const std::vector<DecodedArc>& arcs = blocks_[emit_block_].arcs;
+      const std::vector<DecodedArc>& arcs = current_.blocks[emit_block_].arcs;
       const size_t take = std::min(max_edges - batch->size(), arcs.size() - emit_at_);
       for (size_t i = emit_at_; i < emit_at_ + take; ++i) batch->push_back(RawEdge{arcs[i].src, arcs[i].dst, 1.0f});
       emit_at_ += take;
@@ -142,27 +165,31 @@ class BvGraphReader : public EdgeReader {
   }
 
  private:
-  // Decodes about `round_arcs` arcs from next_node_ on, into the blocks.
-  Status decode_round(size_t round_arcs) {
+  void start_next_round() {
+    decoding_ = std::async(std::launch::async, [this] { next_.status = decode_round(&next_, round_arcs_); });
+  }
+
+  // Decodes about `round_arcs` arcs from next_node_ on, into `round`.
+  Status decode_round(Round* round, size_t round_arcs) {
+    round->used = round->taken = 0;
     const size_t parts = sequential_ != nullptr ? 1 : 2 * std::max<size_t>(parallel_threads(), 1);
-    SG_RETURN_IF_ERROR(plan_blocks(parts, round_arcs));
-    const size_t cap = 4 * round_arcs / used_blocks_ + 1;
-    parallel_for(size_t{0}, used_blocks_, size_t{1}, [&](size_t lo, size_t hi) {
-      for (size_t b = lo; b < hi; ++b) decode_block(&blocks_[b], cap);
+    SG_RETURN_IF_ERROR(plan_blocks(round, parts, round_arcs));
+    const size_t cap = 4 * round_arcs / round->used + 1;
+    parallel_for(size_t{0}, round->used, size_t{1}, [&](size_t lo, size_t hi) {
+      for (size_t b = lo; b < hi; ++b) decode_block(&round->blocks[b], cap);
     });
     // Blocks are taken in order up to the first that stopped early; the
     // round after starts where it stopped (later blocks are decoded again).
-    taken_blocks_ = 0;
-    emit_block_ = emit_at_ = 0;
-    for (size_t b = 0; b < used_blocks_; ++b) {
-      const Block& block = blocks_[b];
+    for (size_t b = 0; b < round->used; ++b) {
+      const Block& block = round->blocks[b];
       SG_RETURN_IF_ERROR(block.status);
       arcs_ += block.arcs.size();
       next_node_ = block.stop_node;
       next_bit_ = block.stop_bit;
-      ++taken_blocks_;
+      ++round->taken;
       if (block.stop_node < block.end) break;
     }
+    round->end_bit = next_bit_;
     // Random access reaches back at most the margin's bits.
     const uint64_t keep_bit = offsets_ != nullptr && offsets_->holds(margin_start()) ? offsets_->offset(margin_start()) : next_bit_;
     graph_.release_before(keep_bit / 8);
@@ -176,18 +203,19 @@ class BvGraphReader : public EdgeReader {
 
   // Splits [next_node_, ...) into `parts` blocks of about equal bits,
   // covering about `round_arcs` arcs in all.
-  Status plan_blocks(size_t parts, size_t round_arcs) {
+  Status plan_blocks(Round* round, size_t parts, size_t round_arcs) {
     const double bits_per_arc = props_.arcs > 0 ? 8.0 * static_cast<double>(graph_.size()) / static_cast<double>(props_.arcs) : 8.0;
     const uint64_t block_bits = std::max<uint64_t>(64, static_cast<uint64_t>(bits_per_arc * static_cast<double>(round_arcs) / static_cast<double>(parts)));
     if (offsets_ != nullptr) {
       offsets_->drop_before(margin_start());
       SG_RETURN_IF_ERROR(offsets_->extend_to_bit(next_bit_ + parts * block_bits));
     }
-    if (blocks_.size() < parts) blocks_.resize(parts);  // kept: their buffers and decoders are reused
+    std::vector<Block>& blocks = round->blocks;
+    if (blocks.size() < parts) blocks.resize(parts);  // kept: their buffers and decoders are reused
     uint64_t node = next_node_, bit = next_bit_;
     size_t used = 0;
     for (; used < parts && node < props_.nodes; ++used) {
-      Block& block = blocks_[used];
+      Block& block = blocks[used];
       block.first = node;
       block.bit = bit;
       block.end = props_.nodes;
@@ -198,7 +226,7 @@ class BvGraphReader : public EdgeReader {
       }
       node = block.end;
     }
-    used_blocks_ = used;
+    round->used = used;
     return Status::OK();
   }
 
@@ -220,7 +248,10 @@ class BvGraphReader : public EdgeReader {
       const std::vector<uint64_t>* successors = nullptr;
       block->status = decoder->next(&node, &successors);
       if (!block->status.ok()) return;
-      for (uint64_t dst : *successors) block->arcs.push_back(DecodedArc{static_cast<uint32_t>(node), static_cast<uint32_t>(dst)});
+      const size_t at = block->arcs.size();
+      block->arcs.resize(at + successors->size());
+      DecodedArc* out = block->arcs.data() + at;
+      for (uint64_t dst : *successors) *out++ = DecodedArc{static_cast<uint32_t>(node), static_cast<uint32_t>(dst)};
     }
     block->stop_node = decoder->next_node();
     block->stop_bit = decoder->bit_position();
@@ -233,10 +264,13 @@ class BvGraphReader : public EdgeReader {
   MappedFile offsets_file_;
   std::unique_ptr<OffsetWindow> offsets_;  // null: decoded in sequence
   std::unique_ptr<BvDecoder> sequential_;
-  std::vector<Block> blocks_;
-  size_t used_blocks_ = 0, taken_blocks_ = 0;
-  size_t emit_block_ = 0, emit_at_ = 0;  // the next arc to hand out
-  uint64_t next_node_ = 0, next_bit_ = 0, arcs_ = 0;
+  Round current_, next_;
+  size_t emit_block_ = 0, emit_at_ = 0;  // the next arc of current_ to hand out
+  size_t round_arcs_ = 0;
+  bool done_ = false;
+  std::atomic<uint64_t> handed_bit_{0};
+  uint64_t next_node_ = 0, next_bit_ = 0, arcs_ = 0;  // the decoding task's
+  std::future<void> decoding_;  // last: destroyed (waited for) first
 };
 
 }  // namespace

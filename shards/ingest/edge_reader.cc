@@ -628,6 +628,26 @@ class BinaryReader : public EdgeReader {
   std::vector<char> buffer_;
 };
 
+// A text file whose name says nothing: Matrix Market and DIMACS announce
+// themselves on their first lines; anything else is read as SNAP.
+InputFormat sniff_text_format(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) return InputFormat::kSnap;
+  char head[4096] = {};
+  const int n = gzread(file, head, sizeof(head) - 1);
+  gzclose(file);
+  const std::string_view text(head, n > 0 ? static_cast<size_t>(n) : 0);
+  if (text.starts_with("%%MatrixMarket")) return InputFormat::kMtx;
+  // DIMACS: 'c' comment lines, then the 'p sp N M' problem line.
+  size_t at = 0;
+  while (at < text.size() && (text.substr(at).starts_with("c ") || text.substr(at).starts_with("c\n"))) {
+    const size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) return InputFormat::kSnap;
+    at = end + 1;
+  }
+  return text.substr(at).starts_with("p sp ") ? InputFormat::kDimacs : InputFormat::kSnap;
+}
+
 // The 9th challenge ships node coordinates in a .co file next to the .gr;
 // no algorithm here uses them.
 void note_ignored_coordinates(const std::string& path) {
@@ -678,7 +698,7 @@ Status resolve_format(const std::string& path, const std::string& name, InputFor
     else if (base.ends_with(".bin32")) *format = InputFormat::kBin32;
     else if (base.ends_with(".bin64")) *format = InputFormat::kBin64;
     else if (base.ends_with(".gr")) *format = InputFormat::kDimacs;
-    else *format = InputFormat::kSnap;
+    else *format = sniff_text_format(path);
     return Status::OK();
   }
   if (parse_enum_name(name, {InputFormat::kSnap, InputFormat::kMtx, InputFormat::kBin32, InputFormat::kBin64, InputFormat::kGraph,

@@ -32,7 +32,8 @@ const char* format_name(InputFormat format);
 // `name` empty => detect from the path: a directory holding manifest.json is
 // a stored graph ("graph"), a BVGraph's base name or one of its files is
 // "webgraph", a Graphalytics base name or its .v/.e file "graphalytics", else
-// by file name (.mtx, .bin32, .bin64, .gr, else snap).
+// by file name (.mtx, .bin32, .bin64, .gr), else from the first lines (a
+// Matrix Market banner, a DIMACS 'p sp' line), else snap.
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
 
 struct RawEdge {
