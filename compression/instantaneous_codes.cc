@@ -51,7 +51,17 @@ uint64_t BitReader::read_unary() {
   }
 }
 
+// Fast paths: a code that fits the 57 bits one window load always holds is
+// decoded from that window alone (most codes in a graph are short).
 uint64_t BitReader::read_gamma() {
+  if (position_ + 64 <= end_bits_) {
+    const uint64_t window = load_window(data_, end_bits_ / 8, position_ >> 3) << (position_ & 7);
+    const unsigned zeros = static_cast<unsigned>(std::countl_zero(window));
+    if (2 * zeros + 1 <= 57) {
+      position_ += 2 * zeros + 1;
+      return (window >> (63 - 2 * zeros)) - 1;
+    }
+  }
   const uint64_t msb = read_unary();
   if (msb > 63) return fail_zero();
   return ((uint64_t{1} << msb) | read_bits(static_cast<unsigned>(msb))) - 1;
@@ -64,8 +74,24 @@ uint64_t BitReader::read_delta() {
 }
 
 uint64_t BitReader::read_zeta(unsigned k) {
+  if (k > 0 && position_ + 64 <= end_bits_) {
+    const uint64_t window = load_window(data_, end_bits_ / 8, position_ >> 3) << (position_ & 7);
+    const unsigned h = static_cast<unsigned>(std::countl_zero(window));
+    const unsigned low_bits = h * k + k - 1;  // the short form's bits
+    if (h + 1 + low_bits + 1 <= 57) {
+      const uint64_t left = uint64_t{1} << (h * k);
+      const uint64_t rest = window << (h + 1);
+      const uint64_t m = low_bits == 0 ? 0 : rest >> (64 - low_bits);
+      if (m < left) {
+        position_ += h + 1 + low_bits;
+        return m + left - 1;
+      }
+      position_ += h + 1 + low_bits + 1;
+      return ((m << 1) | ((rest << low_bits) >> 63)) - 1;
+    }
+  }
   const uint64_t h = read_unary();
-  if (k == 0 || (h + 1) * k > 63) return fail_zero();
+  if (k == 0 || (h + 1) * k > 64) return fail_zero();
   const uint64_t left = uint64_t{1} << (h * k);
   const uint64_t m = read_bits(static_cast<unsigned>(h * k + k - 1));
   if (m < left) return m + left - 1;

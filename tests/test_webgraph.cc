@@ -7,7 +7,9 @@
 
 #include <tbb/global_control.h>
 
+#include <bit>
 #include <filesystem>
+#include <random>
 #include <fstream>
 
 #include "compression/instantaneous_codes.h"
@@ -98,6 +100,43 @@ TEST_CASE("instantaneous codes decode WebGraph's bit strings") {
   BitReader unary(zeros.data(), zeros.size());
   unary.read_unary();
   CHECK(unary.failed());
+}
+
+TEST_CASE("instantaneous codes: random values written by the definitions read back, on the fast and the slow path") {
+  // Writers straight from the definitions (x >= 0, coded as x + 1).
+  std::string bits;
+  auto fixed = [&](uint64_t value, unsigned count) {
+    for (unsigned i = count; i-- > 0;) bits += ((value >> i) & 1) != 0 ? '1' : '0';
+  };
+  auto gamma = [&](uint64_t x) {
+    const unsigned msb = static_cast<unsigned>(std::bit_width(x + 1)) - 1;
+    bits += std::string(msb, '0') + "1";
+    fixed(x + 1, msb);
+  };
+  auto zeta = [&](uint64_t x, unsigned k) {
+    const uint64_t value = x + 1;
+    const unsigned h = (static_cast<unsigned>(std::bit_width(value)) - 1) / k;
+    const uint64_t left = uint64_t{1} << (h * k);
+    bits += std::string(h, '0') + "1";
+    if (value - left < left) fixed(value - left, h * k + k - 1);
+    else fixed(value, h * k + k);
+  };
+  std::mt19937_64 random(3);
+  std::vector<uint64_t> values;
+  for (int i = 0; i < 3000; ++i) values.push_back(random() >> (8 + random() % 56));  // below 2^56: ids never come near
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i % 2 == 0) gamma(values[i]);
+    else zeta(values[i], 1 + static_cast<unsigned>(i % 5));
+  }
+  const std::vector<uint8_t> bytes = bits_of(bits);
+  BitReader reader(bytes.data(), bytes.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    CAPTURE(i);
+    const uint64_t got = i % 2 == 0 ? reader.read_gamma() : reader.read_zeta(1 + static_cast<unsigned>(i % 5));
+    REQUIRE(got == values[i]);
+  }
+  CHECK_FALSE(reader.failed());
+  CHECK(reader.position() == bits.size());
 }
 
 TEST_CASE("webgraph: the BVGraph datasets decode to the reference decoder's arcs, with and without offsets, 1 and 2 threads") {
