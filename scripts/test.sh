@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: the release build (warnings are
-# errors), the ASan+UBSan build, the engine tests under ThreadSanitizer, and a
+# errors), the ASan+UBSan build, the engine and BVGraph tests under ThreadSanitizer, and a
 # short run of every fuzz target.
 # SHARDGRAPH_SKIP_SANITIZERS=1 runs only the first.
 set -euo pipefail
@@ -23,7 +23,7 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j 2)
   echo "== ThreadSanitizer build (engine and app tests)" >&2
   "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=thread
-  (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings)[ :]')
+  (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings|webgraph)[ :]')
   echo "== fuzzing, 20 s per target (clang, libFuzzer, ASan+UBSan)" >&2
   "$root/scripts/fuzz.sh" 20
 fi

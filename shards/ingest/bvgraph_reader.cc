@@ -166,7 +166,8 @@ class BvGraphReader : public EdgeReader {
 
  private:
   void start_next_round() {
-    decoding_ = std::async(std::launch::async, [this] { next_.status = decode_round(&next_, round_arcs_); });
+    // round_arcs_ is the consumer's: the task gets its own copy.
+    decoding_ = std::async(std::launch::async, [this, arcs = round_arcs_] { next_.status = decode_round(&next_, arcs); });
   }
 
   // Decodes about `round_arcs` arcs from next_node_ on, into `round`.
