@@ -169,7 +169,7 @@ int run_verify(const std::string& dir) {
 
 struct RunArgs {
   sg::RunOptions options;
-  std::string memory = "auto", backend = "auto", io = "auto";
+  std::string memory = "auto", backend = "auto", io = "auto", output_format = "plain";
   bool no_cache = false, no_decoded_cache = false;
   uint64_t source = 0;
 };
@@ -178,6 +178,7 @@ int run_run(RunArgs& a, const CLI::Option* source_option) {
   a.options.memory_bytes = memory_option(a.memory);
   if (!sg::parse_backend(a.backend, &a.options.backend)) throw UsageError("--io-backend must be auto, uring or psync");
   if (!sg::parse_io_mode(a.io, &a.options.io_mode)) throw UsageError("--io must be auto, full or selective");
+  a.options.graphalytics_output = a.output_format == "graphalytics";
   a.options.cache = !a.no_cache;
   a.options.decoded_cache = !a.no_decoded_cache;
   if (source_option->count() > 0) a.options.source = a.source;
@@ -342,6 +343,9 @@ int main(int argc, char** argv) {
   run->add_flag("--no-decoded-cache", run_args.no_decoded_cache,
                 "keep spare memory for compressed chunks only (no decoded windows)");
   run->add_option("--output", run_args.options.output, "write one 'id value' line per vertex");
+  run->add_option("--format", run_args.output_format, "--output's conventions: plain (unreachable -1 / inf) or graphalytics (9223372036854775807 / infinity)")
+      ->check(CLI::IsMember({"plain", "graphalytics"}))
+      ->capture_default_str();
   run->add_option("--stats", run_args.options.stats, "write per-step statistics as JSON");
   run->add_flag("--unit-weights", run_args.options.unit_weights, "sssp: weight 1 for every edge");
   run->add_flag("--parents", run_args.options.parents, "bfs: also write each vertex's parent");

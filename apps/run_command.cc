@@ -215,6 +215,8 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) {
       if (o.parents && parent[v] != kNoParent) {
         std::snprintf(buf, size, "%d %llu", depth[v], static_cast<unsigned long long>(graph.original_id(parent[v])));
+      } else if (o.graphalytics_output && depth[v] < 0) {
+        std::snprintf(buf, size, o.parents ? "9223372036854775807 -1" : "9223372036854775807");
       } else {
         std::snprintf(buf, size, o.parents ? "%d -1" : "%d", depth[v]);
       }
@@ -266,7 +268,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) + "}";
     if (o.output.empty()) return Status::OK();
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
-      if (std::isinf(distance[v])) std::snprintf(buf, n, "inf");
+      if (std::isinf(distance[v])) std::snprintf(buf, n, o.graphalytics_output ? "infinity" : "inf");
       else std::snprintf(buf, n, "%.9g", distance[v]);
     });
   }
