@@ -40,6 +40,10 @@ Status wcc_union_find(Engine* engine, VertexArray<uint32_t>* labels);  // needs 
 
 Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<float>* distance);
 
+// Coreness of every vertex (apps/kcore.cc); a directed graph counts as its
+// undirected multigraph, self-loops excluded.
+Status kcore(Engine* engine, VertexArray<uint32_t>* coreness);
+
 // Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id]. Needs
 // new_id (4 bytes a vertex) and `work_bytes` besides the engine's budget.
 enum class TraversalOrder { kBfds, kBfs };

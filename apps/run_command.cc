@@ -246,6 +246,21 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(id));
     });
   }
+  if (o.app == "kcore") {
+    VertexArray<uint32_t> core;
+    SG_RETURN_IF_ERROR(kcore(engine, &core));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
+    SG_RETURN_IF_ERROR(engine->finish_array(&core));
+    uint32_t degeneracy = 0;
+    uint64_t in_top = 0;
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) degeneracy = std::max(degeneracy, core[v]);
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) in_top += core[v] == degeneracy;
+    std::snprintf(line, sizeof(line), "kcore: largest core %u (%llu vertices)\n", degeneracy, static_cast<unsigned long long>(in_top));
+    *summary = line;
+    *result_json = "{\"largest_core\": " + std::to_string(degeneracy) + ", \"vertices\": " + std::to_string(in_top) + "}";
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%u", core[v]); });
+  }
   if (o.app == "sssp") {
     uint32_t source = 0;
     SG_RETURN_IF_ERROR(resolve_source(engine, o, &source));
@@ -272,7 +287,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       else std::snprintf(buf, n, "%.9g", distance[v]);
     });
   }
-  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp)");
+  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore)");
 }
 
 }  // namespace

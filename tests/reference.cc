@@ -192,4 +192,37 @@ std::vector<uint32_t> ref_traversal_order(const RefGraph& g, bool directed, bool
   return rank;
 }
 
+std::vector<uint32_t> ref_kcore(const RefGraph& g, bool directed) {
+  std::vector<std::vector<uint32_t>> neighbours(g.n);
+  for (uint32_t v = 0; v < g.n; ++v) {
+    for (const auto& [u, w] : g.out[v]) {
+      if (u != v) neighbours[v].push_back(u);
+    }
+    if (!directed) continue;
+    for (const auto& [u, w] : g.in[v]) {
+      if (u != v) neighbours[v].push_back(u);
+    }
+  }
+  std::vector<uint32_t> degree(g.n), core(g.n, 0);
+  std::vector<bool> removed(g.n, false);
+  for (uint32_t v = 0; v < g.n; ++v) degree[v] = static_cast<uint32_t>(neighbours[v].size());
+  uint32_t k = 0;
+  for (uint32_t step = 0; step < g.n; ++step) {
+    uint32_t best = UINT32_MAX, pick = 0;
+    for (uint32_t v = 0; v < g.n; ++v) {
+      if (!removed[v] && degree[v] < best) {
+        best = degree[v];
+        pick = v;
+      }
+    }
+    k = std::max(k, best);
+    core[pick] = k;
+    removed[pick] = true;
+    for (uint32_t u : neighbours[pick]) {
+      if (!removed[u]) --degree[u];
+    }
+  }
+  return core;
+}
+
 }  // namespace sgtest

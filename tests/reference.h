@@ -23,6 +23,9 @@ std::vector<double> ref_spmv(const RefGraph& g, int iterations);
 void ref_bfs(const RefGraph& g, uint32_t source, std::vector<int32_t>* depth, std::vector<uint32_t>* parent);
 std::vector<uint32_t> ref_wcc(const RefGraph& g);
 std::vector<float> ref_sssp(const RefGraph& g, uint32_t source, bool unit_weights);
+// Coreness by sequential peeling (smallest remaining degree first); degrees
+// count in- and out-arcs on a directed graph, self-loops excluded.
+std::vector<uint32_t> ref_kcore(const RefGraph& g, bool directed);
 // new_id[v] of the bfds (out-edges, ties by decreasing in-degree) or bfs
 // (both directions, ties by id) traversal order (apps/traversal_order.cc).
 std::vector<uint32_t> ref_traversal_order(const RefGraph& g, bool directed, bool both_ways);

@@ -200,6 +200,13 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(labels[v] == expected[v]);
   }
   {
+    VertexArray<uint32_t> core;
+    REQUIRE(kcore(&engine, &core).ok());
+    finish(&core);
+    const std::vector<uint32_t> expected = sgtest::ref_kcore(ref, !c.undirected);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(core[v] == expected[v]);
+  }
+  {
     VertexArray<float> dist;
     REQUIRE(sssp(&engine, source, !c.weighted, &dist).ok());
     finish(&dist);

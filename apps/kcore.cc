@@ -1,0 +1,108 @@
+// k-core decomposition: the coreness of every vertex, the largest k such
+// that the vertex lies in a subgraph whose vertices all have degree >= k.
+// Peeling as in Julienne (Dhulipala, Blelloch & Shun, SPAA'17) with its
+// buckets reduced to "the current k": every vertex whose remaining degree
+// is at most k is removed at once with coreness k, and edge_map lowers its
+// neighbours' degrees; a neighbour falling to k joins the next round. When
+// no vertex is left at k, k rises to the smallest remaining degree.
+// Degrees count arcs in both directions (a directed graph is read as its
+// undirected multigraph, parallel arcs counted), self-loops excluded.
+#include <algorithm>
+#include <atomic>
+
+#include "apps/kernels.h"
+#include "core/atomics.h"
+
+namespace sg {
+namespace {
+
+constexpr uint32_t kNoCore = UINT32_MAX;
+
+struct CountDegree {
+  uint32_t* degree;
+  bool update(uint32_t u, uint32_t v, float) {
+    if (u != v) ++degree[v];
+    return false;
+  }
+  bool update_atomic(uint32_t u, uint32_t v, float) {
+    if (u != v) std::atomic_ref<uint32_t>(degree[v]).fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  bool cond(uint32_t) const { return true; }
+};
+
+// u was removed this round: v loses the arc; it joins the next round when
+// its degree falls from k + 1 to k (once, whatever else it loses).
+struct Peel {
+  uint32_t* degree;
+  const uint32_t* core;
+  uint32_t k;
+  bool update(uint32_t u, uint32_t v, float) { return u != v && degree[v]-- == k + 1; }
+  bool update_atomic(uint32_t u, uint32_t v, float) {
+    return u != v && std::atomic_ref<uint32_t>(degree[v]).fetch_sub(1, std::memory_order_relaxed) == k + 1;
+  }
+  bool cond(uint32_t v) const { return load_relaxed(&core[v]) == kNoCore; }
+};
+
+// vertex_reduce's T: "+=" keeps the smaller.
+struct Smallest {
+  uint32_t value = UINT32_MAX;
+  Smallest& operator+=(const Smallest& other) {
+    value = std::min(value, other.value);
+    return *this;
+  }
+};
+
+// One edge_map along the arcs, and one against them on a directed graph.
+template <typename F>
+Status map_both_ways(Engine* engine, const VertexSubset& frontier, F& f, VertexSubset* next) {
+  SG_RETURN_IF_ERROR(engine->edge_map(frontier, f, next));
+  if (!engine->graph().directed()) return Status::OK();
+  VertexSubset backward;
+  SG_RETURN_IF_ERROR(engine->edge_map(frontier, f, &backward, {Direction::kAuto, true}));
+  next->add_all(backward);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status kcore(Engine* engine, VertexArray<uint32_t>* coreness) {
+  const uint32_t n = engine->num_vertices();
+  VertexArray<uint32_t> degree;
+  SG_RETURN_IF_ERROR(engine->allocate(&degree, "kcore.degree", VertexUse::kDestination));
+  SG_RETURN_IF_ERROR(engine->allocate(coreness, "kcore.core", VertexUse::kDestination));
+  VertexArray<uint32_t>& core = *coreness;
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
+    degree[v] = 0;
+    core[v] = kNoCore;
+  }));
+  CountDegree count{degree.data()};
+  VertexSubset unused;
+  SG_RETURN_IF_ERROR(map_both_ways(engine, VertexSubset::all(n), count, &unused));
+
+  uint64_t remaining = n;
+  uint32_t k = 0;
+  VertexSubset frontier = VertexSubset::empty(n);
+  // Each round removes at least one vertex.
+  for (uint64_t round = 0; remaining > 0 && round <= uint64_t{n}; ++round) {
+    engine->set_iteration(static_cast<int>(std::min<uint64_t>(round, INT32_MAX)));
+    if (frontier.is_empty()) {
+      Smallest smallest;
+      SG_RETURN_IF_ERROR(engine->vertex_reduce([&](uint32_t v) { return Smallest{core[v] == kNoCore ? degree[v] : UINT32_MAX}; },
+                                               &smallest));
+      k = std::max(k, smallest.value);
+      SG_RETURN_IF_ERROR(engine->vertex_filter(VertexSubset::all(n), [&](uint32_t v) { return core[v] == kNoCore && degree[v] <= k; },
+                                               &frontier));
+    }
+    SG_RETURN_IF_ERROR(engine->vertex_map(frontier, [&](uint32_t v) { core[v] = k; }));
+    remaining -= frontier.size();
+    Peel peel{degree.data(), core.data(), k};
+    VertexSubset next;
+    SG_RETURN_IF_ERROR(map_both_ways(engine, frontier, peel, &next));
+    frontier = std::move(next);
+  }
+  if (remaining != 0) return Status::Corruption("kcore: vertices left after |V| rounds");
+  return Status::OK();
+}
+
+}  // namespace sg
