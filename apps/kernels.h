@@ -44,6 +44,10 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
 // undirected multigraph, self-loops excluded.
 Status kcore(Engine* engine, VertexArray<uint32_t>* coreness);
 
+// One source's betweenness contributions, Brandes' dependencies delta(v)
+// (apps/betweenness.cc).
+Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta);
+
 // Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id]. Needs
 // new_id (4 bytes a vertex) and `work_bytes` besides the engine's budget.
 enum class TraversalOrder { kBfds, kBfs };

@@ -319,7 +319,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
   run->add_option("app", run_args.options.app, "pagerank | pagerank-delta | spmv | bfs | wcc | sssp")
       ->required()
-      ->check(CLI::IsMember({"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore"}));
+      ->check(CLI::IsMember({"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness"}));
   run->add_option("graph", run_args.options.graph, "graph directory")->required();
   const CLI::Option* source_option =
       run->add_option("--source", run_args.source, "source vertex (original id) for bfs/sssp")->check(kNotNegative);

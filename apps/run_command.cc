@@ -246,6 +246,21 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(id));
     });
   }
+  if (o.app == "betweenness") {
+    uint32_t source = 0;
+    SG_RETURN_IF_ERROR(resolve_source(engine, o, &source));
+    VertexArray<double> dependency;
+    SG_RETURN_IF_ERROR(betweenness(engine, source, &dependency));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
+    SG_RETURN_IF_ERROR(engine->finish_array(&dependency));
+    SG_RETURN_IF_ERROR(top_values(graph, dependency, o.top, summary));
+    uint64_t source_id = 0;
+    SG_RETURN_IF_ERROR(graph.lookup_original_id(source, &source_id));
+    *summary = "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n" + *summary;
+    *result_json = "{\"source\": " + std::to_string(source_id) + "}";
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", dependency[v]); });
+  }
   if (o.app == "kcore") {
     VertexArray<uint32_t> core;
     SG_RETURN_IF_ERROR(kcore(engine, &core));
@@ -287,7 +302,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       else std::snprintf(buf, n, "%.9g", distance[v]);
     });
   }
-  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore)");
+  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore, betweenness)");
 }
 
 }  // namespace

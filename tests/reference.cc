@@ -225,4 +225,31 @@ std::vector<uint32_t> ref_kcore(const RefGraph& g, bool directed) {
   return core;
 }
 
+std::vector<double> ref_betweenness(const RefGraph& g, uint32_t source) {
+  std::vector<int64_t> depth(g.n, -1);
+  std::vector<double> sigma(g.n, 0), delta(g.n, 0);
+  std::vector<uint32_t> order;  // vertices in BFS order
+  depth[source] = 0;
+  sigma[source] = 1;
+  order.push_back(source);
+  for (size_t head = 0; head < order.size(); ++head) {
+    const uint32_t u = order[head];
+    for (const auto& [v, w] : g.out[u]) {
+      if (depth[v] < 0) {
+        depth[v] = depth[u] + 1;
+        order.push_back(v);
+      }
+      if (depth[v] == depth[u] + 1) sigma[v] += sigma[u];
+    }
+  }
+  for (size_t i = order.size(); i-- > 0;) {
+    const uint32_t v = order[i];
+    for (const auto& [u, w] : g.in[v]) {
+      if (depth[u] >= 0 && depth[u] == depth[v] - 1) delta[u] += sigma[u] / sigma[v] * (1 + delta[v]);
+    }
+  }
+  delta[source] = 0;
+  return delta;
+}
+
 }  // namespace sgtest

@@ -26,6 +26,8 @@ std::vector<float> ref_sssp(const RefGraph& g, uint32_t source, bool unit_weight
 // Coreness by sequential peeling (smallest remaining degree first); degrees
 // count in- and out-arcs on a directed graph, self-loops excluded.
 std::vector<uint32_t> ref_kcore(const RefGraph& g, bool directed);
+// Brandes' dependencies of one source along out-arcs (parallel arcs count).
+std::vector<double> ref_betweenness(const RefGraph& g, uint32_t source);
 // new_id[v] of the bfds (out-edges, ties by decreasing in-degree) or bfs
 // (both directions, ties by id) traversal order (apps/traversal_order.cc).
 std::vector<uint32_t> ref_traversal_order(const RefGraph& g, bool directed, bool both_ways);

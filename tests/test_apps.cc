@@ -207,6 +207,13 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(core[v] == expected[v]);
   }
   {
+    VertexArray<double> dependency;
+    REQUIRE(betweenness(&engine, source, &dependency).ok());
+    finish(&dependency);
+    const std::vector<double> expected = sgtest::ref_betweenness(ref, source);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(dependency[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
+  }
+  {
     VertexArray<float> dist;
     REQUIRE(sssp(&engine, source, !c.weighted, &dist).ok());
     finish(&dist);
