@@ -48,6 +48,13 @@ Status kcore(Engine* engine, VertexArray<uint32_t>* coreness);
 // (apps/betweenness.cc).
 Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta);
 
+// Graphalytics CDLP (apps/cdlp.cc): labels are original ids; loads the id map.
+Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels);
+
+// Graphalytics LCC (apps/lcc.cc); *arcs_among_neighbours = the sum of the
+// numerators (6 x triangles on an undirected graph).
+Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_among_neighbours);
+
 // Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id]. Needs
 // new_id (4 bytes a vertex) and `work_bytes` besides the engine's budget.
 enum class TraversalOrder { kBfds, kBfs };

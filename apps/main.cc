@@ -317,14 +317,16 @@ int main(int argc, char** argv) {
 
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
-  run->add_option("app", run_args.options.app, "pagerank | pagerank-delta | spmv | bfs | wcc | sssp")
+  run->add_option("app", run_args.options.app,
+                  "pagerank | pagerank-delta | spmv | bfs | wcc | sssp | kcore | betweenness | cdlp | lcc | triangles")
       ->required()
-      ->check(CLI::IsMember({"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness"}));
+      ->check(CLI::IsMember({"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness", "cdlp", "lcc",
+                             "triangles"}));
   run->add_option("graph", run_args.options.graph, "graph directory")->required();
   const CLI::Option* source_option =
       run->add_option("--source", run_args.source, "source vertex (original id) for bfs/sssp")->check(kNotNegative);
   run->add_option("--iterations", run_args.options.iterations,
-                  "pagerank iterations (default 20) / pagerank-delta max rounds (100) / spmv products (1)")
+                  "pagerank iterations (default 20) / pagerank-delta max rounds (100) / spmv products (1) / cdlp iterations (10)")
       ->check(kAtLeastOne);
   run->add_option("--tolerance", run_args.options.tolerance,
                   "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)")

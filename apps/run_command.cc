@@ -261,6 +261,52 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     if (o.output.empty()) return Status::OK();
     return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", dependency[v]); });
   }
+  if (o.app == "cdlp") {
+    VertexArray<uint64_t> labels;
+    const int iterations = o.iterations > 0 ? o.iterations : 10;
+    SG_RETURN_IF_ERROR(cdlp(engine, iterations, &labels));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
+    SG_RETURN_IF_ERROR(engine->finish_array(&labels));
+    std::string communities = "not counted: more than half of --memory";
+    if (uint64_t{graph.num_vertices()} * sizeof(uint64_t) <= o.memory_bytes / 2) {
+      std::vector<uint64_t> sorted(labels.data(), labels.data() + graph.num_vertices());
+      std::sort(sorted.begin(), sorted.end());
+      communities = std::to_string(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+    }
+    std::snprintf(line, sizeof(line), "cdlp: %d iterations, %s communities\n", iterations, communities.c_str());
+    *summary = line;
+    *result_json = "{\"iterations\": " + std::to_string(iterations) + "}";
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
+      std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(labels[v]));
+    });
+  }
+  if (o.app == "lcc" || o.app == "triangles") {
+    if (o.app == "triangles" && graph.directed()) {
+      return Status::InvalidArgument("triangles: the graph is directed; ingest it with --undirected (lcc handles directed graphs)");
+    }
+    VertexArray<double> coefficient;
+    uint64_t arcs = 0;
+    SG_RETURN_IF_ERROR(lcc(engine, &coefficient, &arcs));
+    SG_RETURN_IF_ERROR(finish_app(engine, o));
+    SG_RETURN_IF_ERROR(engine->finish_array(&coefficient));
+    if (o.app == "triangles") {
+      std::snprintf(line, sizeof(line), "triangles: %llu\n", static_cast<unsigned long long>(arcs / 6));
+      *summary = line;
+      *result_json = "{\"triangles\": " + std::to_string(arcs / 6) + "}";
+    } else {
+      double total = 0;
+      for (uint32_t v = 0; v < graph.num_vertices(); ++v) total += coefficient[v];
+      std::snprintf(line, sizeof(line), "lcc: average %.6f, %llu arcs among neighbours\n",
+                    graph.num_vertices() == 0 ? 0.0 : total / graph.num_vertices(), static_cast<unsigned long long>(arcs));
+      std::string top;
+      SG_RETURN_IF_ERROR(top_values(graph, coefficient, o.top, &top));
+      *summary = line + top;
+      *result_json = "{\"arcs_among_neighbours\": " + std::to_string(arcs) + "}";
+    }
+    if (o.output.empty()) return Status::OK();
+    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", coefficient[v]); });
+  }
   if (o.app == "kcore") {
     VertexArray<uint32_t> core;
     SG_RETURN_IF_ERROR(kcore(engine, &core));
@@ -302,7 +348,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       else std::snprintf(buf, n, "%.9g", distance[v]);
     });
   }
-  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore, betweenness)");
+  return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore, betweenness, cdlp, lcc, triangles)");
 }
 
 }  // namespace

@@ -497,11 +497,19 @@ void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
   plan->predicted = cost_model_.cost(ranges, static_cast<uint64_t>(compressed_work), static_cast<uint64_t>(decoded_work));
 }
 
-StepPlan Engine::plan_pull(SpaceKind kind) const {
+StepPlan Engine::plan_pull(SpaceKind kind, uint32_t begin, uint32_t end) const {
   StepPlan plan;
   plan.pull = true;
   plan.kind = kind;
-  for (const ChunkSpan& span : interval_chunks_[stored_index(kind)]) {
+  const auto& index = graph_->stored_space(stored_index(kind)).index;
+  for (ChunkSpan span : interval_chunks_[stored_index(kind)]) {
+    if (begin != 0 || end != UINT32_MAX) {
+      // Chunks are in vertex order: keep those whose vertices meet [begin, end).
+      auto first = std::partition_point(index.begin() + span.begin, index.begin() + span.end,
+                                        [&](const ChunkIndexEntry& e) { return e.end_vertex() <= begin; });
+      auto last = std::partition_point(first, index.begin() + span.end, [&](const ChunkIndexEntry& e) { return e.first_vertex < end; });
+      span = ChunkSpan{static_cast<uint32_t>(first - index.begin()), static_cast<uint32_t>(last - index.begin())};
+    }
     if (span.begin == span.end) ++plan.intervals_skipped;
     else plan.spans.push_back(span);
   }
@@ -672,7 +680,9 @@ StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& act
   const SpaceKind pull_kind = options.reversed ? SpaceKind::kOut : SpaceKind::kIn;
   const SpaceKind push_kind = options.reversed ? SpaceKind::kIn : SpaceKind::kOut;
   const IoMode mode = options_.io_mode;
-  if (options.direction == Direction::kPull) return plan_pull(pull_kind);
+  if (options.direction == Direction::kPull || options.destinations_begin != 0 || options.destinations_end != UINT32_MAX) {
+    return plan_pull(pull_kind, options.destinations_begin, options.destinations_end);
+  }
   if (options.direction == Direction::kPush) return plan_push(frontier, active, push_kind, mode);
   if (mode == IoMode::kSelective) return plan_push(frontier, active, push_kind, mode);
   if (mode == IoMode::kFull) {

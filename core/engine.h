@@ -66,6 +66,11 @@ struct EdgeMapOptions {
   // ranged). The ranges partition [0, n), in order. PageRank finishes its
   // ranks there instead of in a vertex_map that would load them again.
   RangeFinish finish_range = nullptr;
+  // Pull steps only: the destinations [destinations_begin, destinations_end)
+  // are all that is updated, and chunks holding none of them are not read
+  // (apps that gather a block of vertices' lists at a time, e.g. CDLP, LCC).
+  uint32_t destinations_begin = 0;
+  uint32_t destinations_end = UINT32_MAX;
 };
 
 // What a step will read and why.
@@ -138,6 +143,18 @@ class Engine {
     return Status::OK();
   }
 
+  // Memory an app holds besides vertex arrays (e.g. a block of gathered
+  // lists): counted in memory_used() and taken from the cache until
+  // release_app_memory gives it back.
+  void hold_app_memory(uint64_t bytes) {
+    memory_used_ += bytes;
+    peak_memory_used_ = std::max(peak_memory_used_, memory_used());
+    shrink_cache();
+  }
+  void release_app_memory(uint64_t bytes) { memory_used_ -= std::min(memory_used_, bytes); }
+  // Budget bytes nothing holds yet (the cache and loaded ranges may use them).
+  uint64_t unheld_memory() const { return memory_used() < options_.memory_bytes ? options_.memory_bytes - memory_used() : 0; }
+
   // Whether an array of `bytes` would be held whole (allocated now as kAny).
   bool fits_whole(uint64_t bytes) const { return memory_used() + bytes <= options_.memory_bytes; }
 
@@ -186,6 +203,10 @@ class Engine {
     const bool all = active->is_all();
     const StepPlan plan = make_plan(frontier, *active, options);
     if (options.finish_range && !plan.pull) return Status::InvalidArgument("finish_range needs a pull step");
+    const uint32_t destinations_begin = options.destinations_begin, destinations_end = options.destinations_end;
+    if (!plan.pull && (destinations_begin != 0 || destinations_end != UINT32_MAX)) {
+      return Status::InvalidArgument("a destination range needs a pull step");
+    }
     finish_range_ = options.finish_range ? &options.finish_range : nullptr;
     *next = VertexSubset::dense_builder(num_vertices());
     VertexSubset* out = next;
@@ -196,14 +217,15 @@ class Engine {
       auto body = [&](const WindowGraph& w, uint32_t begin, uint32_t end) {
         for (uint32_t i = begin; i < end; ++i) {
           const uint32_t v = w.first_vertex + i;
-          if (!f.cond(v)) continue;
+          if (v < destinations_begin || v >= destinations_end || !f.cond(v)) continue;
           // Lists are sorted: the sources of this pass are one run of each.
           const uint32_t list_end = w.offsets[i + 1];
           uint32_t e = neighbour_begin_ == 0 ? w.offsets[i] : first_at_least(w, w.offsets[i], list_end, neighbour_begin_);
           if constexpr (requires { f.update_list(v, w.neighbours.data(), e); }) {
-            // A gather over every source (no frontier, no weights): one
-            // call a list, which sums in registers.
-            if (all && w.weights.empty()) {
+            // A gather over every source (no frontier, no weights, or a
+            // functor that ignores them): one call a list, which sums in
+            // registers.
+            if (all && (w.weights.empty() || ignores_weights<F>())) {
               const uint32_t end_at = neighbour_end_ == UINT32_MAX ? list_end : first_at_least(w, e, list_end, neighbour_end_);
               if (end_at > e && f.update_list(v, w.neighbours.data() + e, end_at - e)) out->set_atomic(v);
               continue;
@@ -330,6 +352,11 @@ class Engine {
   uint64_t cache_evictions() const { return cache_.evictions(); }
 
  private:
+  template <typename F>
+  static constexpr bool ignores_weights() {
+    if constexpr (requires { F::kIgnoresWeights; }) return F::kIgnoresWeights;
+    return false;
+  }
   template <typename Body>
   static void call_body(void* body, const WindowGraph& w, uint32_t begin, uint32_t end) {
     (*static_cast<Body*>(body))(w, begin, end);
@@ -387,7 +414,8 @@ class Engine {
   // Whether to take `other` after all, its chunks' reading paid by the steps
   // it would have saved (engine.cc).
   bool rent_instead_of(const StepPlan& other, double chosen_seconds);
-  StepPlan plan_pull(SpaceKind kind) const;
+  // Every chunk of `kind`, or those holding a destination in [begin, end).
+  StepPlan plan_pull(SpaceKind kind, uint32_t begin = 0, uint32_t end = UINT32_MAX) const;
   StepPlan plan_push(const VertexSubset& frontier, const VertexSubset& active, SpaceKind kind, IoMode mode) const;
   std::vector<ChunkSpan> disk_spans(size_t stored, const std::vector<ChunkSpan>& spans) const;
   // Prices a plan; `useful_bytes` (push) are the active lists' bytes, the

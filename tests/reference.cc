@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <queue>
 
@@ -223,6 +224,61 @@ std::vector<uint32_t> ref_kcore(const RefGraph& g, bool directed) {
     }
   }
   return core;
+}
+
+namespace {
+
+std::vector<uint32_t> distinct(const std::vector<std::pair<uint32_t, float>>& list) {
+  std::vector<uint32_t> ids;
+  for (const auto& [u, w] : list) ids.push_back(u);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+}  // namespace
+
+std::vector<uint64_t> ref_cdlp(const RefGraph& g, bool directed, int iterations) {
+  std::vector<uint64_t> label(g.n), next(g.n);
+  std::iota(label.begin(), label.end(), uint64_t{0});
+  for (int it = 0; it < iterations; ++it) {
+    for (uint32_t v = 0; v < g.n; ++v) {
+      std::map<uint64_t, uint64_t> count;
+      for (uint32_t u : distinct(g.out[v])) ++count[label[u]];
+      if (directed) {
+        for (uint32_t u : distinct(g.in[v])) ++count[label[u]];
+      }
+      next[v] = label[v];
+      uint64_t best = 0;
+      for (const auto& [l, c] : count) {  // ascending labels: the first maximum is the smallest
+        if (c > best) {
+          best = c;
+          next[v] = l;
+        }
+      }
+    }
+    label = next;
+  }
+  return label;
+}
+
+std::vector<double> ref_lcc(const RefGraph& g) {
+  std::vector<double> lcc(g.n, 0);
+  for (uint32_t v = 0; v < g.n; ++v) {
+    std::vector<uint32_t> both = distinct(g.out[v]);
+    for (uint32_t u : distinct(g.in[v])) both.push_back(u);
+    std::sort(both.begin(), both.end());
+    both.erase(std::unique(both.begin(), both.end()), both.end());
+    both.erase(std::remove(both.begin(), both.end(), v), both.end());
+    if (both.size() < 2) continue;
+    uint64_t arcs = 0;
+    for (uint32_t u : both) {
+      for (uint32_t w : distinct(g.out[u])) arcs += w != u && std::binary_search(both.begin(), both.end(), w);
+    }
+    const double d = static_cast<double>(both.size());
+    lcc[v] = static_cast<double>(arcs) / (d * (d - 1));
+  }
+  return lcc;
 }
 
 std::vector<double> ref_betweenness(const RefGraph& g, uint32_t source) {

@@ -28,6 +28,11 @@ std::vector<float> ref_sssp(const RefGraph& g, uint32_t source, bool unit_weight
 std::vector<uint32_t> ref_kcore(const RefGraph& g, bool directed);
 // Brandes' dependencies of one source along out-arcs (parallel arcs count).
 std::vector<double> ref_betweenness(const RefGraph& g, uint32_t source);
+// Graphalytics CDLP with labels = dense ids: distinct in- plus distinct
+// out-neighbours on a directed graph, distinct neighbours on an undirected one.
+std::vector<uint64_t> ref_cdlp(const RefGraph& g, bool directed, int iterations);
+// Graphalytics LCC: N(v) = distinct neighbours either way but v; arcs among them.
+std::vector<double> ref_lcc(const RefGraph& g);
 // new_id[v] of the bfds (out-edges, ties by decreasing in-degree) or bfs
 // (both directions, ties by id) traversal order (apps/traversal_order.cc).
 std::vector<uint32_t> ref_traversal_order(const RefGraph& g, bool directed, bool both_ways);

@@ -214,6 +214,24 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(dependency[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
   }
   {
+    VertexArray<uint64_t> labels;
+    REQUIRE(cdlp(&engine, 4, &labels).ok());
+    finish(&labels);
+    const std::vector<uint64_t> expected = sgtest::ref_cdlp(ref, !c.undirected, 4);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(labels[v] == expected[v]);
+  }
+  {
+    VertexArray<double> coefficient;
+    uint64_t among = 0;
+    const size_t steps_before = engine.steps().size();
+    REQUIRE(lcc(&engine, &coefficient, &among).ok());
+    finish(&coefficient);
+    // With the budget spent on vertex ranges, neighbourhoods come in blocks.
+    if (c.ranged_vertices && engine.steps().size() > steps_before) CHECK(engine.steps().back().iteration > 0);
+    const std::vector<double> expected = sgtest::ref_lcc(ref);
+    for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(coefficient[v] - expected[v]) <= 1e-12);
+  }
+  {
     VertexArray<float> dist;
     REQUIRE(sssp(&engine, source, !c.weighted, &dist).ok());
     finish(&dist);

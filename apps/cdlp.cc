@@ -1,0 +1,85 @@
+// Community detection by label propagation, as defined by LDBC Graphalytics
+// (specification v1.0, §2.3.3, after Raghavan, Albert & Kumara 2007, made
+// synchronous and deterministic): every vertex starts with its own
+// (original) id as label; in each of a fixed number of iterations every
+// vertex takes the label most frequent among its neighbours' labels of the
+// previous iteration, the smallest on a tie, and keeps its label when it has
+// no neighbours. On a directed graph in- and out-neighbours are counted, so
+// a neighbour both ways counts twice; repeated arcs count once.
+//
+// Out of core: the histogram needs a vertex's whole neighbourhood at once,
+// so each iteration gathers the neighbours' labels for a block of vertices
+// at a time (apps/neighbour_blocks.h) and takes each vertex's mode by
+// sorting them; a pass over all blocks reads each space once.
+#include <algorithm>
+
+#include "apps/kernels.h"
+#include "apps/neighbour_blocks.h"
+#include "shards/util/parallel.h"
+
+namespace sg {
+namespace {
+
+// The most frequent value, the smallest among equals; sorts `values`.
+uint64_t smallest_mode(std::span<uint64_t> values) {
+  std::sort(values.begin(), values.end());
+  uint64_t best = values[0];
+  size_t best_count = 0;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i + 1;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    if (j - i > best_count) {  // ascending: the first of equal counts is the smallest
+      best_count = j - i;
+      best = values[i];
+    }
+    i = j;
+  }
+  return best;
+}
+
+}  // namespace
+
+Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
+  const Graph& graph = engine->graph();
+  SG_RETURN_IF_ERROR(graph.load_id_map());  // labels are original ids
+  const uint32_t n = engine->num_vertices();
+  SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.labels"));
+  VertexArray<uint64_t> previous;  // read as u: loaded by range when it does not fit
+  SG_RETURN_IF_ERROR(engine->allocate(&previous, "cdlp.previous", VertexUse::kSource));
+  VertexArray<uint64_t>& next = *labels;
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
+    next[v] = graph.original_id(v);
+    previous[v] = next[v];
+  }, VertexAccess().overwrites(previous)));
+
+  // Half of what is left holds a block; the rest stays for the cache.
+  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, engine->unheld_memory() / 2);
+  std::vector<VertexBlock> blocks;
+  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint64_t), 0, &blocks));
+  GatheredBlock<uint64_t> block;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    engine->set_iteration(iteration);
+    for (const VertexBlock& b : blocks) {
+      const uint64_t held = gathered_block_bytes(b.slots, b.end - b.begin, sizeof(uint64_t));
+      engine->hold_app_memory(held);
+      Status status = block.gather(engine, b, [&](uint32_t u) { return previous[u]; });
+      if (status.ok()) {
+        parallel_for(uint32_t{0}, block.size(), uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
+          for (uint32_t i = lo; i < hi; ++i) {
+            const std::span<uint64_t> values = block.values(i);
+            if (!values.empty()) next[b.begin + i] = smallest_mode(values);
+          }
+        });
+      }
+      engine->release_app_memory(held);
+      SG_RETURN_IF_ERROR(status);
+    }
+    if (iteration + 1 < iterations) {
+      SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { previous[v] = next[v]; },
+                                            VertexAccess().overwrites(previous)));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace sg
