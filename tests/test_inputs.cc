@@ -1,8 +1,8 @@
 // Inputs with their own conventions, checked end to end: LDBC Graphalytics
 // .v/.e pairs (isolated vertices, sparse 64-bit ids, directed or not) and
 // DIMACS .gr road networks ingest, and BFS and SSSP on them match a tiny
-// in-test reference (queue BFS, Dijkstra) in original ids; the LDBC example
-// and SSSP validation graphs in ../shared match their published outputs.
+// in-test reference (queue BFS, Dijkstra) in original ids. The LDBC
+// validation graphs: tests/test_graphalytics.cc.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -56,21 +56,6 @@ std::map<uint64_t, double> reference_distances(const std::vector<uint64_t>& vert
   return distance;
 }
 
-// "id value" lines; "inf"/"infinity" and the Graphalytics unreachable
-// depth 9223372036854775807 read as infinity and -1.
-std::map<uint64_t, double> read_values(const std::string& path) {
-  std::map<uint64_t, double> values;
-  std::istringstream in(sgtest::read_text(path));
-  uint64_t id = 0;
-  std::string value;
-  while (in >> id >> value) {
-    if (value == "inf" || value == "infinity") values[id] = INFINITY;
-    else if (value == "9223372036854775807") values[id] = -1;
-    else values[id] = std::stod(value);
-  }
-  return values;
-}
-
 void check_close(const std::map<uint64_t, double>& actual, const std::map<uint64_t, double>& expected) {
   REQUIRE(actual.size() == expected.size());
   for (const auto& [v, want] : expected) {
@@ -93,7 +78,7 @@ std::map<uint64_t, double> run_app(const sgtest::TempDir& dir, const std::string
                                       (dir / "out.txt") + " " + run_flags,
                                   &output) == 0,
                   output);
-  return read_values(dir / "out.txt");
+  return sgtest::read_values(dir / "out.txt");
 }
 
 }  // namespace
@@ -159,33 +144,4 @@ TEST_CASE("DIMACS road grid: BFS and SSSP match a reference") {
   sgtest::write_text(dir / "road.co", "c coordinates\n");
   check_close(run_app(dir, dir / "road.gr", "bfs", 1), reference_distances(vertices, arcs, true, 1, true));
   check_close(run_app(dir, dir / "road.gr", "sssp", 7), reference_distances(vertices, arcs, true, 7, false));
-}
-
-TEST_CASE("LDBC Graphalytics example and SSSP validation graphs give the published BFS and SSSP outputs, written with --format graphalytics") {
-  const std::string suite = std::string(SHARDGRAPH_DATASETS) + "/../conformance/ldbc-graphalytics";
-  if (!fs::exists(suite + "/example/example-directed.v")) {
-    MESSAGE("skipped: " << suite << " not present");
-    return;
-  }
-  sgtest::TempDir dir;
-  struct Case {
-    std::string input, app, expected, flags;
-    uint64_t source;
-  };
-  const std::vector<Case> cases = {
-      {"example/example-directed", "bfs", "example/example-directed-BFS", "", 1},
-      {"example/example-undirected", "bfs", "example/example-undirected-BFS", "--undirected", 2},
-      {"example/example-directed", "sssp", "example/example-directed-SSSP", "", 1},
-      {"example/example-undirected", "sssp", "example/example-undirected-SSSP", "--undirected", 2},
-      {"sssp/dir-input", "sssp", "sssp/dir-output", "", 1},
-      {"sssp/undir-input", "sssp", "sssp/undir-output", "--undirected", 1},
-  };
-  for (const Case& c : cases) {
-    CAPTURE(c.input);
-    CAPTURE(c.app);
-    check_close(run_app(dir, suite + "/" + c.input, c.app, c.source, c.flags, "--format graphalytics"),
-                read_values(suite + "/" + c.expected));
-    // BFS is exact: in Graphalytics' conventions the file is the expected one.
-    if (c.app == "bfs") CHECK(sgtest::read_text(dir / "out.txt") == sgtest::read_text(suite + "/" + c.expected));
-  }
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -89,6 +90,19 @@ uint64_t next_random(uint64_t* state) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+std::map<uint64_t, double> read_values(const std::string& path) {
+  std::map<uint64_t, double> values;
+  std::istringstream in(sgtest::read_text(path));
+  uint64_t id = 0;
+  std::string value;
+  while (in >> id >> value) {
+    if (value == "inf" || value == "infinity") values[id] = INFINITY;
+    else if (value == "9223372036854775807") values[id] = -1;
+    else values[id] = std::stod(value);
+  }
+  return values;
 }
 
 }  // namespace sgtest

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -45,5 +46,9 @@ int run_cli(const std::string& args, std::string* output, const std::string& env
 std::vector<std::string> list_dir(const std::string& dir);
 
 uint64_t next_random(uint64_t* state);
+
+// "id value" lines (a result file); "inf"/"infinity" and the Graphalytics
+// unreachable depth 9223372036854775807 read as infinity and -1.
+std::map<uint64_t, double> read_values(const std::string& path);
 
 }  // namespace sgtest
