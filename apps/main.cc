@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
   ingest->add_option("input", ing.options.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
   ingest->add_option("-o,--output", ing.options.output, "graph directory to create")->required();
   ingest->add_option("--format", ing.options.format, "snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics (default: from the name)")
-      ->check(CLI::IsMember({"snap", "mtx", "bin32", "bin64", "graph"}));
+      ->check(CLI::IsMember({"snap", "mtx", "bin32", "bin64", "graph", "webgraph", "dimacs", "graphalytics"}));
   ingest->add_flag("--weights", ing.options.binary_weights, "binary input records carry a float32 weight");
   ingest->add_flag("--undirected", ing.options.undirected, "treat every edge as undirected");
   ingest->add_flag("--drop-self-loops", ing.options.drop_self_loops, "remove edges v->v");

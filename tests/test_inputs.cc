@@ -144,4 +144,7 @@ TEST_CASE("DIMACS road grid: BFS and SSSP match a reference") {
   sgtest::write_text(dir / "road.co", "c coordinates\n");
   check_close(run_app(dir, dir / "road.gr", "bfs", 1), reference_distances(vertices, arcs, true, 1, true));
   check_close(run_app(dir, dir / "road.gr", "sssp", 7), reference_distances(vertices, arcs, true, 7, false));
+  // A name that says nothing: --format names the format.
+  fs::copy_file(dir / "road.gr", dir / "road.data");
+  check_close(run_app(dir, dir / "road.data", "sssp", 7, "--format dimacs"), reference_distances(vertices, arcs, true, 7, false));
 }
