@@ -5,20 +5,20 @@
 // direction, v itself excluded, and the numerator counts arcs (an
 // undirected edge is both of its arcs); repeated arcs count once.
 //
-// Out of core. Write t(v) for the numerator: every arc u -> w adds one to
-// t(v) of each common neighbour v of u and w. For a block B of vertices
-// whose neighbourhoods fit the memory left (apps/neighbour_blocks.h):
-//   1. gather N(v) for v in B (sorted, repeats and v dropped);
-//   2. invert them into N_B(u) = N(u) ∩ B for every u they name (sorted
-//      (u, v) pairs: memory is the block's, not O(|V|));
-//   3. stream the in-space once: for each arc u -> w, the common vertices
-//      of N_B(u) and N_B(w) (merge, or galloping when one is much longer)
-//      each gain one.
-// Each space is read once by the gathers of all blocks, and the in-space
-// once per block: I/O = (blocks + 2) spaces, with blocks ~ 32 bytes x
-// (in- plus out-arcs) / memory, so it grows as |E|^2 / budget.
-// triangles = sum t(v) / 6 on an undirected graph (each triangle is seen by
-// its 3 corners, from both arcs of the opposite edge).
+// By triangles: with m(a, b) = the arcs between a and b (1 or 2), every
+// triangle {x, y, z} adds m(y, z) to x's numerator, m(x, z) to y's and
+// m(x, y) to z's. Triangles are listed once each by degree orientation
+// (Chiba & Nishizeki 1985; Schank & Wagner 2005; GAPBS tc.cc): rank
+// vertices by (arcs, id), keep N+(v) = the higher-ranked neighbours, and
+// for each x and y in N+(x) intersect N+(x) with N+(y); N+ lists stay short
+// on hubs, so the work is about |E|^1.5 at worst.
+//
+// Out of core: N+ lists are built for a block of vertices at a time
+// (apps/neighbour_blocks.h) in half the memory left; for each block A, every
+// block B its lists point into is built too (A itself reused), so with K
+// blocks the gathers read both spaces K times (K = 1 when they fit): I/O
+// grows as |E|^2 / budget. Numerators are one 8-byte array over the
+// vertices (any vertex can be a triangle's third corner).
 #include <algorithm>
 #include <atomic>
 
@@ -29,196 +29,174 @@
 namespace sg {
 namespace {
 
-// N_B(u) for the vertices u the block's neighbourhoods name.
-struct BlockNeighbourhoods {
-  std::vector<uint32_t> keys;    // u, ascending
-  std::vector<uint64_t> starts;  // N_B(keys[k]) = members[starts[k], starts[k + 1])
-  std::vector<uint32_t> members;
+// An oriented entry: (u << 1) | (m(v, u) - 1); ascending entries are ascending u.
+uint32_t entry_vertex(uint64_t e) { return static_cast<uint32_t>(e >> 1); }
+uint64_t entry_arcs(uint64_t e) { return (e & 1) + 1; }
 
-  uint64_t bytes() const { return keys.size() * 4 + starts.size() * 8 + members.size() * 4; }
+// N+(v) for a block's vertices.
+struct OrientedBlock {
+  VertexBlock block;
+  std::vector<uint64_t> start;  // per vertex, and the end
+  std::vector<uint64_t> entries;
+
+  std::span<const uint64_t> list(uint32_t v) const {
+    const uint32_t i = v - block.begin;
+    return {entries.data() + start[i], entries.data() + start[i + 1]};
+  }
 };
 
-// The first index >= `from` whose key is >= u (keys ascending), by galloping.
-size_t gallop(const std::vector<uint32_t>& keys, size_t from, uint32_t u) {
-  size_t step = 1, hi = from;
-  while (hi < keys.size() && keys[hi] < u) {
-    from = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  return static_cast<size_t>(std::lower_bound(keys.begin() + from, keys.begin() + std::min(hi, keys.size()), u) - keys.begin());
-}
+uint64_t rank_key(uint64_t arcs, uint32_t v) { return std::min<uint64_t>(arcs, UINT32_MAX) << 32 | v; }
 
-// Calls f(x) for each x in both sorted ranges.
+// Calls f(a, b) for the entries of a and b naming the same vertex.
 template <typename F>
-void for_each_common(const uint32_t* a, size_t na, const uint32_t* b, size_t nb, F&& f) {
-  if (na > nb) {
-    std::swap(a, b);
-    std::swap(na, nb);
-  }
-  if (na == 0) return;
-  if (nb / na > 32) {  // skewed: search each of the short list's in the long one
-    const uint32_t* at = b;
-    for (size_t i = 0; i < na && at < b + nb; ++i) {
-      at = std::lower_bound(at, b + nb, a[i]);
-      if (at < b + nb && *at == a[i]) f(a[i]);
+void for_each_common(std::span<const uint64_t> a, std::span<const uint64_t> b, F&& f) {
+  const bool swapped = a.size() > b.size();
+  if (swapped) std::swap(a, b);
+  auto call = [&](uint64_t x, uint64_t y) { swapped ? f(y, x) : f(x, y); };
+  if (a.empty()) return;
+  auto before = [](uint64_t e, uint64_t key) { return entry_vertex(e) < entry_vertex(key); };
+  if (b.size() / a.size() > 8) {  // skewed: search each short-list entry in the long list
+    auto at = b.begin();
+    for (uint64_t x : a) {
+      at = std::lower_bound(at, b.end(), x, before);
+      if (at == b.end()) return;
+      if (entry_vertex(*at) == entry_vertex(x)) call(x, *at);
     }
     return;
   }
   size_t i = 0, j = 0;
-  while (i < na && j < nb) {
-    if (a[i] < b[j]) ++i;
-    else if (b[j] < a[i]) ++j;
-    else {
-      f(a[i]);
-      ++i;
-      ++j;
-    }
+  while (i < a.size() && j < b.size()) {
+    const uint32_t x = entry_vertex(a[i]), y = entry_vertex(b[j]);
+    if (x < y) ++i;
+    else if (y < x) ++j;
+    else call(a[i++], b[j++]);
   }
 }
 
-// Pull over the in-space: destination w with its sources u (arcs u -> w).
-struct CountArcs {
-  static constexpr bool kIgnoresWeights = true;
-  const BlockNeighbourhoods* block;
-  uint64_t* numerator;  // t(v) for the block's vertices
-  uint32_t first_vertex;
-  SplitPieces<uint32_t>* split;  // of the in-space
-
-  // N_B(x) from index k (keys[k] == x).
-  std::pair<const uint32_t*, size_t> members(size_t k) const {
-    return {block->members.data() + block->starts[k], block->starts[k + 1] - block->starts[k]};
-  }
-  bool find(uint32_t x, size_t* k) const {
-    *k = static_cast<size_t>(std::lower_bound(block->keys.begin(), block->keys.end(), x) - block->keys.begin());
-    return *k < block->keys.size() && block->keys[*k] == x;
-  }
-  void count(std::pair<const uint32_t*, size_t> a, std::pair<const uint32_t*, size_t> b, int64_t times = 1) {
-    for_each_common(a.first, a.second, b.first, b.second, [&](uint32_t v) {
-      std::atomic_ref<uint64_t>(numerator[v - first_vertex]).fetch_add(static_cast<uint64_t>(times), std::memory_order_relaxed);
-    });
-  }
-  // One arc (the engine hands whole lists to update_list in this kernel's
-  // full pulls; this is the single-arc form of the same count).
-  bool update(uint32_t u, uint32_t w, float) {
-    size_t kw = 0, ku = 0;
-    if (u != w && find(w, &kw) && find(u, &ku)) count(members(ku), members(kw));
-    return false;
-  }
-  bool update_atomic(uint32_t u, uint32_t w, float weight) { return update(u, w, weight); }
-  // Sources ascending: repeats are adjacent, and each is found by
-  // galloping on from the previous one.
-  bool update_list(uint32_t w, const uint32_t* sources, uint32_t n) {
-    size_t kw = 0;
-    if (!find(w, &kw)) return false;
-    const auto of_w = members(kw);
-    size_t k = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t u = sources[i];
-      if (u == w || (i > 0 && sources[i - 1] == u)) continue;
-      k = gallop(block->keys, k, u);
-      if (k == block->keys.size()) break;
-      if (block->keys[k] == u) count(members(k), of_w);
-    }
-    if (n > 0 && split->is_split(w)) split->record(w, sources[0], 0, sources[n - 1], 0);
-    return false;
-  }
-  // An arc u -> w seen in several pieces of w's list was counted once per piece.
-  void uncount_repeats() {
-    split->for_each_extra([&](uint32_t w, uint32_t u, uint32_t, uint32_t copies) {
-      size_t kw = 0, ku = 0;
-      if (u != w && find(w, &kw) && find(u, &ku)) count(members(ku), members(kw), -static_cast<int64_t>(copies));
-    });
-  }
-  bool cond(uint32_t) const { return true; }
-};
-
-// Sorts and dedups each gathered neighbourhood in place, drops the vertex
-// itself; degree[i] = |N(v)|.
-void make_sets(GatheredBlock<uint32_t>* gathered, std::vector<uint32_t>* degree) {
-  degree->assign(gathered->size(), 0);
-  parallel_for(uint32_t{0}, gathered->size(), uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
+// Gathers the block's neighbourhoods ranked by (arcs, id) and keeps N+;
+// degree[i] = |N(v)|.
+Status build_oriented(Engine* engine, const VertexBlock& block, const VertexArray<uint32_t>& arcs_of,
+                      GatheredBlock<uint64_t>* gathered, OrientedBlock* out, std::vector<uint32_t>* degree) {
+  SG_RETURN_IF_ERROR(gathered->gather(engine, block, [&](uint32_t u) { return rank_key(arcs_of[u], u); }));
+  const uint32_t size = block.end - block.begin;
+  const bool directed = engine->graph().directed();
+  std::vector<uint64_t> kept(size + 1, 0);
+  if (degree != nullptr) degree->assign(size, 0);
+  parallel_for(uint32_t{0}, size, uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
     for (uint32_t i = lo; i < hi; ++i) {
-      const std::span<uint32_t> values = gathered->values(i);
-      std::sort(values.begin(), values.end());
-      const uint32_t v = gathered->begin() + i;
-      auto end = std::unique(values.begin(), values.end());
-      end = std::remove(values.begin(), end, v);
-      (*degree)[i] = static_cast<uint32_t>(end - values.begin());
+      const std::span<uint64_t> keys = gathered->values(i);
+      std::sort(keys.begin(), keys.end());
+      const uint32_t v = block.begin + i;
+      const uint64_t own = rank_key(gathered->arcs(i), v);
+      uint32_t distinct = 0, higher = 0;
+      for (size_t k = 0; k < keys.size();) {
+        size_t run = k + 1;  // a neighbour both ways is in both directions' lists
+        while (run < keys.size() && keys[run] == keys[k]) ++run;
+        const bool both_ways = !directed || run - k > 1;  // an undirected edge is both arcs
+        const uint32_t u = static_cast<uint32_t>(keys[k]);
+        if (u != v) {
+          ++distinct;
+          if (keys[k] > own) keys[higher++] = uint64_t{u} << 1 | (both_ways ? 1 : 0);
+        }
+        k = run;
+      }
+      std::sort(keys.begin(), keys.begin() + higher);
+      kept[i + 1] = higher;
+      if (degree != nullptr) (*degree)[i] = distinct;
     }
   });
-}
-
-// N_B(u) from the block's sets: the (u, v) pairs sorted.
-void invert(GatheredBlock<uint32_t>* gathered, const std::vector<uint32_t>& degree, BlockNeighbourhoods* out) {
-  std::vector<uint64_t> first(degree.size() + 1, 0);
-  for (size_t i = 0; i < degree.size(); ++i) first[i + 1] = first[i] + degree[i];
-  std::vector<uint64_t> pairs(first.back());
-  parallel_for(uint32_t{0}, gathered->size(), uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
+  out->block = block;
+  out->start.assign(size + 1, 0);
+  for (uint32_t i = 0; i < size; ++i) out->start[i + 1] = out->start[i] + kept[i + 1];
+  out->entries.resize(out->start[size]);
+  parallel_for(uint32_t{0}, size, uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
     for (uint32_t i = lo; i < hi; ++i) {
-      const uint64_t v = gathered->begin() + i;
-      const uint32_t* u = gathered->values(i).data();
-      for (uint32_t k = 0; k < degree[i]; ++k) pairs[first[i] + k] = uint64_t{u[k]} << 32 | v;
+      const std::span<uint64_t> keys = gathered->values(i);
+      std::copy(keys.begin(), keys.begin() + static_cast<ptrdiff_t>(out->start[i + 1] - out->start[i]), out->entries.begin() + static_cast<ptrdiff_t>(out->start[i]));
     }
   });
   gathered->clear();
-  parallel_sort(pairs.begin(), pairs.end(), std::less<uint64_t>());
-  out->keys.clear();
-  out->starts.clear();
-  out->members.resize(pairs.size());
-  for (size_t k = 0; k < pairs.size(); ++k) {
-    const uint32_t u = static_cast<uint32_t>(pairs[k] >> 32);
-    if (out->keys.empty() || out->keys.back() != u) {
-      out->keys.push_back(u);
-      out->starts.push_back(k);
+  return Status::OK();
+}
+
+// Triangles x < y < z (by rank) with x in `a` and y in `b`.
+void count_triangles(const OrientedBlock& a, const OrientedBlock& b, uint64_t* numerator) {
+  auto add = [&](uint32_t v, uint64_t amount) { std::atomic_ref<uint64_t>(numerator[v]).fetch_add(amount, std::memory_order_relaxed); };
+  parallel_for(a.block.begin, a.block.end, uint32_t{64}, [&](uint32_t lo, uint32_t hi) {
+    for (uint32_t x = lo; x < hi; ++x) {
+      const std::span<const uint64_t> of_x = a.list(x);
+      auto first = std::lower_bound(of_x.begin(), of_x.end(), uint64_t{b.block.begin} << 1);
+      uint64_t at_x = 0;
+      for (auto it = first; it != of_x.end() && entry_vertex(*it) < b.block.end; ++it) {
+        const uint32_t y = entry_vertex(*it);
+        const uint64_t xy = entry_arcs(*it);
+        uint64_t at_y = 0;
+        for_each_common(of_x, b.list(y), [&](uint64_t xz, uint64_t yz) {
+          at_x += entry_arcs(yz);
+          at_y += entry_arcs(xz);
+          add(entry_vertex(xz), xy);
+        });
+        if (at_y > 0) add(y, at_y);
+      }
+      if (at_x > 0) add(x, at_x);
     }
-    out->members[k] = static_cast<uint32_t>(pairs[k]);
-  }
-  out->starts.push_back(pairs.size());
+  });
 }
 
 }  // namespace
 
 Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_among_neighbours) {
   const uint32_t n = engine->num_vertices();
+  const bool directed = engine->graph().directed();
   SG_RETURN_IF_ERROR(engine->allocate(coefficient, "lcc.coefficient"));
-  VertexArray<double>& lcc_of = *coefficient;
-  *arcs_among_neighbours = 0;
-  // A slot holds a gathered id (4), then a (u, v) pair (8), a member (4)
-  // and at most a key with its start (12).
-  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, engine->unheld_memory() / 2);
+  VertexArray<uint64_t> numerator;
+  SG_RETURN_IF_ERROR(engine->allocate(&numerator, "lcc.numerator"));
+  VertexArray<uint32_t> arcs_of;  // the rank of a neighbour: read as u
+  SG_RETURN_IF_ERROR(engine->allocate(&arcs_of, "lcc.arcs", VertexUse::kSource));
+  SG_RETURN_IF_ERROR(engine->ensure_in_degrees());
+  if (directed) SG_RETURN_IF_ERROR(engine->ensure_out_degrees());
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
+    arcs_of[v] = engine->in_degree()[v] + (directed ? engine->out_degree()[v] : 0);
+  }));
+
+  // Two blocks at a time, each in a quarter of what is left. A slot holds a
+  // gathered key (8), then an entry (8).
+  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, engine->unheld_memory() / 4);
   std::vector<VertexBlock> blocks;
-  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint32_t), 24, &blocks));
-  GatheredBlock<uint32_t> gathered;
+  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint64_t), sizeof(uint64_t), &blocks));
+  GatheredBlock<uint64_t> gathered;
+  OrientedBlock a, b;
   std::vector<uint32_t> degree;
-  std::vector<uint64_t> numerator;
-  BlockNeighbourhoods neighbourhoods;
-  SplitPieces<uint32_t> split;
-  split.init(engine->graph(), SpaceKind::kIn);
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    const VertexBlock& block = blocks[b];
-    engine->set_iteration(static_cast<int>(b));
-    const uint64_t held = gathered_block_bytes(block.slots, block.end - block.begin, sizeof(uint32_t)) + block.slots * 24;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    engine->set_iteration(static_cast<int>(i));
+    const uint64_t held = 2 * (gathered_block_bytes(blocks[i].slots, blocks[i].end - blocks[i].begin, 8) + blocks[i].slots * 8);
     engine->hold_app_memory(held);
-    Status status = gathered.gather(engine, block, [](uint32_t u) { return u; });
-    if (status.ok()) {
-      make_sets(&gathered, &degree);
-      invert(&gathered, degree, &neighbourhoods);
-      numerator.assign(block.end - block.begin, 0);
-      split.clear();
-      CountArcs count{&neighbourhoods, numerator.data(), block.begin, &split};
-      VertexSubset unused;
-      if (!neighbourhoods.keys.empty()) status = engine->edge_map(VertexSubset::all(n), count, &unused, EdgeMapOptions{Direction::kPull});
-      if (status.ok()) count.uncount_repeats();
+    Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, &a, &degree);
+    for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*coefficient)[blocks[i].begin + k] = degree[k];
+    // The blocks A's lists point into.
+    uint32_t lowest = UINT32_MAX, highest = 0;
+    for (uint64_t e : a.entries) {
+      lowest = std::min(lowest, entry_vertex(e));
+      highest = std::max(highest, entry_vertex(e));
+    }
+    for (size_t j = 0; status.ok() && j < blocks.size(); ++j) {
+      if (a.entries.empty() || blocks[j].end <= lowest || blocks[j].begin > highest) continue;
+      if (j == i) {
+        count_triangles(a, a, numerator.data());
+        continue;
+      }
+      status = build_oriented(engine, blocks[j], arcs_of, &gathered, &b, nullptr);
+      if (status.ok()) count_triangles(a, b, numerator.data());
     }
     engine->release_app_memory(held);
     SG_RETURN_IF_ERROR(status);
-    for (uint32_t i = 0; i < block.end - block.begin; ++i) {
-      const double d = degree[i];
-      lcc_of[block.begin + i] = degree[i] < 2 ? 0.0 : static_cast<double>(numerator[i]) / (d * (d - 1));
-      *arcs_among_neighbours += numerator[i];
-    }
   }
+  VertexArray<double>& lcc_of = *coefficient;
+  *arcs_among_neighbours = parallel_sum<uint64_t>(uint32_t{0}, n, [&](uint32_t v) {
+    const double d = lcc_of[v];
+    lcc_of[v] = d < 2 ? 0.0 : static_cast<double>(numerator[v]) / (d * (d - 1));
+    return numerator[v];
+  });
   return Status::OK();
 }
 

@@ -23,8 +23,8 @@ Status add_degrees(Engine* engine, uint32_t begin, uint32_t end, std::vector<uin
 }  // namespace
 
 uint64_t gathered_block_bytes(uint64_t slots, uint64_t vertices, uint64_t value_bytes) {
-  // Values, and per vertex and direction a base and a count.
-  return slots * value_bytes + vertices * 2 * (sizeof(uint64_t) + sizeof(uint32_t));
+  // Values, and per vertex a base and a count per direction and its arcs.
+  return slots * value_bytes + vertices * (3 * sizeof(uint64_t) + 2 * sizeof(uint32_t));
 }
 
 Status plan_vertex_blocks(Engine* engine, uint64_t room_bytes, uint64_t value_bytes, uint64_t extra_bytes,
@@ -75,7 +75,9 @@ Status GatheredBlock<T>::layout(Engine* engine, const VertexBlock& block) {
     out_degree.resize(size);
     SG_RETURN_IF_ERROR(engine->read_degrees(SpaceKind::kOut, block.begin, block.end, out_degree.data()));
   }
+  arcs_.assign(size, 0);
   for (uint32_t i = 0; i < size; ++i) {
+    arcs_[i] = uint64_t{degree[i]} + (directed ? out_degree[i] : 0);
     base_[0][i] = next;
     next += degree[i];
     if (directed) {

@@ -112,10 +112,13 @@ class GatheredBlock {
       std::vector<uint64_t>().swap(base_[side]);
       std::vector<uint32_t>().swap(count_[side]);
     }
+    std::vector<uint64_t>().swap(arcs_);
   }
 
   uint32_t begin() const { return begin_; }
   uint32_t size() const { return static_cast<uint32_t>(count_[0].size()); }
+  // The i-th vertex's arcs: in- plus out-degree (repeats included).
+  uint64_t arcs(uint32_t i) const { return arcs_[i]; }
   // The values gathered for the block's i-th vertex, both directions side
   // by side (a repeated neighbour is once per direction). Not thread-safe
   // for the same i; distinct i may be taken in parallel.
@@ -173,6 +176,7 @@ class GatheredBlock {
   std::vector<T> slots_;
   std::vector<uint64_t> base_[2];   // per vertex and direction: its first slot
   std::vector<uint32_t> count_[2];  // values gathered
+  std::vector<uint64_t> arcs_;      // per vertex: its slots
   SplitPieces<T> split_[2];
   bool split_ready_[2] = {false, false};
 };
