@@ -42,6 +42,7 @@ uint64_t smallest_mode(std::span<uint64_t> values) {
 Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
   const Graph& graph = engine->graph();
   SG_RETURN_IF_ERROR(graph.load_id_map());  // labels are original ids
+  engine->hold_app_memory(graph.id_map_bytes());
   const uint32_t n = engine->num_vertices();
   SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.labels"));
   VertexArray<uint64_t> previous;  // read as u: loaded by range when it does not fit
@@ -79,6 +80,7 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
                                             VertexAccess().overwrites(previous)));
     }
   }
+  engine->release_app_memory(graph.id_map_bytes());
   return Status::OK();
 }
 
