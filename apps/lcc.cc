@@ -13,17 +13,23 @@
 // for each x and y in N+(x) intersect N+(x) with N+(y); N+ lists stay short
 // on hubs, so the work is about |E|^1.5 at worst.
 //
-// Out of core: N+ lists are built for a block of vertices at a time
-// (apps/neighbour_blocks.h) in half the memory left; for each block A, every
-// block B its lists point into is built too (A itself reused), so with K
-// blocks the gathers read both spaces K times (K = 1 when they fit): I/O
-// grows as |E|^2 / budget. Numerators are one 8-byte array over the
-// vertices (any vertex can be a triangle's third corner).
+// Out of core: N+ lists are built a block of vertices at a time
+// (apps/neighbour_blocks.h: one pass over both spaces in all) in half the
+// memory left. When they are one block, triangles are counted in memory;
+// otherwise each block's lists are spilled, compressed, to a scratch file
+// (core/list_spill.h), then loaded a group at a time (half the memory left)
+// while every spilled N+(x) streams past the group: with S the spill's size
+// (about one varint per undirected edge) and G = ceil(8 |E| / memory)
+// groups, the I/O is one read of each space plus S written plus G * S
+// read, so it grows as |E|^2 / budget. Numerators are one 8-byte array over
+// the vertices (any vertex can be a triangle's third corner).
 #include <algorithm>
 #include <atomic>
+#include <future>
 
 #include "apps/kernels.h"
 #include "apps/neighbour_blocks.h"
+#include "core/list_spill.h"
 #include "shards/util/parallel.h"
 
 namespace sg {
@@ -119,28 +125,158 @@ Status build_oriented(Engine* engine, const VertexBlock& block, const VertexArra
   return Status::OK();
 }
 
-// Triangles x < y < z (by rank) with x in `a` and y in `b`.
-void count_triangles(const OrientedBlock& a, const OrientedBlock& b, uint64_t* numerator) {
+// Triangles x < y < z (by rank) with y in `b`, given N+(x).
+void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedBlock& b, uint64_t* numerator) {
   auto add = [&](uint32_t v, uint64_t amount) { std::atomic_ref<uint64_t>(numerator[v]).fetch_add(amount, std::memory_order_relaxed); };
+  auto first = std::lower_bound(of_x.begin(), of_x.end(), uint64_t{b.block.begin} << 1);
+  uint64_t at_x = 0;
+  for (auto it = first; it != of_x.end() && entry_vertex(*it) < b.block.end; ++it) {
+    const uint32_t y = entry_vertex(*it);
+    const uint64_t xy = entry_arcs(*it);
+    uint64_t at_y = 0;
+    for_each_common(of_x, b.list(y), [&](uint64_t xz, uint64_t yz) {
+      at_x += entry_arcs(yz);
+      at_y += entry_arcs(xz);
+      add(entry_vertex(xz), xy);
+    });
+    if (at_y > 0) add(y, at_y);
+  }
+  if (at_x > 0) add(x, at_x);
+}
+
+// Every triangle, when all N+ lists are one block.
+void count_in_memory(const OrientedBlock& a, uint64_t* numerator) {
   parallel_for(a.block.begin, a.block.end, uint32_t{64}, [&](uint32_t lo, uint32_t hi) {
-    for (uint32_t x = lo; x < hi; ++x) {
-      const std::span<const uint64_t> of_x = a.list(x);
-      auto first = std::lower_bound(of_x.begin(), of_x.end(), uint64_t{b.block.begin} << 1);
-      uint64_t at_x = 0;
-      for (auto it = first; it != of_x.end() && entry_vertex(*it) < b.block.end; ++it) {
-        const uint32_t y = entry_vertex(*it);
-        const uint64_t xy = entry_arcs(*it);
-        uint64_t at_y = 0;
-        for_each_common(of_x, b.list(y), [&](uint64_t xz, uint64_t yz) {
-          at_x += entry_arcs(yz);
-          at_y += entry_arcs(xz);
-          add(entry_vertex(xz), xy);
-        });
-        if (at_y > 0) add(y, at_y);
-      }
-      if (at_x > 0) add(x, at_x);
-    }
+    for (uint32_t x = lo; x < hi; ++x) count_list(x, a.list(x), a, numerator);
   });
+}
+
+// Segments [first, end) of `spill` whose encoded bytes are at most `bytes`
+// (one at least).
+size_t batch_end(const ListSpill& spill, size_t first, uint64_t bytes) {
+  const auto& segments = spill.segments();
+  size_t end = first + 1;
+  while (end < segments.size() && segments[end].offset + segments[end].bytes - segments[first].offset <= bytes) ++end;
+  return end;
+}
+
+// Decodes segments [first, last) into one block of N+ lists, reading
+// `stream_bytes` at a time.
+Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_bytes, AlignedBuffer* buffer, OrientedBlock* b) {
+  const auto& segments = spill->segments();
+  b->block = VertexBlock{segments[first].begin, segments[last - 1].end, 0};
+  b->start.assign(1, 0);
+  b->entries.clear();
+  std::vector<uint64_t> list;
+  for (size_t s = first; s < last;) {
+    const size_t end = std::min(last, batch_end(*spill, s, stream_bytes));
+    const uint8_t* at = nullptr;
+    SG_RETURN_IF_ERROR(spill->read(s, end, buffer, &at));
+    for (size_t k = s; k < end; ++k) {
+      SG_RETURN_IF_ERROR(ListSpill::decode(segments[k], at + (segments[k].offset - segments[s].offset), &list,
+                                           [&](uint32_t, std::span<const uint64_t> values) {
+                                             b->entries.insert(b->entries.end(), values.begin(), values.end());
+                                             b->start.push_back(b->entries.size());
+                                           }));
+    }
+    s = end;
+  }
+  return Status::OK();
+}
+
+// Streams every spilled N+(x) past block `b`, a batch of segments at a
+// time; the next batch is read while this one is counted.
+Status count_against(ListSpill* spill, const OrientedBlock& b, uint64_t stream_bytes, AlignedBuffer buffers[2], uint64_t* numerator) {
+  const auto& segments = spill->segments();
+  const uint64_t lowest = uint64_t{b.block.begin} << 1, beyond = uint64_t{b.block.end} << 1;
+  struct Batch {
+    size_t first = 0, end = 0;
+    const uint8_t* at = nullptr;
+  };
+  auto read = [&](size_t first, int which, Batch* batch) {
+    batch->first = first;
+    batch->end = batch_end(*spill, first, stream_bytes);
+    return spill->read(first, batch->end, &buffers[which], &batch->at);
+  };
+  Batch current;
+  SG_RETURN_IF_ERROR(read(0, 0, &current));
+  for (int which = 0;; which ^= 1) {
+    Batch next;
+    std::future<Status> reading;
+    if (current.end < segments.size()) reading = std::async(std::launch::async, read, current.end, which ^ 1, &next);
+    std::atomic<bool> corrupt{false};
+    parallel_for(current.first, current.end, size_t{1}, [&](size_t lo, size_t hi) {
+      std::vector<uint64_t> list;
+      for (size_t k = lo; k < hi; ++k) {
+        const ListSpill::Segment& segment = segments[k];
+        if (segment.values == 0 || segment.highest < lowest || segment.lowest >= beyond) continue;
+        const uint8_t* bytes = current.at + (segment.offset - segments[current.first].offset);
+        if (!ListSpill::decode(segment, bytes, &list, [&](uint32_t x, std::span<const uint64_t> of_x) { count_list(x, of_x, b, numerator); }).ok()) {
+          corrupt = true;
+        }
+      }
+    });
+    Status status = reading.valid() ? reading.get() : Status::OK();
+    if (corrupt) return Status::Corruption("lcc: spilled N+ lists do not decode");
+    SG_RETURN_IF_ERROR(status);
+    if (current.end >= segments.size()) return Status::OK();
+    current = next;
+  }
+}
+
+// Builds N+ for every block and writes |N(v)| to `degree_of`. One block
+// stays in `a`; several go to `spill`, built one after another.
+Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const VertexArray<uint32_t>& arcs_of,
+                 VertexArray<double>* degree_of, OrientedBlock* a, ListSpill* spill) {
+  const bool spilled = blocks.size() > 1;
+  if (spilled) SG_RETURN_IF_ERROR(spill->create(engine->scratch_path("lcc.lists")));
+  const uint64_t spill_buffers = spilled ? ListSpill::kWriteBytes + 2 * ListSpill::kSegmentBytes : 0;
+  GatheredBlock<uint64_t> gathered;
+  std::vector<uint32_t> degree;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    engine->set_iteration(static_cast<int>(i));
+    const uint64_t held = spill_buffers + gathered_block_bytes(blocks[i].slots, blocks[i].end - blocks[i].begin, 8) + blocks[i].slots * 8;
+    engine->hold_app_memory(held);
+    Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, a, &degree);
+    for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*degree_of)[blocks[i].begin + k] = degree[k];
+    if (status.ok() && spilled) status = spill->append(a->block.begin, a->block.end - a->block.begin, a->start.data(), a->entries.data());
+    engine->release_app_memory(held);
+    SG_RETURN_IF_ERROR(status);
+  }
+  if (!spilled) return Status::OK();
+  *a = OrientedBlock{};
+  const Status status = spill->finish();
+  engine->count_scratch_io(0, spill->bytes_written());
+  return status;
+}
+
+// Groups of spilled N+ lists that fit half of what is left are loaded one
+// at a time, and all lists streamed past each: I/O is the spill's size
+// times the groups, about |E|^2 / budget.
+Status count_spilled(Engine* engine, ListSpill* spill, int first_iteration, uint64_t* numerator) {
+  const auto& segments = spill->segments();
+  const uint64_t unheld = engine->unheld_memory();
+  const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
+  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, unheld / 2);
+  auto decoded_bytes = [&](size_t s) { return (segments[s].values + segments[s].end - segments[s].begin) * sizeof(uint64_t); };
+  AlignedBuffer buffers[2];
+  OrientedBlock b;
+  int group = 0;
+  for (size_t first = 0; first < segments.size(); ++group) {
+    size_t last = first;
+    uint64_t bytes = 0;
+    while (last < segments.size() && (last == first || bytes + decoded_bytes(last) <= room)) bytes += decoded_bytes(last++);
+    engine->set_iteration(first_iteration + group);
+    const uint64_t held = bytes + 3 * stream_bytes;  // the group, two stream buffers and the lists decoded from them
+    engine->hold_app_memory(held);
+    Status status = load_group(spill, first, last, stream_bytes, &buffers[0], &b);
+    if (status.ok()) status = count_against(spill, b, stream_bytes, buffers, numerator);
+    engine->release_app_memory(held);
+    SG_RETURN_IF_ERROR(status);
+    first = last;
+  }
+  engine->count_scratch_io(spill->bytes_read(), 0);
+  return Status::OK();
 }
 
 }  // namespace
@@ -159,37 +295,20 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
     arcs_of[v] = engine->in_degree()[v] + (directed ? engine->out_degree()[v] : 0);
   }));
 
-  // Two blocks at a time, each in a quarter of what is left. A slot holds a
+  // Blocks of gathered lists in half of what is left; a slot holds a
   // gathered key (8), then an entry (8).
-  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, engine->unheld_memory() / 4);
+  const uint64_t spill_buffers = ListSpill::kWriteBytes + 2 * ListSpill::kSegmentBytes;
+  const uint64_t unheld = engine->unheld_memory();
+  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, (unheld > spill_buffers ? unheld - spill_buffers : 0) / 2);
   std::vector<VertexBlock> blocks;
   SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint64_t), sizeof(uint64_t), &blocks));
-  GatheredBlock<uint64_t> gathered;
-  OrientedBlock a, b;
-  std::vector<uint32_t> degree;
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    engine->set_iteration(static_cast<int>(i));
-    const uint64_t held = 2 * (gathered_block_bytes(blocks[i].slots, blocks[i].end - blocks[i].begin, 8) + blocks[i].slots * 8);
-    engine->hold_app_memory(held);
-    Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, &a, &degree);
-    for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*coefficient)[blocks[i].begin + k] = degree[k];
-    // The blocks A's lists point into.
-    uint32_t lowest = UINT32_MAX, highest = 0;
-    for (uint64_t e : a.entries) {
-      lowest = std::min(lowest, entry_vertex(e));
-      highest = std::max(highest, entry_vertex(e));
-    }
-    for (size_t j = 0; status.ok() && j < blocks.size(); ++j) {
-      if (a.entries.empty() || blocks[j].end <= lowest || blocks[j].begin > highest) continue;
-      if (j == i) {
-        count_triangles(a, a, numerator.data());
-        continue;
-      }
-      status = build_oriented(engine, blocks[j], arcs_of, &gathered, &b, nullptr);
-      if (status.ok()) count_triangles(a, b, numerator.data());
-    }
-    engine->release_app_memory(held);
-    SG_RETURN_IF_ERROR(status);
+  OrientedBlock a;
+  ListSpill spill;
+  SG_RETURN_IF_ERROR(build_all(engine, blocks, arcs_of, coefficient, &a, &spill));
+  if (blocks.size() == 1) {
+    count_in_memory(a, numerator.data());
+  } else {
+    SG_RETURN_IF_ERROR(count_spilled(engine, &spill, static_cast<int>(blocks.size()), numerator.data()));
   }
   VertexArray<double>& lcc_of = *coefficient;
   *arcs_among_neighbours = parallel_sum<uint64_t>(uint32_t{0}, n, [&](uint32_t v) {

@@ -122,6 +122,8 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"memory_planned_bytes", engine.peak_memory_used()},
                    {"vertex_bytes_loaded", engine.vertex_bytes_loaded()},
                    {"vertex_bytes_written", engine.vertex_bytes_written()},
+                   {"scratch_bytes_read", engine.scratch_bytes_read()},
+                   {"scratch_bytes_written", engine.scratch_bytes_written()},
                    {"peak_rss_bytes", peak_rss_bytes()},
                    {"seconds", seconds},
                    {"bytes_read", totals.bytes_read},

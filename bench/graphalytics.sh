@@ -4,7 +4,8 @@
 # budget: cdlp (10 iterations), lcc, kcore and betweenness from the hub; then
 # lcc at each --memory of LCC_BUDGETS (cgroup 1.25x the budget) for its I/O
 # volume against the budget. One JSON record per run on stdout (wall
-# seconds, bytes read from --stats, the app's summary).
+# seconds, bytes read from --stats (graph, and scratch files the app
+# spilled), the app's summary).
 #   bench/graphalytics.sh GRAPH CGROUP_MB [LCC_BUDGETS...]
 # GRAPH: a graph directory on the emulated disk (emudisk.sh up ...).
 set -euo pipefail
@@ -27,7 +28,8 @@ s = json.load(open(stats))
 lines = [l for l in open(out) if not l.startswith("shardgraph:")]
 print(json.dumps({"bench": "graphalytics", "app": app, "cgroup_mb": int(cgroup), "memory": memory,
                   "wall_seconds": round(float(end) - float(start), 3), "bytes_read": s["bytes_read"], "seconds": s["seconds"],
-                  "peak_rss_bytes": s["peak_rss_bytes"], "memory_bytes": s["memory_bytes"],
+                  "scratch_bytes_read": s.get("scratch_bytes_read", 0),
+                  "scratch_bytes_written": s.get("scratch_bytes_written", 0), "peak_rss_bytes": s["peak_rss_bytes"], "memory_bytes": s["memory_bytes"],
                   "summary": lines[0].strip() if lines else ""}), flush=True)
 PY
 }

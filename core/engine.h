@@ -336,6 +336,16 @@ class Engine {
   // Bytes of vertex values loaded and written back by range so far.
   uint64_t vertex_bytes_loaded() const { return residency_.bytes_loaded(); }
   uint64_t vertex_bytes_written() const { return residency_.bytes_written_back(); }
+  // Where a scratch file called `name` goes (--scratch-dir, else the graph
+  // directory when writable, else $TMPDIR or /tmp).
+  std::string scratch_path(const std::string& name) const;
+  // Scratch I/O an app did itself (e.g. spilled lists), for --stats.
+  void count_scratch_io(uint64_t read_bytes, uint64_t written_bytes) {
+    scratch_bytes_read_ += read_bytes;
+    scratch_bytes_written_ += written_bytes;
+  }
+  uint64_t scratch_bytes_read() const { return scratch_bytes_read_; }
+  uint64_t scratch_bytes_written() const { return scratch_bytes_written_; }
 
   const std::vector<StepStats>& steps() const { return steps_; }
   const std::string& notices() const { return notices_; }
@@ -447,7 +457,6 @@ class Engine {
   // was decoded so the window may be kept decoded (engine.cc).
   Status decode_window(const EdgeSpace& space, const ChunkWindow& window, VertexRangeFn body, void* context,
                        WindowTimes* times, const VertexSubset* only, StepStats* step, bool* keep);
-  std::string scratch_path(const std::string& name) const;
   void note(const std::string& text);
   void report_progress(const StepStats& step) const;
 
@@ -459,6 +468,7 @@ class Engine {
   std::vector<std::vector<ChunkSpan>> interval_chunks_;  // [stored space][interval]
   WindowGraph window_;
   uint64_t memory_used_ = 0;  // metadata and I/O buffers
+  uint64_t scratch_bytes_read_ = 0, scratch_bytes_written_ = 0;
   uint64_t decode_room_bytes_ = 0;  // of the largest window
   uint64_t peak_memory_used_ = 0;
   VertexResidency residency_;

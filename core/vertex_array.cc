@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,29 +12,17 @@
 
 #include "core/vertex_residency.h"
 #include "shards/util/fault_injection.h"
+#include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {
 
 constexpr uint64_t kPageBytes = 4096;
-constexpr uint64_t kTransferBytes = uint64_t{8} << 20;  // per pread/pwrite: an interrupt is seen between them
+constexpr uint64_t kTransferBytes = uint64_t{8} << 20;
+constexpr int kPartialRetries = 16;  // transfers of less than a block in a row  // per pread/pwrite: an interrupt is seen between them
 
 uint64_t round_up(uint64_t x, uint64_t unit) { return (x + unit - 1) / unit * unit; }
-
-// A scratch file with no name, so it never outlives the process (even one
-// killed with SIGKILL): O_TMPFILE, or a named file unlinked at once where
-// the file system has no O_TMPFILE. `extra_flags` may ask for O_DIRECT.
-int open_unnamed(const std::string& scratch_path, int extra_flags, int* err) {
-  const size_t slash = scratch_path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : scratch_path.substr(0, slash);
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | extra_flags, 0600);
-  if (fd >= 0) return fd;
-  fd = ::open(scratch_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | extra_flags, 0600);
-  *err = errno;
-  if (fd >= 0) ::unlink(scratch_path.c_str());
-  return fd;
-}
 
 }  // namespace
 
@@ -167,6 +156,7 @@ Status RawVertexArray::transfer(bool write, uint64_t first_slab, uint64_t end_sl
   uint8_t* base = static_cast<uint8_t*>(data_);
   uint64_t offset = first_slab * slab_bytes_;
   const uint64_t end = end_slab * slab_bytes_;
+  int partial_retries = 0;
   while (offset < end) {
     if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
     const size_t piece = static_cast<size_t>(std::min(kTransferBytes, end - offset));
@@ -181,10 +171,25 @@ Status RawVertexArray::transfer(bool write, uint64_t first_slab, uint64_t end_sl
       if (write || !read_only_) return Status::IOError(path_ + ": vertex values end early (file truncated?)");
       break;  // the end of a read-only file
     }
-    (write ? bytes_written_ : bytes_loaded_) += static_cast<uint64_t>(done);
-    offset += static_cast<uint64_t>(done);
-    // A short transfer within the file: continue from there (a multiple of
-    // the block size on O_DIRECT files).
+    uint64_t moved = static_cast<uint64_t>(done);
+    if (moved < piece && (offset + moved) % kPageBytes != 0) {
+      // O_DIRECT goes on only from a block boundary: keep the whole blocks
+      // moved and transfer the rest again. (A real O_DIRECT transfer stops
+      // mid-block only at the end of the file.)
+      const uint64_t whole = (offset + moved) / kPageBytes * kPageBytes - offset;
+      if (whole == 0) {
+        struct stat st {};
+        if (!write && read_only_ && ::fstat(fd_, &st) == 0 && offset + moved >= static_cast<uint64_t>(st.st_size)) {
+          bytes_loaded_ += moved;
+          break;  // the end of a read-only file
+        }
+        if (++partial_retries > kPartialRetries) return Status::IOError(path_ + ": vertex values: transfers keep stopping short");
+        continue;
+      }
+      moved = whole;
+    }
+    (write ? bytes_written_ : bytes_loaded_) += moved;
+    offset += moved;
   }
   return Status::OK();
 }

@@ -56,23 +56,72 @@ Status File::create(const std::string& path, File* file) {
   return Status::OK();
 }
 
+int open_unnamed(const std::string& near_path, int extra_flags, int* err) {
+  const size_t slash = near_path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : near_path.substr(0, slash);
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | extra_flags, 0600);
+  if (fd >= 0) return fd;
+  fd = ::open(near_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | extra_flags, 0600);
+  *err = errno;
+  if (fd >= 0) ::unlink(near_path.c_str());
+  return fd;
+}
+
+Status File::create_unnamed(const std::string& near_path, File* file, bool* direct) {
+  int err = 0;
+  int fd = *direct ? open_unnamed(near_path, O_DIRECT, &err) : -1;
+  if (fd < 0) {
+    *direct = false;  // e.g. tmpfs has no O_DIRECT
+    fd = open_unnamed(near_path, 0, &err);
+  }
+  if (fd < 0) return Status::IOError(near_path + ": cannot create a scratch file: " + errno_text(err));
+  *file = File(fd, near_path);
+  return Status::OK();
+}
+
+namespace {
+
+constexpr uint64_t kDirectBlockBytes = 4096;
+constexpr int kPartialRetries = 16;  // short transfers of less than a block in a row
+
+// Of a short transfer of `moved` bytes at `offset`, what can be kept: on an
+// O_DIRECT file the next transfer must start at a block boundary, so a
+// transfer stopping mid-block keeps only its whole blocks (possibly none:
+// the caller transfers the rest again). Only injected faults and the end
+// of the file stop O_DIRECT transfers mid-block.
+size_t kept_of_short(int fd, uint64_t offset, size_t moved) {
+  if ((offset + moved) % kDirectBlockBytes == 0) return moved;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_DIRECT) == 0) return moved;
+  const uint64_t boundary = (offset + moved) / kDirectBlockBytes * kDirectBlockBytes;
+  return boundary > offset ? static_cast<size_t>(boundary - offset) : 0;
+}
+
+}  // namespace
+
 Status File::pwrite_all(const void* data, size_t bytes, uint64_t offset) const {
   const char* p = static_cast<const char*>(data);
+  int partial_retries = 0;
   while (bytes > 0) {
     const ssize_t n = apply_fault(next_write_fault(), ::pwrite(fd_, p, bytes, static_cast<off_t>(offset)));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::IOError(path_ + ": write at offset " + std::to_string(offset) + ": " + errno_text(errno));
     }
-    p += n;
-    bytes -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
+    const size_t kept = static_cast<size_t>(n) == bytes ? bytes : kept_of_short(fd_, offset, static_cast<size_t>(n));
+    if (kept == 0 && ++partial_retries > kPartialRetries) {
+      return Status::IOError(path_ + ": write at offset " + std::to_string(offset) + " keeps stopping short");
+    }
+    p += kept;
+    bytes -= kept;
+    offset += kept;
   }
   return Status::OK();
 }
 
 Status File::pread_all(void* data, size_t bytes, uint64_t offset) const {
   char* p = static_cast<char*>(data);
+  int partial_retries = 0;
   while (bytes > 0) {
     const ssize_t n = apply_fault(next_read_fault(), ::pread(fd_, p, bytes, static_cast<off_t>(offset)));
     if (n < 0) {
@@ -82,9 +131,13 @@ Status File::pread_all(void* data, size_t bytes, uint64_t offset) const {
     if (n == 0) {
       return Status::Corruption(path_ + ": file ends before offset " + std::to_string(offset + bytes));
     }
-    p += n;
-    bytes -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
+    const size_t kept = static_cast<size_t>(n) == bytes ? bytes : kept_of_short(fd_, offset, static_cast<size_t>(n));
+    if (kept == 0 && ++partial_retries > kPartialRetries) {
+      return Status::Corruption(path_ + ": file ends before offset " + std::to_string(offset + bytes) + " (mid-block)");
+    }
+    p += kept;
+    bytes -= kept;
+    offset += kept;
   }
   return Status::OK();
 }

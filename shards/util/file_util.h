@@ -22,6 +22,11 @@ class File {
 
   static Status open_read(const std::string& path, File* file, bool direct = false);
   static Status create(const std::string& path, File* file);  // truncates
+  // A scratch file with no name in `near_path`'s directory, so it never
+  // outlives the process (even one killed with SIGKILL): O_TMPFILE, or a
+  // file named `near_path` unlinked at once where the file system has none.
+  // `direct`: O_DIRECT where the file system has it; *direct says if it took.
+  static Status create_unnamed(const std::string& near_path, File* file, bool* direct);
 
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
@@ -43,6 +48,8 @@ Status read_whole_file(const std::string& path, std::string* contents);
 Status write_file_atomic(const std::string& path, const void* data, size_t bytes);
 Status fsync_directory(const std::string& dir);
 std::string errno_text(int err);
+// The descriptor behind File::create_unnamed (-1 and *err on failure).
+int open_unnamed(const std::string& near_path, int extra_flags, int* err);
 // nlohmann::json's exception text without its "[json.exception.…] " tag.
 std::string json_error_text(const char* what);
 
