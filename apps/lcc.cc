@@ -164,9 +164,13 @@ size_t batch_end(const ListSpill& spill, size_t first, uint64_t bytes) {
 // `stream_bytes` at a time.
 Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_bytes, AlignedBuffer* buffer, OrientedBlock* b) {
   const auto& segments = spill->segments();
+  uint64_t total = 0;
+  for (size_t s = first; s < last; ++s) total += segments[s].values;
+  *b = OrientedBlock{};  // exact sizes: growing by doubling would hold up to three times the group
   b->block = VertexBlock{segments[first].begin, segments[last - 1].end, 0};
-  b->start.assign(1, 0);
-  b->entries.clear();
+  b->start.reserve(b->block.end - b->block.begin + 1);
+  b->start.push_back(0);
+  b->entries.reserve(total);
   std::vector<uint64_t> list;
   for (size_t s = first; s < last;) {
     const size_t end = std::min(last, batch_end(*spill, s, stream_bytes));
@@ -240,6 +244,7 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
     Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, a, &degree);
     for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*degree_of)[blocks[i].begin + k] = degree[k];
     if (status.ok() && spilled) status = spill->append(a->block.begin, a->block.end - a->block.begin, a->start.data(), a->entries.data());
+    if (spilled) *a = OrientedBlock{};  // not held while the next block is gathered
     engine->release_app_memory(held);
     SG_RETURN_IF_ERROR(status);
   }
