@@ -17,9 +17,10 @@
 // (apps/neighbour_blocks.h: one pass over both spaces in all) in half the
 // memory left. When they are one block, triangles are counted in memory;
 // otherwise each block's lists are spilled, compressed, to a scratch file
-// (core/list_spill.h), then loaded a group at a time (half the memory left)
+// (core/list_spill.h), then loaded a group at a time (half the memory left,
+// 4 bytes an entry below 2^31 vertices)
 // while every spilled N+(x) streams past the group: with S the spill's size
-// (about one varint per undirected edge) and G = ceil(8 |E| / memory)
+// (about one varint per undirected edge) and G = ceil(4 |E| / memory)
 // groups, the I/O is one read of each space plus S written plus G * S
 // read, so it grows as |E|^2 / budget. Numerators are one 8-byte array over
 // the vertices (any vertex can be a triangle's third corner).
@@ -39,43 +40,53 @@ namespace {
 uint32_t entry_vertex(uint64_t e) { return static_cast<uint32_t>(e >> 1); }
 uint64_t entry_arcs(uint64_t e) { return (e & 1) + 1; }
 
-// N+(v) for a block's vertices.
-struct OrientedBlock {
+// N+(v) for a block's vertices. Entries are 8 bytes as built; a group
+// loaded from the spill takes 4 when every vertex id fits in 31 bits.
+template <typename Entry>
+struct OrientedLists {
   VertexBlock block;
   std::vector<uint64_t> start;  // per vertex, and the end
-  std::vector<uint64_t> entries;
+  std::vector<Entry> entries;
 
-  std::span<const uint64_t> list(uint32_t v) const {
+  std::span<const Entry> list(uint32_t v) const {
     const uint32_t i = v - block.begin;
     return {entries.data() + start[i], entries.data() + start[i + 1]};
   }
 };
+using OrientedBlock = OrientedLists<uint64_t>;
 
 uint64_t rank_key(uint64_t arcs, uint32_t v) { return std::min<uint64_t>(arcs, UINT32_MAX) << 32 | v; }
 
-// Calls f(a, b) for the entries of a and b naming the same vertex.
-template <typename F>
-void for_each_common(std::span<const uint64_t> a, std::span<const uint64_t> b, F&& f) {
-  const bool swapped = a.size() > b.size();
-  if (swapped) std::swap(a, b);
-  auto call = [&](uint64_t x, uint64_t y) { swapped ? f(y, x) : f(x, y); };
-  if (a.empty()) return;
-  auto before = [](uint64_t e, uint64_t key) { return entry_vertex(e) < entry_vertex(key); };
-  if (b.size() / a.size() > 8) {  // skewed: search each short-list entry in the long list
-    auto at = b.begin();
-    for (uint64_t x : a) {
-      at = std::lower_bound(at, b.end(), x, before);
-      if (at == b.end()) return;
+// Calls call(s, l) for the entries of `shorter` and `longer` naming the
+// same vertex.
+template <typename S, typename L, typename F>
+void intersect(std::span<const S> shorter, std::span<const L> longer, F&& call) {
+  if (shorter.empty()) return;
+  if (longer.size() / shorter.size() > 8) {  // skewed: search each short-list entry in the long list
+    auto at = longer.begin();
+    for (const S x : shorter) {
+      at = std::lower_bound(at, longer.end(), entry_vertex(x), [](L e, uint32_t key) { return entry_vertex(e) < key; });
+      if (at == longer.end()) return;
       if (entry_vertex(*at) == entry_vertex(x)) call(x, *at);
     }
     return;
   }
   size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const uint32_t x = entry_vertex(a[i]), y = entry_vertex(b[j]);
+  while (i < shorter.size() && j < longer.size()) {
+    const uint32_t x = entry_vertex(shorter[i]), y = entry_vertex(longer[j]);
     if (x < y) ++i;
     else if (y < x) ++j;
-    else call(a[i++], b[j++]);
+    else call(shorter[i++], longer[j++]);
+  }
+}
+
+// Calls f(x, y) for the entries x of a and y of b naming the same vertex.
+template <typename A, typename B, typename F>
+void for_each_common(std::span<const A> a, std::span<const B> b, F&& f) {
+  if (a.size() <= b.size()) {
+    intersect(a, b, [&](A x, B y) { f(x, y); });
+  } else {
+    intersect(b, a, [&](B y, A x) { f(x, y); });
   }
 }
 
@@ -126,7 +137,8 @@ Status build_oriented(Engine* engine, const VertexBlock& block, const VertexArra
 }
 
 // Triangles x < y < z (by rank) with y in `b`, given N+(x).
-void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedBlock& b, uint64_t* numerator) {
+template <typename Entry>
+void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedLists<Entry>& b, uint64_t* numerator) {
   auto add = [&](uint32_t v, uint64_t amount) { std::atomic_ref<uint64_t>(numerator[v]).fetch_add(amount, std::memory_order_relaxed); };
   auto first = std::lower_bound(of_x.begin(), of_x.end(), uint64_t{b.block.begin} << 1);
   uint64_t at_x = 0;
@@ -134,7 +146,7 @@ void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedBlock&
     const uint32_t y = entry_vertex(*it);
     const uint64_t xy = entry_arcs(*it);
     uint64_t at_y = 0;
-    for_each_common(of_x, b.list(y), [&](uint64_t xz, uint64_t yz) {
+    for_each_common(of_x, b.list(y), [&](uint64_t xz, Entry yz) {
       at_x += entry_arcs(yz);
       at_y += entry_arcs(xz);
       add(entry_vertex(xz), xy);
@@ -162,11 +174,12 @@ size_t batch_end(const ListSpill& spill, size_t first, uint64_t bytes) {
 
 // Decodes segments [first, last) into one block of N+ lists, reading
 // `stream_bytes` at a time.
-Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_bytes, AlignedBuffer* buffer, OrientedBlock* b) {
+template <typename Entry>
+Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_bytes, AlignedBuffer* buffer, OrientedLists<Entry>* b) {
   const auto& segments = spill->segments();
   uint64_t total = 0;
   for (size_t s = first; s < last; ++s) total += segments[s].values;
-  *b = OrientedBlock{};  // exact sizes: growing by doubling would hold up to three times the group
+  *b = OrientedLists<Entry>{};  // exact sizes: growing by doubling would hold up to three times the group
   b->block = VertexBlock{segments[first].begin, segments[last - 1].end, 0};
   b->start.reserve(b->block.end - b->block.begin + 1);
   b->start.push_back(0);
@@ -190,7 +203,8 @@ Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_b
 
 // Streams every spilled N+(x) past block `b`, a batch of segments at a
 // time; the next batch is read while this one is counted.
-Status count_against(ListSpill* spill, const OrientedBlock& b, uint64_t stream_bytes, AlignedBuffer buffers[2], uint64_t* numerator) {
+template <typename Entry>
+Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t stream_bytes, AlignedBuffer buffers[2], uint64_t* numerator) {
   const auto& segments = spill->segments();
   const uint64_t lowest = uint64_t{b.block.begin} << 1, beyond = uint64_t{b.block.end} << 1;
   struct Batch {
@@ -258,14 +272,17 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
 // Groups of spilled N+ lists that fit half of what is left are loaded one
 // at a time, and all lists streamed past each: I/O is the spill's size
 // times the groups, about |E|^2 / budget.
+template <typename Entry>
 Status count_spilled(Engine* engine, ListSpill* spill, int first_iteration, uint64_t* numerator) {
   const auto& segments = spill->segments();
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
   const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, unheld / 2);
-  auto decoded_bytes = [&](size_t s) { return (segments[s].values + segments[s].end - segments[s].begin) * sizeof(uint64_t); };
+  auto decoded_bytes = [&](size_t s) {
+    return segments[s].values * sizeof(Entry) + (segments[s].end - segments[s].begin) * sizeof(uint64_t);
+  };
   AlignedBuffer buffers[2];
-  OrientedBlock b;
+  OrientedLists<Entry> b;
   int group = 0;
   for (size_t first = 0; first < segments.size(); ++group) {
     size_t last = first;
@@ -313,7 +330,10 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
   if (blocks.size() == 1) {
     count_in_memory(a, numerator.data());
   } else {
-    SG_RETURN_IF_ERROR(count_spilled(engine, &spill, static_cast<int>(blocks.size()), numerator.data()));
+    // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
+    const int first_iteration = static_cast<int>(blocks.size());
+    SG_RETURN_IF_ERROR(n <= (uint32_t{1} << 31) ? count_spilled<uint32_t>(engine, &spill, first_iteration, numerator.data())
+                                                : count_spilled<uint64_t>(engine, &spill, first_iteration, numerator.data()));
   }
   VertexArray<double>& lcc_of = *coefficient;
   *arcs_among_neighbours = parallel_sum<uint64_t>(uint32_t{0}, n, [&](uint32_t v) {
