@@ -18,11 +18,10 @@
 // memory left. When they are one block, triangles are counted in memory;
 // otherwise each block's lists are spilled, compressed, to a scratch file
 // (core/list_spill.h), then loaded a group at a time (half the memory left,
-// 4 bytes an entry below 2^31 vertices)
-// while every spilled N+(x) streams past the group: with S the spill's size
-// (about one varint per undirected edge) and G = ceil(4 |E| / memory)
-// groups, the I/O is one read of each space plus S written plus G * S
-// read, so it grows as |E|^2 / budget. Numerators are one 8-byte array over
+// 4 bytes an entry below 2^31 vertices) while every spilled N+(x) streams
+// past the group: with S the spill's size (about one varint per undirected
+// edge) and G = ceil(8 |E| / memory) groups, the I/O is one read of each
+// space plus S written plus (G + 1) S read, so it grows as |E|^2 / budget. Numerators are one 8-byte array over
 // the vertices (any vertex can be a triangle's third corner).
 #include <algorithm>
 #include <atomic>
