@@ -30,6 +30,7 @@
 #include "apps/kernels.h"
 #include "apps/neighbour_blocks.h"
 #include "core/list_spill.h"
+#include "shards/util/interrupt.h"
 #include "shards/util/parallel.h"
 
 namespace sg {
@@ -189,6 +190,7 @@ Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_b
     const uint8_t* at = nullptr;
     SG_RETURN_IF_ERROR(spill->read(s, end, buffer, &at));
     for (size_t k = s; k < end; ++k) {
+      if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
       SG_RETURN_IF_ERROR(ListSpill::decode(segments[k], at + (segments[k].offset - segments[s].offset), &list,
                                            [&](uint32_t, std::span<const uint64_t> values) {
                                              b->entries.insert(b->entries.end(), values.begin(), values.end());
@@ -222,9 +224,12 @@ Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t s
     std::future<Status> reading;
     if (current.end < segments.size()) reading = std::async(std::launch::async, read, current.end, which ^ 1, &next);
     std::atomic<bool> corrupt{false};
+    std::atomic<bool> stopped{false};
     parallel_for(current.first, current.end, size_t{1}, [&](size_t lo, size_t hi) {
       std::vector<uint64_t> list;
       for (size_t k = lo; k < hi; ++k) {
+        if (interrupt_requested()) stopped = true;  // a segment is a small share of a second
+        if (stopped) return;
         const ListSpill::Segment& segment = segments[k];
         if (segment.values == 0 || segment.highest < lowest || segment.lowest >= beyond) continue;
         const uint8_t* bytes = current.at + (segment.offset - segments[current.first].offset);
@@ -234,6 +239,7 @@ Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t s
       }
     });
     Status status = reading.valid() ? reading.get() : Status::OK();
+    if (stopped) return Status::Interrupted("run stopped by a signal");
     if (corrupt) return Status::Corruption("lcc: spilled N+ lists do not decode");
     SG_RETURN_IF_ERROR(status);
     if (current.end >= segments.size()) return Status::OK();
@@ -327,7 +333,10 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
   ListSpill spill;
   SG_RETURN_IF_ERROR(build_all(engine, blocks, arcs_of, coefficient, &a, &spill));
   if (blocks.size() == 1) {
+    const uint64_t held = (a.start.size() + a.entries.size()) * sizeof(uint64_t);
+    engine->hold_app_memory(held);
     count_in_memory(a, numerator.data());
+    engine->release_app_memory(held);
   } else {
     // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
     const int first_iteration = static_cast<int>(blocks.size());

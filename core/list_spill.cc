@@ -102,6 +102,7 @@ Status ListSpill::finish() {
   }
   finished_ = true;
   pending_ = AlignedBuffer();  // no appends after: give the memory back
+  encoded_ = std::vector<uint8_t>();
   return Status::OK();
 }
 

@@ -19,8 +19,8 @@ namespace sg {
 namespace {
 
 constexpr uint64_t kPageBytes = 4096;
-constexpr uint64_t kTransferBytes = uint64_t{8} << 20;
-constexpr int kPartialRetries = 16;  // transfers of less than a block in a row  // per pread/pwrite: an interrupt is seen between them
+constexpr uint64_t kTransferBytes = uint64_t{8} << 20;  // per pread/pwrite: an interrupt is seen between them
+constexpr int kPartialRetries = 16;  // transfers of less than a block in a row
 
 uint64_t round_up(uint64_t x, uint64_t unit) { return (x + unit - 1) / unit * unit; }
 
@@ -126,8 +126,8 @@ Status RawVertexArray::allocate_ranged(size_t count, size_t value_bytes, const s
   release();
   SG_RETURN_IF_ERROR(reserve(count, value_bytes));
   int open_err = 0;
-  fd_ = open_unnamed(scratch_path, O_DIRECT, &open_err);
-  if (fd_ < 0) fd_ = open_unnamed(scratch_path, 0, &open_err);  // e.g. tmpfs has no O_DIRECT
+  fd_ = open_unnamed(scratch_path, 0, &open_err);
+  if (fd_ >= 0) set_direct(fd_);  // where the file system has it (not e.g. older tmpfs)
   if (fd_ < 0) return Status::IOError(scratch_path + ": cannot create a scratch file: " + std::strerror(open_err));
   path_ = scratch_path;
   if (::ftruncate(fd_, static_cast<off_t>(reserved_bytes_)) != 0) {
@@ -190,6 +190,7 @@ Status RawVertexArray::transfer(bool write, uint64_t first_slab, uint64_t end_sl
     }
     (write ? bytes_written_ : bytes_loaded_) += moved;
     offset += moved;
+    partial_retries = 0;
   }
   return Status::OK();
 }

@@ -69,14 +69,18 @@ int open_unnamed(const std::string& near_path, int extra_flags, int* err) {
 
 Status File::create_unnamed(const std::string& near_path, File* file, bool* direct) {
   int err = 0;
-  int fd = *direct ? open_unnamed(near_path, O_DIRECT, &err) : -1;
-  if (fd < 0) {
-    *direct = false;  // e.g. tmpfs has no O_DIRECT
-    fd = open_unnamed(near_path, 0, &err);
-  }
+  const int fd = open_unnamed(near_path, 0, &err);
   if (fd < 0) return Status::IOError(near_path + ": cannot create a scratch file: " + errno_text(err));
   *file = File(fd, near_path);
+  // O_DIRECT afterwards: an open asking for it where the file system has
+  // none (e.g. older tmpfs) fails only after creating a named file.
+  if (*direct) *direct = set_direct(fd);
   return Status::OK();
+}
+
+bool set_direct(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
 }
 
 namespace {
@@ -112,6 +116,7 @@ Status File::pwrite_all(const void* data, size_t bytes, uint64_t offset) const {
     if (kept == 0 && ++partial_retries > kPartialRetries) {
       return Status::IOError(path_ + ": write at offset " + std::to_string(offset) + " keeps stopping short");
     }
+    if (kept > 0) partial_retries = 0;
     p += kept;
     bytes -= kept;
     offset += kept;
@@ -135,6 +140,7 @@ Status File::pread_all(void* data, size_t bytes, uint64_t offset) const {
     if (kept == 0 && ++partial_retries > kPartialRetries) {
       return Status::Corruption(path_ + ": file ends before offset " + std::to_string(offset + bytes) + " (mid-block)");
     }
+    if (kept > 0) partial_retries = 0;
     p += kept;
     bytes -= kept;
     offset += kept;

@@ -50,6 +50,9 @@ Status fsync_directory(const std::string& dir);
 std::string errno_text(int err);
 // The descriptor behind File::create_unnamed (-1 and *err on failure).
 int open_unnamed(const std::string& near_path, int extra_flags, int* err);
+// Turns on O_DIRECT for `fd`; false (and nothing changed) where the file
+// system has none.
+bool set_direct(int fd);
 // nlohmann::json's exception text without its "[json.exception.…] " tag.
 std::string json_error_text(const char* what);
 
