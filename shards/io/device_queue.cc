@@ -12,6 +12,7 @@
 
 #include "shards/io/aligned_buffer.h"
 #include "shards/util/enum_names.h"
+#include "shards/util/file_util.h"
 
 namespace sg {
 
@@ -137,7 +138,8 @@ void DeviceQueue::run_psync() {
       if (n < 0 && (errno == EINTR || errno == EAGAIN) && ++retries < kMaxRetries) continue;
       if (n < 0) status = read_error(r, errno);
       else if (n == 0) status = eof_error(r);
-      else advance(&r, static_cast<uint64_t>(n));
+      else if (const size_t kept = kept_of_short(r.fd, r.device_offset, static_cast<size_t>(n)); kept > 0) advance(&r, kept);
+      else if (++retries >= kMaxRetries) status = read_error(r, EIO);
     }
     counters_.bytes += total;
     counters_.requests += 1;
@@ -209,9 +211,14 @@ void DeviceQueue::run_uring() {
         status = read_error(req, -res);
       } else if (res == 0) {
         status = eof_error(req);
-      } else if (static_cast<uint64_t>(res) < req.bytes) {
-        advance(&req, static_cast<uint64_t>(res));  // short read: ask for the rest
-        ended = false;
+      } else if (static_cast<uint64_t>(res) < req.bytes) {  // short read: ask for the rest
+        const size_t kept = kept_of_short(req.fd, req.device_offset, static_cast<size_t>(res));
+        if (kept > 0 || ++slot_retries[static_cast<size_t>(s)] < kMaxRetries) {
+          advance(&req, kept);
+          ended = false;
+        } else {
+          status = read_error(req, EIO);
+        }
       }
       if (!ended) {
         submit_slot(s);

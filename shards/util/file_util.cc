@@ -88,11 +88,8 @@ namespace {
 constexpr uint64_t kDirectBlockBytes = 4096;
 constexpr int kPartialRetries = 16;  // short transfers of less than a block in a row
 
-// Of a short transfer of `moved` bytes at `offset`, what can be kept: on an
-// O_DIRECT file the next transfer must start at a block boundary, so a
-// transfer stopping mid-block keeps only its whole blocks (possibly none:
-// the caller transfers the rest again). Only injected faults and the end
-// of the file stop O_DIRECT transfers mid-block.
+}  // namespace
+
 size_t kept_of_short(int fd, uint64_t offset, size_t moved) {
   if ((offset + moved) % kDirectBlockBytes == 0) return moved;
   const int flags = ::fcntl(fd, F_GETFL);
@@ -100,8 +97,6 @@ size_t kept_of_short(int fd, uint64_t offset, size_t moved) {
   const uint64_t boundary = (offset + moved) / kDirectBlockBytes * kDirectBlockBytes;
   return boundary > offset ? static_cast<size_t>(boundary - offset) : 0;
 }
-
-}  // namespace
 
 Status File::pwrite_all(const void* data, size_t bytes, uint64_t offset) const {
   const char* p = static_cast<const char*>(data);

@@ -53,6 +53,12 @@ int open_unnamed(const std::string& near_path, int extra_flags, int* err);
 // Turns on O_DIRECT for `fd`; false (and nothing changed) where the file
 // system has none.
 bool set_direct(int fd);
+// Of a short transfer of `moved` bytes at `offset` on `fd`, what can be
+// kept: on an O_DIRECT file the next transfer must start at a block
+// boundary, so a transfer stopping mid-block keeps only its whole blocks
+// (possibly none: the caller transfers the rest again). Only injected
+// faults and the end of the file stop O_DIRECT transfers mid-block.
+size_t kept_of_short(int fd, uint64_t offset, size_t moved);
 // nlohmann::json's exception text without its "[json.exception.…] " tag.
 std::string json_error_text(const char* what);
 
