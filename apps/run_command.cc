@@ -17,18 +17,27 @@
 namespace sg {
 namespace {
 
-// Writes "id value" lines sorted by original id.
+// Writes "id value" lines sorted by original id, or, when that order did
+// not fit the budget (finish_app), in stored vertex order, which the
+// summary then says.
 template <typename Format>
-Status write_output(const std::string& path, const Graph& graph, Format&& format) {
+Status write_output(const std::string& path, const Graph& graph, std::string* summary, Format&& format) {
   std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!out) return Status::IOError(path + ": cannot create output");
   std::vector<char> buffer(1 << 20);
   std::setvbuf(out.get(), buffer.data(), _IOFBF, buffer.size());
   char value[64];
-  graph.for_each_by_original_id([&](uint32_t v) {
+  auto line = [&](uint32_t v) {
     format(v, value, sizeof(value));
     std::fprintf(out.get(), "%llu %s\n", static_cast<unsigned long long>(graph.original_id(v)), value);
-  });
+  };
+  if (graph.by_original_available()) {
+    graph.for_each_by_original_id(line);
+  } else {
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v) line(v);
+    *summary += "output in stored vertex order: ordering " + std::to_string(graph.num_vertices()) +
+                " ids by original id needs more than the free memory (sort -n " + path + " orders it)\n";
+  }
   if (std::ferror(out.get()) || std::fflush(out.get()) != 0) return Status::IOError(path + ": write failed");
   return Status::OK();
 }
@@ -143,13 +152,18 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
 }
 
 // After the kernel: its cached chunks go, then the id map (deferred at
-// open, so the run had its memory) is loaded for an output file, or only
-// checked for the summary, which looks up its few ids in the map's file.
+// open, so the run had its memory) is checked; the summary looks up its few
+// ids in the map's file. An output file needs every id: the map is loaded
+// (with the order by original id) when it fits the memory the kernel left,
+// else mapped, and the output lists vertices in stored order.
 Status finish_app(Engine* engine, const RunOptions& o) {
   engine->end_iterations();
   engine->release_cache();
   malloc_trim(0);  // cached chunks came from the heap: give their pages back
-  return o.output.empty() ? engine->graph().check_id_map() : engine->graph().load_id_map();
+  const Graph& graph = engine->graph();
+  SG_RETURN_IF_ERROR(graph.check_id_map());
+  if (o.output.empty()) return Status::OK();
+  return graph.id_map_load_bytes() <= engine->unheld_memory() ? graph.load_id_map() : graph.map_id_map();
 }
 
 Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std::string* result_json) {
@@ -188,7 +202,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     SG_RETURN_IF_ERROR(top_values(graph, values, o.top, &top));
     *summary = line + top;
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, "%.9g", values[v]); });
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, "%.9g", values[v]); });
   }
   if (o.app == "bfs") {
     uint32_t source = 0;
@@ -214,7 +228,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) +
                    ", \"max_depth\": " + std::to_string(max_depth) + "}";
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t size) {
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t size) {
       if (o.parents && parent[v] != kNoParent) {
         std::snprintf(buf, size, "%d %llu", depth[v], static_cast<unsigned long long>(graph.original_id(parent[v])));
       } else if (o.graphalytics_output && depth[v] < 0) {
@@ -238,13 +252,16 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     if (o.output.empty()) return Status::OK();
     // A component's label is its smallest original id. A label is the
     // smallest dense id, so its original id when the ids keep their order.
-    std::vector<uint64_t> smallest;
+    // Otherwise a label's smallest original id, per label (file-backed
+    // when the budget has no room for it).
+    VertexArray<uint64_t> smallest;
     if (!graph.ids_in_order()) {
-      smallest.assign(graph.num_vertices(), UINT64_MAX);
+      SG_RETURN_IF_ERROR(engine->allocate(&smallest, "wcc.smallest"));
+      for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[v] = UINT64_MAX;
       for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[labels[v]] = std::min(smallest[labels[v]], graph.original_id(v));
     }
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
-      const uint64_t id = smallest.empty() ? graph.original_id(labels[v]) : smallest[labels[v]];
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t n) {
+      const uint64_t id = graph.ids_in_order() ? graph.original_id(labels[v]) : smallest[labels[v]];
       std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(id));
     });
   }
@@ -261,7 +278,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *summary = "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n" + *summary;
     *result_json = "{\"source\": " + std::to_string(source_id) + "}";
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", dependency[v]); });
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", dependency[v]); });
   }
   if (o.app == "cdlp") {
     VertexArray<uint64_t> labels;
@@ -279,7 +296,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *summary = line;
     *result_json = "{\"iterations\": " + std::to_string(iterations) + "}";
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t n) {
       std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(labels[v]));
     });
   }
@@ -307,7 +324,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       *result_json = "{\"arcs_among_neighbours\": " + std::to_string(arcs) + "}";
     }
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", coefficient[v]); });
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", coefficient[v]); });
   }
   if (o.app == "kcore") {
     VertexArray<uint32_t> core;
@@ -322,7 +339,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *summary = line;
     *result_json = "{\"largest_core\": " + std::to_string(degeneracy) + ", \"vertices\": " + std::to_string(in_top) + "}";
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%u", core[v]); });
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%u", core[v]); });
   }
   if (o.app == "sssp") {
     uint32_t source = 0;
@@ -345,7 +362,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *summary = line;
     *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) + "}";
     if (o.output.empty()) return Status::OK();
-    return write_output(o.output, graph, [&](uint32_t v, char* buf, size_t n) {
+    return write_output(o.output, graph, summary, [&](uint32_t v, char* buf, size_t n) {
       if (std::isinf(distance[v])) std::snprintf(buf, n, o.graphalytics_output ? "infinity" : "inf");
       else std::snprintf(buf, n, "%.9g", distance[v]);
     });

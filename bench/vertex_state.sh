@@ -8,6 +8,10 @@
 #   bench/vertex_state.sh WORKDIR GG_BIN CGROUP_MB SCALE...
 # WORKDIR: on the emulated disk (emudisk.sh up ...); GG_BIN: the bin/
 # directory of a GridGraph build made outside this repository ("" skips it).
+# INPUT_DIR (default WORKDIR) holds the edge lists; INGEST_DIR, when set,
+# is where shardgraph ingests (its sort spill needs ~16 bytes an edge: R-MAT
+# 26 does not fit a 16 GiB emulated disk), and the graph is then moved to
+# WORKDIR, so the runs still read it from the emulated disk.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$1; gg=$2; cgroup_mb=$3; shift 3
@@ -30,10 +34,16 @@ print(json.dumps({"bench": "vertex-state", "scale": int(scale), "edges": 16 << i
 PY
 }
 for scale in "$@"; do
-  edges="$work/r$scale.bin32"
+  edges="${INPUT_DIR:-$work}/r$scale.bin32"
   [ -f "$edges" ] || "$sg" generate rmat --scale "$scale" --edge-factor 16 --seed 1 -o "$edges" >/dev/null
   rm -rf "$work/sg$scale" "$work/gg$scale"
-  timed "$scale" shardgraph ingest "$sg" ingest "$edges" -o "$work/sg$scale"
+  if [ -n "${INGEST_DIR:-}" ]; then
+    rm -rf "$INGEST_DIR/sg$scale"
+    timed "$scale" shardgraph ingest "$sg" ingest "$edges" -o "$INGEST_DIR/sg$scale"
+    cp -r "$INGEST_DIR/sg$scale" "$work/sg$scale" && sync && rm -rf "$INGEST_DIR/sg$scale"
+  else
+    timed "$scale" shardgraph ingest "$sg" ingest "$edges" -o "$work/sg$scale"
+  fi
   source=$("$sg" run bfs "$work/sg$scale" --iterations 1 2>/dev/null | sed -n 's/^bfs from \([0-9]*\):.*/\1/p')
   if [ -n "$gg" ]; then
     timed "$scale" gridgraph ingest "$gg/preprocess" -i "$edges" -o "$work/gg$scale" -v $((1 << scale)) -p 16 -t 0

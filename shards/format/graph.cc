@@ -60,6 +60,8 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
     SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], degrees, &graph->spaces_[i]));
   }
   graph->id_map_.clear();
+  graph->id_map_mapping_.reset();
+  graph->ids_ = nullptr;
   graph->by_original_.clear();
   graph->by_original_wanted_ = options.by_original;
   graph->id_map_pending_ = !m.id_map_file.empty();
@@ -136,6 +138,7 @@ Status Graph::load_id_map() const {
   SG_RETURN_IF_ERROR(load_array(dir_ + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &id_map_));
   id_map_pending_ = false;
   id_map_checked_ = true;
+  ids_ = id_map_.data();
   ids_sorted_ = std::is_sorted(id_map_.begin(), id_map_.end());
   if (by_original_wanted_ && !ids_sorted_) {
     const std::vector<uint64_t>& ids = id_map_;
@@ -144,6 +147,28 @@ Status Graph::load_id_map() const {
     std::sort(by_original_.begin(), by_original_.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
   }
   return Status::OK();
+}
+
+Status Graph::map_id_map() const {
+  if (!id_map_pending_) return Status::OK();
+  SG_RETURN_IF_ERROR(check_id_map());
+  auto mapping = std::make_unique<MappedFile>();
+  const std::string path = dir_ + "/" + manifest_.id_map_file;
+  SG_RETURN_IF_ERROR(mapping->open(path));
+  // check_id_map read the file a moment ago; a size unlike it now means
+  // someone is rewriting the graph under the run.
+  if (mapping->size() != manifest_.num_vertices * sizeof(uint64_t)) return Status::Corruption(path + ": size changed");
+  ids_ = reinterpret_cast<const uint64_t*>(mapping->data());
+  id_map_mapping_ = std::move(mapping);
+  id_map_pending_ = false;
+  return Status::OK();
+}
+
+uint64_t Graph::id_map_load_bytes() const {
+  if (manifest_.id_map_file.empty()) return 0;
+  assert(!id_map_pending_ || id_map_checked_);
+  const uint64_t per_vertex = sizeof(uint64_t) + (ids_sorted_ || !by_original_wanted_ ? 0 : sizeof(uint32_t));
+  return manifest_.num_vertices * per_vertex;
 }
 
 Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space) {
@@ -261,21 +286,24 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
     }
     return false;
   }
-  if (id_map_.empty()) {
+  if (ids_ == nullptr) {
     if (original < manifest_.id_base || original - manifest_.id_base >= manifest_.num_vertices) return false;
     *vertex = static_cast<uint32_t>(original - manifest_.id_base);
     return true;
   }
+  const uint64_t* begin = ids_;
+  const uint64_t* end = ids_ + manifest_.num_vertices;
   if (!by_original_.empty()) {
     auto it = std::lower_bound(by_original_.begin(), by_original_.end(), original,
-                               [&](uint32_t v, uint64_t id) { return id_map_[v] < id; });
-    if (it == by_original_.end() || id_map_[*it] != original) return false;
+                               [&](uint32_t v, uint64_t id) { return ids_[v] < id; });
+    if (it == by_original_.end() || ids_[*it] != original) return false;
     *vertex = *it;
     return true;
   }
-  auto it = std::lower_bound(id_map_.begin(), id_map_.end(), original);
-  if (it == id_map_.end() || *it != original) return false;
-  *vertex = static_cast<uint32_t>(it - id_map_.begin());
+  // A mapped map out of order has no index: one pass over it.
+  const uint64_t* it = ids_sorted_ ? std::lower_bound(begin, end, original) : std::find(begin, end, original);
+  if (it == end || *it != original) return false;
+  *vertex = static_cast<uint32_t>(it - begin);
   return true;
 }
 

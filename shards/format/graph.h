@@ -7,12 +7,14 @@
 #include <cassert>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "compression/status.h"
 #include "shards/format/chunk_format.h"
 #include "shards/util/file_util.h"
+#include "shards/util/mapped_file.h"
 #include "shards/format/manifest.h"
 #include "shards/format/striping.h"
 
@@ -92,10 +94,22 @@ class Graph {
 
   uint64_t original_id(uint32_t vertex) const {
     assert(!id_map_pending_);
-    return id_map_.empty() ? vertex + manifest_.id_base : id_map_[vertex];
+    return ids_ == nullptr ? vertex + manifest_.id_base : ids_[vertex];
   }
   // Loads an id map deferred by GraphOpenOptions::id_map (no-op otherwise).
   Status load_id_map() const;
+  // Instead of loading a deferred id map, checks it (one streamed pass) and
+  // maps its file read only, for a reader that needs every id but has no
+  // room for the map: original_id() then reads the mapping (pages come in
+  // as read, and the kernel may drop them again), and there is no order by
+  // original id (by_original_available() is false unless the ids are in
+  // order).
+  Status map_id_map() const;
+  // Resident bytes load_id_map() would take: the map, plus the order by
+  // original id when the ids are not in order (after check_id_map()).
+  uint64_t id_map_load_bytes() const;
+  // Whether for_each_by_original_id() can run.
+  bool by_original_available() const { return ids_sorted_ || !by_original_.empty(); }
   // Checks a deferred id map's size and checksum in one streamed pass
   // without keeping it (a run's summary needs a handful of ids, not the
   // 8 bytes a vertex the map takes): then ids_in_order() and
@@ -117,7 +131,7 @@ class Graph {
   // Calls f(dense id) in order of original ids.
   template <typename F>
   void for_each_by_original_id(F&& f) const {
-    assert(!id_map_pending_);
+    assert(!id_map_pending_ && by_original_available());
     if (by_original_.empty()) {
       for (uint32_t v = 0; v < num_vertices(); ++v) f(v);
     } else {
@@ -145,6 +159,8 @@ class Graph {
   mutable std::vector<EdgeSpace> spaces_;  // mutable: deferred in-degrees load into it
   mutable bool in_degrees_pending_ = false;
   mutable std::vector<uint64_t> id_map_;
+  mutable std::unique_ptr<MappedFile> id_map_mapping_;  // by map_id_map()
+  mutable const uint64_t* ids_ = nullptr;               // id_map_ or the mapping; none: dense ids + id_base
   mutable std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
   mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
   mutable bool ids_sorted_ = true;

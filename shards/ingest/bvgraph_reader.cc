@@ -1,10 +1,5 @@
 #include "shards/ingest/bvgraph_reader.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -15,51 +10,11 @@
 
 #include "shards/ingest/bvgraph_decoder.h"
 #include "shards/util/file_util.h"
+#include "shards/util/mapped_file.h"
 #include "shards/util/parallel.h"
 
 namespace sg {
 namespace {
-
-// A read-only mapping of a whole file; pages already decoded are dropped
-// from the process (they stay in the page cache) so RSS follows the
-// decoding front, not the file size.
-class MappedFile {
- public:
-  ~MappedFile() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Status open(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return Status::InvalidArgument(path + ": cannot open: " + errno_text(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) return Status::IOError(path + ": stat: " + errno_text(errno));
-    size_ = static_cast<size_t>(st.st_size);
-    if (size_ == 0) return Status::OK();
-    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (data == MAP_FAILED) return Status::IOError(path + ": mmap: " + errno_text(errno));
-    data_ = static_cast<uint8_t*>(data);
-    ::madvise(data_, size_, MADV_SEQUENTIAL);
-    return Status::OK();
-  }
-  const uint8_t* data() const { return data_; }
-  uint64_t size() const { return size_; }
-  // Drops the pages wholly before byte `end`.
-  void release_before(uint64_t end) {
-    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-    const uint64_t cut = std::min<uint64_t>(end, size_) / page * page;
-    if (data_ != nullptr && cut > released_) {
-      ::madvise(data_ + released_, cut - released_, MADV_DONTNEED);
-      released_ = cut;
-    }
-  }
-
- private:
-  int fd_ = -1;
-  uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-  uint64_t released_ = 0;
-};
 
 std::string strip_suffix(const std::string& path) {
   for (const char* suffix : {".graph", ".properties", ".offsets"}) {
