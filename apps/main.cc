@@ -260,8 +260,9 @@ int main(int argc, char** argv) {
   mallopt(M_ARENA_MAX, 2);
   mallopt(M_MMAP_THRESHOLD, 64 << 10);
   CLI::App app{"shardgraph: out-of-core graph processing from one disk or an array of disks"};
-  app.set_version_flag("--version", std::string("shardgraph ") + kShardgraphVersion + " (format version " +
-                                        std::to_string(sg::kFormatVersion) + ", codec " + sg::kCodecName + ")");
+  app.set_version_flag("--version", std::string("shardgraph ") + kShardgraphVersion + " (writes format version " +
+                                        std::to_string(sg::kFormatVersion) + ", codec " + sg::kCodecName + "; reads versions " +
+                                        std::to_string(sg::kOldestFormatVersion) + " to " + std::to_string(sg::kFormatVersion) + ")");
   app.require_subcommand(1);
 
   GenerateArgs gen;

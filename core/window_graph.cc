@@ -5,7 +5,7 @@
 #include <mutex>
 #include <numeric>
 
-#include "compression/bits.h"
+#include "compression/chunk_lists.h"
 #include "compression/checksum.h"
 #include "compression/varint.h"
 #include "shards/util/parallel.h"
@@ -37,24 +37,6 @@ uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 
-// Skips `count` varints: each ends at a byte with a clear high bit. Eight
-// bytes at a time while the whole word is known to belong to the list.
-const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint32_t count) {
-  while (count >= 8 && end - p >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    const uint32_t ends = count_varint_ends(word);
-    if (ends > count) break;
-    count -= ends;
-    p += 8;
-  }
-  while (count > 0) {
-    if (p >= end) return nullptr;
-    count -= *p++ < 0x80;
-  }
-  return p;
-}
-
 // Decodes one chunk into the window CSR. The offset of a chunk's first
 // vertex is written before chunks are decoded in parallel, so a chunk can
 // read the end of its last vertex (the next chunk's start) without waiting
@@ -64,28 +46,24 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
   if (checksum64(payload, e.bytes) != e.checksum) return Status::Corruption("checksum mismatch");
   const uint64_t weight_bytes = graph.weighted() ? uint64_t{4} * e.edge_count : 0;
   if (weight_bytes > e.bytes) return Status::Corruption("weight stream longer than chunk");
-  const uint8_t* p = payload + weight_bytes;
-  const uint8_t* end = payload + e.bytes;
+  ChunkListReader lists;
+  SG_RETURN_IF_ERROR(lists.open(graph.manifest().list_codec(), payload + weight_bytes, payload + e.bytes, e.first_vertex,
+                                e.vertex_count, graph.num_vertices()));
   uint32_t position = edge_base;
   const uint32_t edge_end = edge_base + e.edge_count;
   for (uint32_t i = 0; i < e.vertex_count; ++i) {
     const uint32_t v = e.first_vertex + i;
     if (i > 0) out->offsets[v - out->first_vertex] = position;  // i == 0: filled before the parallel pass
     uint32_t count = 0;
-    p = get_varint32(p, end, &count);
-    if (p == nullptr) return Status::Corruption("vertex " + std::to_string(v) + ": malformed list length");
-    if (count > edge_end - position) return Status::Corruption("vertex " + std::to_string(v) + ": more edges than the index says");
+    SG_RETURN_IF_ERROR(lists.next(edge_end - position, &count));
     if (only != nullptr && !only->contains(v)) {
-      p = skip_varints(p, end, count);
-      if (p == nullptr) return Status::Corruption("vertex " + std::to_string(v) + ": list runs past the chunk");
-      position += count;
-      continue;
+      SG_RETURN_IF_ERROR(lists.skip(count));
+    } else {
+      SG_RETURN_IF_ERROR(lists.decode(count, out->neighbours.data() + position));
     }
-    Status s = decode_neighbours(&p, end, v, graph.num_vertices(), count, out->neighbours.data() + position);
-    if (!s.ok()) return Status::Corruption("vertex " + std::to_string(v) + ": " + s.message());
     position += count;
   }
-  if (p != end) return Status::Corruption("trailing bytes after the last list");
+  SG_RETURN_IF_ERROR(lists.finish());
   if (position != edge_end) return Status::Corruption("edge count differs from index");
   if (weight_bytes > 0) std::memcpy(out->weights.data() + edge_base, payload, weight_bytes);
   return Status::OK();

@@ -46,7 +46,8 @@ for name in ("w", "u"):
         data = open(os.path.join(g, space["device_files"][0]), "rb").read()
         for c in range(0, len(index) // 32, 7):  # every 7th chunk
             first, count, offset, size, edges, _ = struct.unpack_from("<IIQIIQ", index, c * 32)
-            header = struct.pack("<IIII", first, count, edges, n) + bytes([weighted])
+            flags = weighted | (2 if m["format_version"] == 1 else 0)  # bit 1: codec 1
+            header = struct.pack("<IIII", first, count, edges, n) + bytes([flags])
             open(os.path.join(out, "%s-%s-%d" % (name, space["name"], c)), "wb").write(header + data[offset:offset + size])
 PY
 # BVGraph: a small graph encoded the way WebGraph does (references to the

@@ -7,6 +7,7 @@
 
 #include "compression/adjacency_codec.h"
 #include "compression/bits.h"
+#include "compression/chunk_lists.h"
 #include "compression/varint.h"
 #include "test_util.h"
 
@@ -138,4 +139,131 @@ TEST_CASE("bit counts match std::popcount") {
   CHECK(sg::count_bits(0) == 0);
   CHECK(sg::count_bits(~uint64_t{0}) == 64);
   CHECK(sg::count_varint_ends(0) == 8);
+}
+
+namespace {
+
+// Random lists for consecutive vertices: many empty (runs of them), some
+// long, ids clustered low (as bfds makes them) or spread.
+struct ChunkLists {
+  uint32_t first_vertex = 0;
+  std::vector<uint32_t> counts;
+  std::vector<uint32_t> ids;
+};
+
+ChunkLists random_chunk_lists(uint64_t* state, uint32_t num_vertices) {
+  ChunkLists c;
+  c.first_vertex = static_cast<uint32_t>(sgtest::next_random(state) % num_vertices);
+  const uint32_t vertices = 1 + static_cast<uint32_t>(sgtest::next_random(state) % std::min<uint64_t>(300, num_vertices - c.first_vertex));
+  const bool low = sgtest::next_random(state) % 2 == 0;
+  for (uint32_t i = 0; i < vertices; ++i) {
+    const uint64_t r = sgtest::next_random(state) % 10;
+    const uint32_t count = r < 5 ? 0 : r < 9 ? static_cast<uint32_t>(1 + sgtest::next_random(state) % 8) : static_cast<uint32_t>(sgtest::next_random(state) % 400);
+    std::vector<uint32_t> list(count);
+    for (uint32_t& id : list) id = static_cast<uint32_t>(sgtest::next_random(state) % (low ? std::min(num_vertices, 64u) : num_vertices));
+    std::sort(list.begin(), list.end());
+    c.counts.push_back(count);
+    c.ids.insert(c.ids.end(), list.begin(), list.end());
+  }
+  return c;
+}
+
+// Reads every list back; fails the test on an error.
+std::vector<uint32_t> read_back(const std::vector<uint8_t>& bytes, const ChunkLists& c, uint32_t num_vertices, bool skip_odd) {
+  ChunkListReader reader;
+  REQUIRE(reader.open(ListCodec::kV2, bytes.data(), bytes.data() + bytes.size(), c.first_vertex, static_cast<uint32_t>(c.counts.size()),
+                      num_vertices).ok());
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i < c.counts.size(); ++i) {
+    uint32_t count = 0;
+    REQUIRE(reader.next(UINT32_MAX, &count).ok());
+    REQUIRE(count == c.counts[i]);
+    REQUIRE(reader.vertex() == c.first_vertex + i);
+    std::vector<uint32_t> list(count);
+    if (skip_odd && i % 2 == 1) {
+      REQUIRE(reader.skip(count).ok());
+      list.assign(c.ids.begin() + static_cast<long>(ids.size()), c.ids.begin() + static_cast<long>(ids.size() + count));
+    } else {
+      Status s = reader.decode(count, list.data());
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+    }
+    ids.insert(ids.end(), list.begin(), list.end());
+  }
+  REQUIRE(reader.finish().ok());
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("chunk lists (codec 2) round trip in both anchor modes, and the sizer predicts the coded size") {
+  uint64_t state = 4242;
+  for (int round = 0; round < 300; ++round) {
+    const uint32_t num_vertices = 1 + static_cast<uint32_t>(sgtest::next_random(&state) % (round % 3 == 0 ? 100 : 5000000));
+    const ChunkLists c = random_chunk_lists(&state, num_vertices);
+    ChunkListSizer sizer;
+    sizer.reset(c.first_vertex);
+    const uint32_t* ids = c.ids.data();
+    for (uint32_t count : c.counts) {
+      if (count == 0) {
+        sizer.add_empty();
+      } else {
+        sizer.add_list(ids, count);
+      }
+      ids += count;
+    }
+    size_t smallest = SIZE_MAX;
+    for (const AnchorMode mode : {AnchorMode::kVertex, AnchorMode::kPreviousFirst}) {
+      std::vector<uint8_t> bytes;
+      encode_chunk_lists(c.first_vertex, c.counts, c.ids.data(), mode, &bytes);
+      smallest = std::min(smallest, bytes.size());
+      CHECK(read_back(bytes, c, num_vertices, false) == c.ids);
+      CHECK(read_back(bytes, c, num_vertices, true) == c.ids);  // skipping keeps the anchors
+    }
+    CHECK(sizer.bytes() == smallest);
+    std::vector<uint8_t> best;
+    encode_chunk_lists(c.first_vertex, c.counts, c.ids.data(), sizer.best_mode(), &best);
+    CHECK(best.size() == smallest);
+  }
+}
+
+TEST_CASE("chunk lists (codec 2): runs of empty lists take one token, and malformed streams are refused") {
+  // 1000 empty lists, one list, 1000 empty lists: 1 mode byte + 2 run
+  // tokens of 2 bytes + a 1-byte length + the neighbour.
+  std::vector<uint32_t> counts(2001, 0);
+  counts[1000] = 1;
+  const std::vector<uint32_t> ids = {1003};
+  std::vector<uint8_t> bytes;
+  encode_chunk_lists(5, counts, ids.data(), AnchorMode::kVertex, &bytes);
+  CHECK(bytes.size() == 1 + 2 + 1 + 1 + 2);
+  auto read_all = [&](const std::vector<uint8_t>& b, uint32_t vertex_count) {
+    ChunkListReader reader;
+    SG_RETURN_IF_ERROR(reader.open(ListCodec::kV2, b.data(), b.data() + b.size(), 5, vertex_count, 10000));
+    uint32_t out[8];
+    for (uint32_t i = 0; i < vertex_count; ++i) {
+      uint32_t count = 0;
+      SG_RETURN_IF_ERROR(reader.next(8, &count));
+      SG_RETURN_IF_ERROR(reader.decode(count, out));
+    }
+    return reader.finish();
+  };
+  CHECK(read_all(bytes, 2001).ok());
+  CHECK_FALSE(read_all(bytes, 2000).ok());  // the last run reaches past the chunk
+  CHECK_FALSE(read_all(bytes, 2002).ok());  // a list missing
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    CHECK_FALSE(read_all(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(cut)), 2001).ok());
+  }
+  std::vector<uint8_t> bad = bytes;
+  bad[0] = 2;  // no such anchor mode
+  CHECK_FALSE(read_all(bad, 2001).ok());
+  bad = bytes;
+  bad.push_back(0);  // trailing byte
+  CHECK_FALSE(read_all(bad, 2001).ok());
+  const std::vector<uint8_t> zero_run = {0, 0};  // a run of 0 empty lists
+  CHECK_FALSE(read_all(zero_run, 1).ok());
+  uint64_t state = 99;
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<uint8_t> garbage(1 + sgtest::next_random(&state) % 40);
+    for (uint8_t& byte : garbage) byte = static_cast<uint8_t>(sgtest::next_random(&state));
+    (void)read_all(garbage, 1 + static_cast<uint32_t>(sgtest::next_random(&state) % 50));  // must not crash or read past the end
+  }
 }

@@ -13,6 +13,7 @@
 
 #include "shards/format/graph.h"
 #include "shards/format/verify.h"
+#include "apps/ingest_ordered.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -332,4 +333,53 @@ TEST_CASE("leftovers of a killed ingest are removed by gc and by the next ingest
   REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "h"), &output) == 0);
   CHECK(output.find("removed 1 leftovers of killed ingests") != std::string::npos);
   CHECK(!std::filesystem::exists(dir / (".h.ingest" + dead + "cdef")));
+}
+
+TEST_CASE("format versions: a version-1 graph is read and re-ingests into version 2 with the same arcs, a newer version is refused in one line") {
+  sgtest::TempDir dir;
+  std::string text;
+  uint64_t state = 17;
+  for (int i = 0; i < 3000; ++i) text += std::to_string(sgtest::next_random(&state) % 700) + " " + std::to_string(sgtest::next_random(&state) % 700) + "\n";
+  sgtest::write_text(dir / "e.txt", text);
+  sg::IngestOptions o;
+  o.input = dir / "e.txt";
+  o.output = dir / "v1";
+  o.chunk_bytes = 1024;
+  o.format_version = 1;
+  sg::IngestSummary summary;
+  REQUIRE(sg::ingest_ordered(o, &summary).ok());
+  std::string output;
+  REQUIRE(sgtest::run_cli("info " + (dir / "v1"), &output) == 0);
+  CHECK(output.find("format 1, codec varint-delta-1") != std::string::npos);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "v1") + " -o " + (dir / "v2") + " --format graph --chunk-bytes 1K", &output) == 0);
+  REQUIRE(sgtest::run_cli("info " + (dir / "v2"), &output) == 0);
+  CHECK(output.find("format 2, codec varint-delta-2") != std::string::npos);
+  for (const std::string app : {"bfs --source 3", "wcc", "pagerank"}) {
+    CAPTURE(app);
+    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "v1") + " --output " + (dir / "1.out"), &output) == 0);
+    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "v2") + " --output " + (dir / "2.out"), &output) == 0);
+    CHECK(sgtest::read_text(dir / "1.out") == sgtest::read_text(dir / "2.out"));
+  }
+  {
+    sg::Graph v1, v2;
+    REQUIRE(sg::Graph::open(dir / "v1", &v1).ok());
+    REQUIRE(sg::Graph::open(dir / "v2", &v2).ok());
+    for (const sg::SpaceKind kind : {sg::SpaceKind::kOut, sg::SpaceKind::kIn}) {
+      std::vector<sgtest::Arc> a = sgtest::read_space(v1, kind), b = sgtest::read_space(v2, kind);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      CHECK(a == b);
+    }
+    // A manifest from a newer shardgraph (its checksum intact).
+    sg::Manifest newer = v2.manifest();
+    newer.format_version = sg::kFormatVersion + 1;
+    sgtest::write_text(dir / "v2/manifest.json", newer.to_json());
+  }
+  for (const std::string command : {"info ", "verify ", "run bfs "}) {
+    CAPTURE(command);
+    CHECK(sgtest::run_cli(command + (dir / "v2"), &output) == 2);
+    CHECK(output.find("format version " + std::to_string(sg::kFormatVersion + 1) + " is not supported") != std::string::npos);
+    CHECK(output.find("re-ingest") != std::string::npos);
+    CHECK(std::count(output.begin(), output.end(), '\n') == 1);
+  }
 }

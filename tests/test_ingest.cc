@@ -23,6 +23,7 @@ struct Config {
   uint64_t stripe_bytes = 4096;
   size_t sort_edges = 0, fanin = 0;
   std::string order = "none";
+  int format_version = kFormatVersion;
 };
 
 std::vector<Arc> random_arcs(uint64_t* state, uint64_t n, size_t m, bool weighted) {
@@ -74,6 +75,7 @@ void check_config(const Config& c, uint64_t seed) {
   CAPTURE(c.intervals);
   CAPTURE(c.sort_edges);
   CAPTURE(c.order);
+  CAPTURE(c.format_version);
   uint64_t state = seed;
   const uint64_t n = 1 + sgtest::next_random(&state) % 200;
   const size_t m = sgtest::next_random(&state) % 1500;
@@ -93,6 +95,7 @@ void check_config(const Config& c, uint64_t seed) {
   o.sort_buffer_edges = c.sort_edges;
   o.route_buckets = c.fanin;
   o.order = c.order;
+  o.format_version = c.format_version;
   o.memory_bytes = 8 << 20;
   if (c.devices > 1) {
     for (uint32_t d = 0; d < c.devices; ++d) {
@@ -111,6 +114,8 @@ void check_config(const Config& c, uint64_t seed) {
   CHECK(graph.directed() == !c.undirected);
   CHECK(graph.weighted() == c.weighted);
   CHECK(graph.device_count() == c.devices);
+  CHECK(graph.manifest().format_version == c.format_version);
+  CHECK(graph.manifest().list_codec() == (c.format_version == 1 ? ListCodec::kV1 : ListCodec::kV2));
   CHECK(graph.manifest().interval_starts.size() == std::min<uint64_t>(c.intervals, n));
 
   const std::vector<Arc> out = expected_space(input, c, false);
@@ -166,6 +171,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.sort_edges = (r >> 11) % 3 == 0 ? 0 : 7 + (r >> 13) % 300;  // spill many runs
     c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;           // few buckets: sub-routing
     c.order = std::vector<std::string>{"none", "degree", "bfs", "bfds", "auto"}[(r >> 24) % 5];
+    c.format_version = (r >> 27) % 4 == 0 ? 1 : kFormatVersion;
     check_config(c, sgtest::next_random(&state));
   }
 }

@@ -69,7 +69,7 @@ std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind) {
     std::vector<uint8_t> payload(space.index[c].bytes + 8);
     sg::Status s = graph.read_chunk(kind, c, payload.data());
     REQUIRE_MESSAGE(s.ok(), s.ToString());
-    s = sg::for_each_list(payload.data(), space.index[c], graph.num_vertices(), graph.weighted(), &scratch,
+    s = sg::for_each_list(graph.manifest().list_codec(), payload.data(), space.index[c], graph.num_vertices(), graph.weighted(), &scratch,
                           [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float* w) {
                             for (uint32_t i = 0; i < n; ++i) {
                               arcs.push_back(Arc{graph.original_id(v), graph.original_id(nbrs[i]), w ? w[i] : 1.0f});

@@ -1,8 +1,8 @@
 // A chunk: the adjacency lists of a run of consecutive vertices of one edge
 // space (DESIGN §3). Payload layout:
 //   [float32 weight x edge_count]   (weighted graphs only; first, so aligned)
-//   for each vertex in [first_vertex, first_vertex + vertex_count):
-//     list as in compression/adjacency_codec.h (count, then deltas)
+//   the lists of vertices [first_vertex, first_vertex + vertex_count), as
+//   in compression/chunk_lists.h (codec 1 in format version 1, else 2)
 // A vertex whose list exceeds the chunk size is split: its list continues as
 // the first vertex of the next chunk(s), each piece coded on its own.
 // Chunks start at 4 KiB-aligned logical offsets; the gap is zero padding.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compression/adjacency_codec.h"
+#include "compression/chunk_lists.h"
 #include "compression/status.h"
 
 namespace sg {
@@ -35,27 +36,26 @@ static_assert(sizeof(ChunkIndexEntry) == 32, "chunk index entries are stored raw
 // (weights is nullptr for unweighted graphs). Returns Corruption if the
 // payload does not match its index entry exactly.
 template <typename F>
-Status for_each_list(const uint8_t* payload, const ChunkIndexEntry& entry, uint32_t num_vertices,
-                     bool weighted, std::vector<uint32_t>* scratch, F&& f) {
+Status for_each_list(ListCodec codec, const uint8_t* payload, const ChunkIndexEntry& entry, uint32_t num_vertices, bool weighted,
+                     std::vector<uint32_t>* scratch, F&& f) {
   const uint64_t weight_bytes = weighted ? uint64_t{4} * entry.edge_count : 0;
   if (weight_bytes > entry.bytes) return Status::Corruption("weight stream longer than chunk");
   if (uint64_t{entry.first_vertex} + entry.vertex_count > num_vertices) {
     return Status::Corruption("chunk vertex range beyond |V|");
   }
   const float* weights = weighted ? reinterpret_cast<const float*>(payload) : nullptr;
-  const uint8_t* p = payload + weight_bytes;
-  const uint8_t* end = payload + entry.bytes;
+  ChunkListReader lists;
+  SG_RETURN_IF_ERROR(lists.open(codec, payload + weight_bytes, payload + entry.bytes, entry.first_vertex, entry.vertex_count, num_vertices));
   uint64_t edges_seen = 0;
   for (uint32_t i = 0; i < entry.vertex_count; ++i) {
-    const uint32_t vertex = entry.first_vertex + i;
-    const uint32_t edges_left = static_cast<uint32_t>(entry.edge_count - edges_seen);
-    Status s = decode_list(&p, end, vertex, num_vertices, edges_left, scratch);
-    if (!s.ok()) return Status::Corruption("vertex " + std::to_string(vertex) + ": " + s.message());
-    f(vertex, scratch->data(), static_cast<uint32_t>(scratch->size()),
-      weighted ? weights + edges_seen : static_cast<const float*>(nullptr));
-    edges_seen += scratch->size();
+    uint32_t count = 0;
+    SG_RETURN_IF_ERROR(lists.next(static_cast<uint32_t>(entry.edge_count - edges_seen), &count));
+    scratch->resize(count);
+    SG_RETURN_IF_ERROR(lists.decode(count, scratch->data()));
+    f(lists.vertex(), scratch->data(), count, weighted ? weights + edges_seen : static_cast<const float*>(nullptr));
+    edges_seen += count;
   }
-  if (p != end) return Status::Corruption("trailing bytes after the last list");
+  SG_RETURN_IF_ERROR(lists.finish());
   if (edges_seen != entry.edge_count) return Status::Corruption("edge count differs from index");
   return Status::OK();
 }

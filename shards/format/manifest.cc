@@ -130,9 +130,10 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
       }
     }
     m->format_version = j.at("format_version").get<int>();
-    if (m->format_version != kFormatVersion) {
-      return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) +
-                                     " is not supported (this build reads " + std::to_string(kFormatVersion) + ")");
+    if (m->format_version < kOldestFormatVersion || m->format_version > kFormatVersion) {
+      return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) + " is not supported (this build reads " +
+                                     std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) +
+                                     "); re-ingest the graph with this build, or use the shardgraph that wrote it");
     }
     m->graph_id = j.at("graph_id").get<std::string>();
     m->num_vertices = j.at("num_vertices").get<uint64_t>();
@@ -140,7 +141,9 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->directed = j.at("directed").get<bool>();
     m->weighted = j.at("weighted").get<bool>();
     m->codec = j.at("codec").get<std::string>();
-    if (m->codec != kCodecName) return Status::InvalidArgument(path + ": unknown codec '" + m->codec + "'");
+    if (m->codec != codec_name(m->format_version)) {
+      return Status::InvalidArgument(path + ": codec '" + m->codec + "' is not format version " + std::to_string(m->format_version) + "'s");
+    }
     m->ordering = j.at("ordering").get<std::string>();
     m->id_base = j.at("id_base").get<uint64_t>();
     m->id_map_file = j.at("id_map_file").get<std::string>();

@@ -6,12 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "compression/chunk_lists.h"
 #include "compression/status.h"
 
 namespace sg {
 
-constexpr int kFormatVersion = 1;
-constexpr const char* kCodecName = "varint-delta-1";
+// Version 2 (docs/format-v2.md) codes a chunk's lists as one stream
+// (compression/chunk_lists.h); version-1 graphs are still read.
+constexpr int kFormatVersion = 2;
+constexpr int kOldestFormatVersion = 1;
+constexpr const char* kCodecName = "varint-delta-2";
+// The codec name a format version writes.
+inline const char* codec_name(int format_version) { return format_version == 1 ? "varint-delta-1" : "varint-delta-2"; }
 
 struct SpaceManifest {
   std::string name;  // "out" or "in"
@@ -49,6 +55,7 @@ struct Manifest {
   bool weighted = false;
   std::string weight_type = "float32";
   std::string codec = kCodecName;
+  ListCodec list_codec() const { return format_version == 1 ? ListCodec::kV1 : ListCodec::kV2; }
   std::string ordering = "none";
   uint64_t id_base = 0;     // original id = dense id + id_base (no id map)
   std::string id_map_file;  // empty unless remapped: uint64 original ids

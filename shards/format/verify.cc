@@ -30,7 +30,7 @@ Status verify_space(const Graph& graph, const EdgeSpace& space, VerifyReport* re
     }
     SG_RETURN_IF_ERROR(graph.read_chunk_of(space, c, buffer.get()));
     Status order;
-    Status s = for_each_list(buffer.get(), e, graph.num_vertices(), graph.weighted(), &scratch,
+    Status s = for_each_list(graph.manifest().list_codec(), buffer.get(), e, graph.num_vertices(), graph.weighted(), &scratch,
                              [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float*) {
                                if (n == 0) return;
                                if (v == last_vertex && nbrs[0] < last_neighbour && order.ok()) {

@@ -4,13 +4,14 @@
 #include <cassert>
 #include <cstring>
 
+#include "compression/adjacency_codec.h"
 #include "compression/checksum.h"
 #include "compression/varint.h"
 
 namespace sg {
 
-ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts)
-    : chunk_bytes_(chunk_bytes), weighted_(weighted), interval_starts_(interval_starts) {
+ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec)
+    : chunk_bytes_(chunk_bytes), weighted_(weighted), codec_(codec), interval_starts_(interval_starts) {
   assert(chunk_bytes_ >= 16);
 }
 
@@ -19,8 +20,6 @@ void ChunkEncoder::begin(uint32_t first_vertex) {
   const auto& starts = *interval_starts_;
   next_interval_ = static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), first_vertex) - starts.begin());
   chunk_open_ = false;
-  lists_.clear();
-  weights_.clear();
   bytes_.clear();
   chunks_.clear();
   degrees_.clear();
@@ -35,42 +34,92 @@ void ChunkEncoder::start_vertex(uint32_t vertex) {
     at_boundary |= starts[next_interval_] == vertex;
     ++next_interval_;
   }
-  if (at_boundary && chunk_open_) close_chunk(lists_.size(), 0);
+  if (at_boundary && chunk_open_) close_chunk();
 }
 
 void ChunkEncoder::open_chunk(uint32_t vertex) {
   chunk_open_ = true;
   chunk_ = ChunkIndexEntry{};
   chunk_.first_vertex = vertex;
+  counts_.clear();
+  ids_.clear();
+  weights_.clear();
+  sizer_.reset(vertex);
+  lists_bytes_ = codec_ == ListCodec::kV2 ? sizer_.bytes() : 0;
 }
 
-// Emits the open chunk's lists before byte `keep_from` (and all weights but
-// the last `keep_weights`); the rest (one list) stays as the next chunk's
-// start, which the caller opens.
-void ChunkEncoder::close_chunk(size_t keep_from, uint32_t keep_weights) {
-  assert(chunk_open_ && keep_weights <= weights_.size() && keep_from <= lists_.size());
-  const size_t weight_count = weighted_ ? weights_.size() - keep_weights : 0;
+uint64_t ChunkEncoder::payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
+
+uint64_t ChunkEncoder::lists_bytes_with(const uint32_t* ids, uint32_t count, ChunkListSizer* sizer) const {
+  if (codec_ == ListCodec::kV2) {
+    *sizer = sizer_;
+    if (count == 0) {
+      sizer->add_empty();
+    } else {
+      sizer->add_list(ids, count);
+    }
+    return sizer->bytes();
+  }
+  const uint32_t vertex = chunk_.first_vertex + static_cast<uint32_t>(counts_.size());
+  uint64_t bytes = lists_bytes_ + varint_length(count);
+  for (uint32_t i = 0; i < count; ++i) bytes += NeighbourEncoder::encoded_bytes(i == 0 ? vertex : ids[i - 1], ids[i], i == 0);
+  return bytes;
+}
+
+uint64_t ChunkEncoder::payload_bytes_with(uint32_t count, uint64_t lists_bytes) const {
+  return lists_bytes + (weighted_ ? 4 * (uint64_t{weights_.size()} + count) : 0);
+}
+
+// Adds a list (or a piece of one) to the open chunk, which then codes in
+// `lists_bytes` (lists_bytes_with, which also gave `sizer`).
+template <typename Neighbour>
+void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count, uint64_t lists_bytes,
+                               const ChunkListSizer& sizer) {
+  assert(chunk_open_ && vertex == chunk_.first_vertex + counts_.size());
+  (void)vertex;  // for the assertion
+  lists_bytes_ = lists_bytes;
+  sizer_ = sizer;
+  counts_.push_back(count);
+  for (uint32_t i = 0; i < count; ++i) ids_.push_back(neighbour_id(neighbours[i]));
+  if (weighted_) {
+    for (uint32_t i = 0; i < count; ++i) weights_.push_back(neighbour_weight(neighbours[i]));
+  }
+  chunk_.vertex_count = static_cast<uint32_t>(counts_.size());
+  chunk_.edge_count += count;
+}
+
+// Codes the open chunk and appends it to the part's output.
+void ChunkEncoder::close_chunk() {
+  assert(chunk_open_);
   ChunkIndexEntry entry = chunk_;
   entry.offset = bytes_.size();
-  entry.bytes = static_cast<uint32_t>(4 * weight_count + keep_from);
   const uint8_t* weight_bytes = reinterpret_cast<const uint8_t*>(weights_.data());
-  bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + 4 * weight_count);
-  bytes_.insert(bytes_.end(), lists_.begin(), lists_.begin() + static_cast<long>(keep_from));
+  bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
+  if (codec_ == ListCodec::kV2) {
+    encode_chunk_lists(entry.first_vertex, counts_, ids_.data(), sizer_.best_mode(), &bytes_);
+  } else {
+    const uint32_t* ids = ids_.data();
+    for (size_t i = 0; i < counts_.size(); ++i) {
+      encode_list(entry.first_vertex + static_cast<uint32_t>(i), std::span<const uint32_t>(ids, counts_[i]), &bytes_);
+      ids += counts_[i];
+    }
+  }
+  entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
+  assert(entry.bytes == payload_bytes());
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
   chunks_.push_back(entry);
-  lists_.erase(lists_.begin(), lists_.begin() + static_cast<long>(keep_from));
-  weights_.erase(weights_.begin(), weights_.begin() + static_cast<long>(weight_count));
   chunk_open_ = false;
 }
 
 void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {
+  ChunkListSizer sizer;
   for (uint32_t v = next_vertex_; v < vertex; ++v) {
     start_vertex(v);
     if (!chunk_open_) open_chunk(v);
-    lists_.push_back(0);  // varint(0): an empty list
-    chunk_.vertex_count = v - chunk_.first_vertex + 1;
+    const uint64_t lists_bytes = lists_bytes_with(nullptr, 0, &sizer);
+    append_list<uint32_t>(v, nullptr, 0, lists_bytes, sizer);
     degrees_.push_back(0);
-    if (payload_bytes() >= chunk_bytes_) close_chunk(lists_.size(), 0);
+    if (payload_bytes() >= chunk_bytes_) close_chunk();
   }
   next_vertex_ = std::max(next_vertex_, vertex);
 }
@@ -98,26 +147,19 @@ void ChunkEncoder::add_list(uint32_t vertex, const Neighbour* neighbours, uint32
     count_edges(vertex, count);
     return;
   }
-  const bool had_lists = chunk_open_;
+  list_ids_.resize(count);
+  for (uint32_t i = 0; i < count; ++i) list_ids_[i] = neighbour_id(neighbours[i]);
   if (!chunk_open_) open_chunk(vertex);
-  const size_t mark = lists_.size();
-  lists_.resize(mark + worst_bytes);
-  uint8_t* p = put_varint64(lists_.data() + mark, count);
-  NeighbourEncoder encoder(vertex);
-  for (uint32_t i = 0; i < count; ++i) p = encoder.put(p, neighbour_id(neighbours[i]));
-  lists_.resize(static_cast<size_t>(p - lists_.data()));
-  if (weighted_) {
-    for (uint32_t i = 0; i < count; ++i) weights_.push_back(neighbour_weight(neighbours[i]));
-  }
-  if (had_lists && payload_bytes() > chunk_bytes_) {
-    // This list starts the next chunk instead.
-    close_chunk(mark, weighted_ ? count : 0);
+  ChunkListSizer sizer;
+  uint64_t lists_bytes = lists_bytes_with(list_ids_.data(), count, &sizer);
+  if (!counts_.empty() && payload_bytes_with(count, lists_bytes) > chunk_bytes_) {
+    close_chunk();  // this list starts the next chunk instead
     open_chunk(vertex);
+    lists_bytes = lists_bytes_with(list_ids_.data(), count, &sizer);
   }
-  chunk_.vertex_count = vertex - chunk_.first_vertex + 1;
-  chunk_.edge_count += count;
+  append_list(vertex, neighbours, count, lists_bytes, sizer);
   count_edges(vertex, count);
-  if (payload_bytes() >= chunk_bytes_) close_chunk(lists_.size(), 0);
+  if (payload_bytes() >= chunk_bytes_) close_chunk();
 }
 
 // A list that may not fit one chunk: pieces of about chunk_bytes, each
@@ -126,42 +168,37 @@ template <typename Neighbour>
 void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count) {
   uint32_t done = 0;
   for (;;) {
-    piece_.clear();
-    NeighbourEncoder encoder(vertex);
+    // The piece's size as coded on its own (codec 1's coding of it; codec
+    // 2 differs by the first neighbour's anchor at most).
+    uint64_t piece_bytes = 0;
     uint32_t end = done;
     while (end < count) {
-      const size_t at = piece_.size();
-      piece_.resize(at + kMaxVarint32Bytes);
-      uint8_t* p = encoder.put(piece_.data() + at, neighbour_id(neighbours[end]));
-      piece_.resize(static_cast<size_t>(p - piece_.data()));
+      const uint32_t id = neighbour_id(neighbours[end]);
+      piece_bytes += NeighbourEncoder::encoded_bytes(end == done ? vertex : neighbour_id(neighbours[end - 1]), id, end == done);
+      piece_bytes += weighted_ ? 4 : 0;
       ++end;
-      if (piece_.size() + (weighted_ ? 4 * uint64_t{end - done} : 0) >= chunk_bytes_) break;
+      if (piece_bytes >= chunk_bytes_) break;
     }
     const uint32_t n = end - done;
-    const uint64_t piece_bytes = varint_length(n) + piece_.size() + (weighted_ ? 4 * uint64_t{n} : 0);
-    if (chunk_open_ && chunk_.first_vertex != vertex && payload_bytes() + piece_bytes > chunk_bytes_) {
-      close_chunk(lists_.size(), 0);
+    list_ids_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) list_ids_[i] = neighbour_id(neighbours[done + i]);
+    ChunkListSizer sizer;
+    if (chunk_open_ && chunk_.first_vertex != vertex &&
+        payload_bytes_with(n, lists_bytes_with(list_ids_.data(), n, &sizer)) > chunk_bytes_) {
+      close_chunk();
     }
     if (!chunk_open_) open_chunk(vertex);
-    uint8_t count_bytes[kMaxVarint64Bytes];
-    const uint8_t* count_end = put_varint64(count_bytes, n);
-    lists_.insert(lists_.end(), static_cast<const uint8_t*>(count_bytes), count_end);
-    lists_.insert(lists_.end(), piece_.begin(), piece_.end());
-    if (weighted_) {
-      for (uint32_t i = done; i < end; ++i) weights_.push_back(neighbour_weight(neighbours[i]));
-    }
-    chunk_.vertex_count = vertex - chunk_.first_vertex + 1;
-    chunk_.edge_count += n;
+    append_list(vertex, neighbours + done, n, lists_bytes_with(list_ids_.data(), n, &sizer), sizer);
     done = end;
     if (done == count) break;
-    close_chunk(lists_.size(), 0);  // the rest of the list starts the next chunk
+    close_chunk();  // the rest of the list starts the next chunk
   }
-  if (payload_bytes() >= chunk_bytes_) close_chunk(lists_.size(), 0);
+  if (payload_bytes() >= chunk_bytes_) close_chunk();
 }
 
 void ChunkEncoder::finish(uint32_t end_vertex) {
   add_empty_lists_until(end_vertex);
-  if (chunk_open_) close_chunk(lists_.size(), 0);
+  if (chunk_open_) close_chunk();
 }
 
 template void ChunkEncoder::add_list<uint32_t>(uint32_t, const uint32_t*, uint32_t);

@@ -9,12 +9,16 @@
 //    list that would push it past `chunk_bytes`;
 //  - a list longer than a chunk is split into pieces, each coded on its own;
 //    the rest of the list starts the next chunk with the same vertex;
-//  - vertices without edges get an empty list (one byte).
+//  - vertices without edges get an empty list (codec 2: a run of them
+//    takes one token).
+// The open chunk is held as plain lists and coded when it closes, so codec
+// 2 can pick its anchor mode for the whole chunk (compression/chunk_lists.h).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "compression/chunk_lists.h"
 #include "shards/format/chunk_format.h"
 
 namespace sg {
@@ -32,7 +36,7 @@ inline float neighbour_weight(const WeightedNeighbour& n) { return n.weight; }
 
 class ChunkEncoder {
  public:
-  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts);
+  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec = ListCodec::kV2);
 
   // Starts a part that owns vertices [first_vertex, ...): the first list
   // may instead continue vertex first_vertex - 1, whose earlier pieces the
@@ -58,14 +62,21 @@ class ChunkEncoder {
   void start_vertex(uint32_t vertex);
   void add_empty_lists_until(uint32_t vertex);
   void open_chunk(uint32_t vertex);
-  void close_chunk(size_t keep_from_list_byte, uint32_t keep_weights);
-  uint64_t payload_bytes() const { return lists_.size() + (weighted_ ? 4 * weights_.size() : 0); }
+  void close_chunk();
+  // Coded list bytes of the open chunk with one more list (count 0: an
+  // empty one); codec 2 also gives the sizer with it.
+  uint64_t lists_bytes_with(const uint32_t* ids, uint32_t count, ChunkListSizer* sizer) const;
+  uint64_t payload_bytes_with(uint32_t count, uint64_t lists_bytes) const;
+  uint64_t payload_bytes() const;
+  template <typename Neighbour>
+  void append_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count, uint64_t lists_bytes, const ChunkListSizer& sizer);
   void count_edges(uint32_t vertex, uint32_t count);
   template <typename Neighbour>
   void add_long_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count);
 
   uint32_t chunk_bytes_;
   bool weighted_;
+  ListCodec codec_;
   const std::vector<uint32_t>* interval_starts_;
   size_t next_interval_ = 0;  // first interval start > the last vertex started
 
@@ -73,9 +84,14 @@ class ChunkEncoder {
   uint32_t next_vertex_ = 0;  // first vertex without a list yet
   bool chunk_open_ = false;
   ChunkIndexEntry chunk_{};
-  std::vector<uint8_t> lists_;  // the open chunk's lists
-  std::vector<float> weights_;  // the open chunk's weights
-  std::vector<uint8_t> piece_;  // one piece of a long list
+  // The open chunk: list lengths (from chunk_.first_vertex), neighbours,
+  // weights, and its coded size so far.
+  std::vector<uint32_t> counts_;
+  std::vector<uint32_t> ids_;
+  std::vector<float> weights_;
+  ChunkListSizer sizer_;      // codec 2
+  uint64_t lists_bytes_ = 0;  // coded, without weights
+  std::vector<uint32_t> list_ids_;  // one list's ids, to size it
 
   std::vector<uint8_t> bytes_;
   std::vector<ChunkIndexEntry> chunks_;

@@ -61,7 +61,7 @@ class GraphEdgeReader : public EdgeReader {
     pending_.clear();
     pending_at_ = 0;
     const bool undirected = !graph_.directed();
-    Status s = for_each_list(buffer_.get(), entry, graph_.num_vertices(), graph_.weighted(), &scratch_,
+    Status s = for_each_list(graph_.manifest().list_codec(), buffer_.get(), entry, graph_.num_vertices(), graph_.weighted(), &scratch_,
                              [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
                                for (uint32_t i = 0; i < count; ++i) {
                                  if (undirected && nbrs[i] < v) continue;

@@ -600,6 +600,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, 
   build.num_vertices = static_cast<uint32_t>(num_vertices_);
   build.interval_starts = &interval_starts_;
   build.chunk_bytes = opt_.chunk_bytes;
+  build.codec = opt_.format_version == 1 ? ListCodec::kV1 : ListCodec::kV2;
   build.undirected = undirected_;
   build.count_input = space == 0;  // each input edge is in the out-space once
   build.drop_self_loops = opt_.drop_self_loops;
@@ -707,6 +708,8 @@ Status IngestJob::write_metadata() {
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
   }
   m.chunk_bytes = opt_.chunk_bytes;
+  m.format_version = opt_.format_version;
+  m.codec = codec_name(opt_.format_version);
   m.stripe_bytes = stripe_bytes_;
   m.interval_starts = interval_starts_;
   m.devices = device_dirs_;

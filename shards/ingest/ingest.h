@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compression/status.h"
+#include "shards/format/manifest.h"
 
 namespace sg {
 
@@ -44,6 +45,9 @@ struct IngestOptions {
   std::vector<uint32_t>* permutation = nullptr;
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
+  // The format version written: the current one; 1 only for tests that
+  // check version-1 graphs are still read.
+  int format_version = kFormatVersion;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
   std::vector<std::string> devices;
   uint64_t stripe_bytes = 0;  // 0 = chosen from the space size and device count (see choose_stripe_bytes)

@@ -28,7 +28,7 @@ class SpaceBuilder {
     last_value_ = (uint64_t{opt_.num_vertices} << 32) - 1;
     const size_t parts = std::max<size_t>(1, 4 * parallel_threads());
     const bool weighted = !std::is_same_v<Neighbour, uint32_t>;
-    for (size_t p = 0; p < parts; ++p) encoders_.emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts);
+    for (size_t p = 0; p < parts; ++p) encoders_.emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec);
     part_stats_.resize(parts);
     part_carry_.resize(parts);
   }

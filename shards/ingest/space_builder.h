@@ -24,6 +24,7 @@ struct SpaceBuildOptions {
   uint32_t num_vertices = 0;
   const std::vector<uint32_t>* interval_starts = nullptr;
   uint32_t chunk_bytes = 0;
+  ListCodec codec = ListCodec::kV2;
   bool undirected = false;   // each edge is stored twice: count it where key <= neighbour
   bool count_input = false;  // this space's self-loops and duplicates describe the input
   bool drop_self_loops = false;
