@@ -45,16 +45,15 @@ void ChunkListSizer::add_empty() {
   ++next_vertex_;
 }
 
-void ChunkListSizer::add_list(const uint32_t* neighbours, uint32_t count) {
+void ChunkListSizer::add_list(uint32_t first, uint32_t count, uint64_t gap_bytes) {
   assert(count > 0);
   if (empty_run_ > 0) common_bytes_ += varint_length(uint64_t{empty_run_} * 2);
   empty_run_ = 0;
-  common_bytes_ += varint_length(uint64_t{count} * 2 - 1);
-  for (uint32_t i = 1; i < count; ++i) common_bytes_ += varint_length(neighbours[i] - neighbours[i - 1]);
-  vertex_first_bytes_ += varint_length(zigzag_offset(neighbours[0], next_vertex_));
-  previous_first_bytes_ += varint_length(zigzag_offset(neighbours[0], have_previous_ ? previous_first_ : next_vertex_));
+  common_bytes_ += varint_length(uint64_t{count} * 2 - 1) + gap_bytes;
+  vertex_first_bytes_ += varint_length(zigzag_offset(first, next_vertex_));
+  previous_first_bytes_ += varint_length(zigzag_offset(first, have_previous_ ? previous_first_ : next_vertex_));
   have_previous_ = true;
-  previous_first_ = neighbours[0];
+  previous_first_ = first;
   ++next_vertex_;
 }
 
@@ -63,36 +62,68 @@ uint64_t ChunkListSizer::bytes() const {
   return common_bytes_ + pending + std::min(vertex_first_bytes_, previous_first_bytes_);
 }
 
-void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours, AnchorMode mode,
-                        std::vector<uint8_t>* out) {
-  uint64_t edges = 0;
-  for (uint32_t count : counts) edges += count;
+uint64_t encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst) {
+  uint8_t* p = dst;
+  for (uint32_t i = 1; i < count; ++i) p = put_varint64(p, ids[i] - ids[i - 1]);
+  return static_cast<uint64_t>(p - dst);
+}
+
+void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts, std::vector<uint8_t>* out) {
+  uint64_t gap_total = 0;
+  for (uint32_t bytes : parts.gap_bytes) gap_total += bytes;
   const size_t start = out->size();
-  out->resize(start + 1 + counts.size() * kMaxVarint32Bytes + edges * kMaxVarint64Bytes);
+  out->resize(start + 1 + parts.counts.size() * (kMaxVarint32Bytes + kMaxVarint64Bytes) + gap_total);
   uint8_t* dst = out->data() + start;
-  *dst++ = static_cast<uint8_t>(mode);
+  if (codec == ListCodec::kV2) *dst++ = static_cast<uint8_t>(mode);
+  const uint8_t* gaps = parts.gaps;
+  size_t list = 0;
   bool have_previous = false;
   uint32_t previous_first = 0;
   uint32_t empty_run = 0;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    const uint32_t count = counts[i];
-    if (count == 0) {
-      ++empty_run;
-      continue;
-    }
-    if (empty_run > 0) dst = put_varint64(dst, uint64_t{empty_run} * 2);
-    empty_run = 0;
+  for (size_t i = 0; i < parts.counts.size(); ++i) {
+    const uint32_t count = parts.counts[i];
     const uint32_t vertex = first_vertex + static_cast<uint32_t>(i);
-    const uint32_t anchor = mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
-    dst = put_varint64(dst, uint64_t{count} * 2 - 1);
-    dst = put_varint64(dst, zigzag_offset(neighbours[0], anchor));
-    for (uint32_t k = 1; k < count; ++k) dst = put_varint64(dst, neighbours[k] - neighbours[k - 1]);
+    if (codec == ListCodec::kV1) {
+      dst = put_varint64(dst, count);
+      if (count == 0) continue;
+    } else {
+      if (count == 0) {
+        ++empty_run;
+        continue;
+      }
+      if (empty_run > 0) dst = put_varint64(dst, uint64_t{empty_run} * 2);
+      empty_run = 0;
+      dst = put_varint64(dst, uint64_t{count} * 2 - 1);
+    }
+    assert(list < parts.firsts.size());
+    const uint32_t first = parts.firsts[list];
+    const uint32_t anchor = codec == ListCodec::kV2 && mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
+    dst = put_varint64(dst, zigzag_offset(first, anchor));
+    std::memcpy(dst, gaps, parts.gap_bytes[list]);
+    dst += parts.gap_bytes[list];
+    gaps += parts.gap_bytes[list];
     have_previous = true;
-    previous_first = neighbours[0];
-    neighbours += count;
+    previous_first = first;
+    ++list;
   }
   if (empty_run > 0) dst = put_varint64(dst, uint64_t{empty_run} * 2);
   out->resize(static_cast<size_t>(dst - out->data()));
+}
+
+void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours, AnchorMode mode,
+                        std::vector<uint8_t>* out) {
+  std::vector<uint32_t> firsts, gap_bytes;
+  std::vector<uint8_t> gaps;
+  for (uint32_t count : counts) {
+    if (count == 0) continue;
+    firsts.push_back(neighbours[0]);
+    const size_t at = gaps.size();
+    gaps.resize(at + uint64_t{count} * kMaxVarint32Bytes);
+    gap_bytes.push_back(static_cast<uint32_t>(encode_gaps(neighbours, count, gaps.data() + at)));
+    gaps.resize(at + gap_bytes.back());
+    neighbours += count;
+  }
+  write_chunk_lists(ListCodec::kV2, mode, first_vertex, ChunkListParts{counts, firsts, gap_bytes, gaps.data()}, out);
 }
 
 Status ChunkListReader::open(ListCodec codec, const uint8_t* p, const uint8_t* end, uint32_t first_vertex, uint32_t vertex_count,

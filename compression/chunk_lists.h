@@ -37,7 +37,9 @@ class ChunkListSizer {
  public:
   void reset(uint32_t first_vertex);
   void add_empty();
-  void add_list(const uint32_t* neighbours, uint32_t count);
+  // A list of `count` >= 1 neighbours starting at `first`, whose gaps code
+  // in `gap_bytes`.
+  void add_list(uint32_t first, uint32_t count, uint64_t gap_bytes);
   // Coded bytes with the better mode (codec 2).
   uint64_t bytes() const;
   AnchorMode best_mode() const { return previous_first_bytes_ < vertex_first_bytes_ ? AnchorMode::kPreviousFirst : AnchorMode::kVertex; }
@@ -51,6 +53,22 @@ class ChunkListSizer {
   bool have_previous_ = false;
   uint32_t previous_first_ = 0;
 };
+
+// Codes the gaps of ids[0..count) (sorted) at `dst` (room for
+// 10 * count bytes); returns the bytes written.
+uint64_t encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst);
+
+// Appends a chunk's lists, from their parts, to `out`: per vertex from
+// `first_vertex` its list length (`counts`), per non-empty list its first
+// neighbour (`firsts`) and its coded gaps (`gap_bytes` long, back to back
+// in `gaps`). Codec 1 ignores `mode`.
+struct ChunkListParts {
+  std::span<const uint32_t> counts;
+  std::span<const uint32_t> firsts;
+  std::span<const uint32_t> gap_bytes;
+  const uint8_t* gaps = nullptr;
+};
+void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts, std::vector<uint8_t>* out);
 
 // Appends the codec-2 coding of the lists of vertices first_vertex,
 // first_vertex + 1, ... to `out`: counts[i] neighbours each, taken in turn

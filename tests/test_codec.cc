@@ -207,7 +207,8 @@ TEST_CASE("chunk lists (codec 2) round trip in both anchor modes, and the sizer 
       if (count == 0) {
         sizer.add_empty();
       } else {
-        sizer.add_list(ids, count);
+        std::vector<uint8_t> gaps(uint64_t{count} * kMaxVarint32Bytes);
+        sizer.add_list(ids[0], count, encode_gaps(ids, count, gaps.data()));
       }
       ids += count;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <type_traits>
 
 #include "compression/adjacency_codec.h"
 #include "compression/checksum.h"
@@ -42,50 +43,12 @@ void ChunkEncoder::open_chunk(uint32_t vertex) {
   chunk_ = ChunkIndexEntry{};
   chunk_.first_vertex = vertex;
   counts_.clear();
-  ids_.clear();
+  firsts_.clear();
+  gap_bytes_.clear();
+  gaps_.clear();
   weights_.clear();
   sizer_.reset(vertex);
   lists_bytes_ = codec_ == ListCodec::kV2 ? sizer_.bytes() : 0;
-}
-
-uint64_t ChunkEncoder::payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
-
-uint64_t ChunkEncoder::lists_bytes_with(const uint32_t* ids, uint32_t count, ChunkListSizer* sizer) const {
-  if (codec_ == ListCodec::kV2) {
-    *sizer = sizer_;
-    if (count == 0) {
-      sizer->add_empty();
-    } else {
-      sizer->add_list(ids, count);
-    }
-    return sizer->bytes();
-  }
-  const uint32_t vertex = chunk_.first_vertex + static_cast<uint32_t>(counts_.size());
-  uint64_t bytes = lists_bytes_ + varint_length(count);
-  for (uint32_t i = 0; i < count; ++i) bytes += NeighbourEncoder::encoded_bytes(i == 0 ? vertex : ids[i - 1], ids[i], i == 0);
-  return bytes;
-}
-
-uint64_t ChunkEncoder::payload_bytes_with(uint32_t count, uint64_t lists_bytes) const {
-  return lists_bytes + (weighted_ ? 4 * (uint64_t{weights_.size()} + count) : 0);
-}
-
-// Adds a list (or a piece of one) to the open chunk, which then codes in
-// `lists_bytes` (lists_bytes_with, which also gave `sizer`).
-template <typename Neighbour>
-void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count, uint64_t lists_bytes,
-                               const ChunkListSizer& sizer) {
-  assert(chunk_open_ && vertex == chunk_.first_vertex + counts_.size());
-  (void)vertex;  // for the assertion
-  lists_bytes_ = lists_bytes;
-  sizer_ = sizer;
-  counts_.push_back(count);
-  for (uint32_t i = 0; i < count; ++i) ids_.push_back(neighbour_id(neighbours[i]));
-  if (weighted_) {
-    for (uint32_t i = 0; i < count; ++i) weights_.push_back(neighbour_weight(neighbours[i]));
-  }
-  chunk_.vertex_count = static_cast<uint32_t>(counts_.size());
-  chunk_.edge_count += count;
 }
 
 // Codes the open chunk and appends it to the part's output.
@@ -95,15 +58,7 @@ void ChunkEncoder::close_chunk() {
   entry.offset = bytes_.size();
   const uint8_t* weight_bytes = reinterpret_cast<const uint8_t*>(weights_.data());
   bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
-  if (codec_ == ListCodec::kV2) {
-    encode_chunk_lists(entry.first_vertex, counts_, ids_.data(), sizer_.best_mode(), &bytes_);
-  } else {
-    const uint32_t* ids = ids_.data();
-    for (size_t i = 0; i < counts_.size(); ++i) {
-      encode_list(entry.first_vertex + static_cast<uint32_t>(i), std::span<const uint32_t>(ids, counts_[i]), &bytes_);
-      ids += counts_[i];
-    }
-  }
+  write_chunk_lists(codec_, sizer_.best_mode(), entry.first_vertex, ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()}, &bytes_);
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
   assert(entry.bytes == payload_bytes());
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
@@ -112,12 +67,17 @@ void ChunkEncoder::close_chunk() {
 }
 
 void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {
-  ChunkListSizer sizer;
   for (uint32_t v = next_vertex_; v < vertex; ++v) {
     start_vertex(v);
     if (!chunk_open_) open_chunk(v);
-    const uint64_t lists_bytes = lists_bytes_with(nullptr, 0, &sizer);
-    append_list<uint32_t>(v, nullptr, 0, lists_bytes, sizer);
+    counts_.push_back(0);
+    if (codec_ == ListCodec::kV2) {
+      sizer_.add_empty();
+      lists_bytes_ = sizer_.bytes();
+    } else {
+      lists_bytes_ += 1;
+    }
+    chunk_.vertex_count = static_cast<uint32_t>(counts_.size());
     degrees_.push_back(0);
     if (payload_bytes() >= chunk_bytes_) close_chunk();
   }
@@ -134,9 +94,60 @@ void ChunkEncoder::count_edges(uint32_t vertex, uint32_t count) {
 }
 
 template <typename Neighbour>
+void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count) {
+  assert(count > 0);
+  const uint32_t* ids = nullptr;
+  if constexpr (std::is_same_v<Neighbour, uint32_t>) {
+    ids = neighbours;
+  } else {
+    list_ids_.resize(count);
+    for (uint32_t i = 0; i < count; ++i) list_ids_[i] = neighbour_id(neighbours[i]);
+    ids = list_ids_.data();
+  }
+  list_gaps_.resize(uint64_t{count} * kMaxVarint32Bytes);
+  const uint64_t gap_bytes = encode_gaps(ids, count, list_gaps_.data());
+  // The chunk's coded size with the list; the list opens a new chunk when
+  // it would push one holding other lists past chunk_bytes.
+  ChunkListSizer sizer;
+  auto lists_bytes_with = [&] {
+    if (codec_ == ListCodec::kV1) {
+      const uint32_t list_vertex = chunk_.first_vertex + static_cast<uint32_t>(counts_.size());
+      return lists_bytes_ + varint_length(count) + NeighbourEncoder::encoded_bytes(list_vertex, ids[0], true) + gap_bytes;
+    }
+    sizer = sizer_;
+    sizer.add_list(ids[0], count, gap_bytes);
+    return sizer.bytes();
+  };
+  if (!chunk_open_) open_chunk(vertex);
+  uint64_t lists_bytes = lists_bytes_with();
+  const uint64_t weight_bytes = weighted_ ? 4 * (uint64_t{weights_.size()} + count) : 0;
+  if (!counts_.empty() && lists_bytes + weight_bytes > chunk_bytes_) {
+    close_chunk();
+    open_chunk(vertex);
+    lists_bytes = lists_bytes_with();
+  }
+  assert(vertex == chunk_.first_vertex + counts_.size());
+  lists_bytes_ = lists_bytes;
+  sizer_ = sizer;
+  counts_.push_back(count);
+  firsts_.push_back(ids[0]);
+  gap_bytes_.push_back(static_cast<uint32_t>(gap_bytes));
+  gaps_.insert(gaps_.end(), list_gaps_.begin(), list_gaps_.begin() + static_cast<long>(gap_bytes));
+  if (weighted_) {
+    for (uint32_t i = 0; i < count; ++i) weights_.push_back(neighbour_weight(neighbours[i]));
+  }
+  chunk_.vertex_count = static_cast<uint32_t>(counts_.size());
+  chunk_.edge_count += count;
+}
+
+template <typename Neighbour>
 void ChunkEncoder::add_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count) {
   const bool continues = vertex + 1 == first_vertex_ && next_vertex_ == first_vertex_ && chunks_.empty() && !chunk_open_;
   assert(continues || vertex >= next_vertex_);
+  if (count == 0) {  // an empty list, like the vertices without one
+    add_empty_lists_until(vertex + 1);
+    return;
+  }
   if (!continues) {
     add_empty_lists_until(vertex);
     start_vertex(vertex);
@@ -144,22 +155,11 @@ void ChunkEncoder::add_list(uint32_t vertex, const Neighbour* neighbours, uint32
   const uint64_t worst_bytes = uint64_t{count} * (kMaxVarint32Bytes + (weighted_ ? 4 : 0)) + kMaxVarint32Bytes;
   if (worst_bytes >= chunk_bytes_) {
     add_long_list(vertex, neighbours, count);
-    count_edges(vertex, count);
-    return;
+  } else {
+    append_list(vertex, neighbours, count);
   }
-  list_ids_.resize(count);
-  for (uint32_t i = 0; i < count; ++i) list_ids_[i] = neighbour_id(neighbours[i]);
-  if (!chunk_open_) open_chunk(vertex);
-  ChunkListSizer sizer;
-  uint64_t lists_bytes = lists_bytes_with(list_ids_.data(), count, &sizer);
-  if (!counts_.empty() && payload_bytes_with(count, lists_bytes) > chunk_bytes_) {
-    close_chunk();  // this list starts the next chunk instead
-    open_chunk(vertex);
-    lists_bytes = lists_bytes_with(list_ids_.data(), count, &sizer);
-  }
-  append_list(vertex, neighbours, count, lists_bytes, sizer);
   count_edges(vertex, count);
-  if (payload_bytes() >= chunk_bytes_) close_chunk();
+  if (chunk_open_ && payload_bytes() >= chunk_bytes_) close_chunk();
 }
 
 // A list that may not fit one chunk: pieces of about chunk_bytes, each
@@ -167,9 +167,9 @@ void ChunkEncoder::add_list(uint32_t vertex, const Neighbour* neighbours, uint32
 template <typename Neighbour>
 void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count) {
   uint32_t done = 0;
-  for (;;) {
-    // The piece's size as coded on its own (codec 1's coding of it; codec
-    // 2 differs by the first neighbour's anchor at most).
+  while (done < count) {
+    // The piece's size as codec 1 codes it on its own (codec 2 differs by
+    // the first neighbour's anchor at most).
     uint64_t piece_bytes = 0;
     uint32_t end = done;
     while (end < count) {
@@ -179,21 +179,10 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
       ++end;
       if (piece_bytes >= chunk_bytes_) break;
     }
-    const uint32_t n = end - done;
-    list_ids_.resize(n);
-    for (uint32_t i = 0; i < n; ++i) list_ids_[i] = neighbour_id(neighbours[done + i]);
-    ChunkListSizer sizer;
-    if (chunk_open_ && chunk_.first_vertex != vertex &&
-        payload_bytes_with(n, lists_bytes_with(list_ids_.data(), n, &sizer)) > chunk_bytes_) {
-      close_chunk();
-    }
-    if (!chunk_open_) open_chunk(vertex);
-    append_list(vertex, neighbours + done, n, lists_bytes_with(list_ids_.data(), n, &sizer), sizer);
+    append_list(vertex, neighbours + done, end - done);
     done = end;
-    if (done == count) break;
-    close_chunk();  // the rest of the list starts the next chunk
+    if (done < count) close_chunk();  // the rest of the list starts the next chunk
   }
-  if (payload_bytes() >= chunk_bytes_) close_chunk();
 }
 
 void ChunkEncoder::finish(uint32_t end_vertex) {

@@ -63,13 +63,12 @@ class ChunkEncoder {
   void add_empty_lists_until(uint32_t vertex);
   void open_chunk(uint32_t vertex);
   void close_chunk();
-  // Coded list bytes of the open chunk with one more list (count 0: an
-  // empty one); codec 2 also gives the sizer with it.
-  uint64_t lists_bytes_with(const uint32_t* ids, uint32_t count, ChunkListSizer* sizer) const;
-  uint64_t payload_bytes_with(uint32_t count, uint64_t lists_bytes) const;
-  uint64_t payload_bytes() const;
+  uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
+  // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
+  // a new one when it would push a chunk holding other lists past
+  // chunk_bytes.
   template <typename Neighbour>
-  void append_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count, uint64_t lists_bytes, const ChunkListSizer& sizer);
+  void append_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count);
   void count_edges(uint32_t vertex, uint32_t count);
   template <typename Neighbour>
   void add_long_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count);
@@ -84,14 +83,17 @@ class ChunkEncoder {
   uint32_t next_vertex_ = 0;  // first vertex without a list yet
   bool chunk_open_ = false;
   ChunkIndexEntry chunk_{};
-  // The open chunk: list lengths (from chunk_.first_vertex), neighbours,
-  // weights, and its coded size so far.
+  // The open chunk's lists in parts (compression/chunk_lists.h
+  // ChunkListParts), its weights, and its coded size so far.
   std::vector<uint32_t> counts_;
-  std::vector<uint32_t> ids_;
+  std::vector<uint32_t> firsts_;
+  std::vector<uint32_t> gap_bytes_;
+  std::vector<uint8_t> gaps_;
   std::vector<float> weights_;
   ChunkListSizer sizer_;      // codec 2
   uint64_t lists_bytes_ = 0;  // coded, without weights
-  std::vector<uint32_t> list_ids_;  // one list's ids, to size it
+  std::vector<uint32_t> list_ids_;    // one list's ids
+  std::vector<uint8_t> list_gaps_;    // one list's coded gaps
 
   std::vector<uint8_t> bytes_;
   std::vector<ChunkIndexEntry> chunks_;
