@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <cstring>
 
 #include "shards/ingest/arc_record.h"
 
@@ -53,13 +55,54 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
   return Status::OK();
 }
 
+namespace {
+
+// Bytes a record takes in the spill besides its packed value (the weight).
+template <typename Record>
+constexpr size_t kExtraBytes = sizeof(Record) - sizeof(uint64_t);
+
+[[maybe_unused]] float weight_of(const PlainArc&) { return 0; }
+float weight_of(const WeightedArc& r) { return r.weight; }
+PlainArc record_of(uint64_t arc, float, const PlainArc*) { return PlainArc{arc}; }
+WeightedArc record_of(uint64_t arc, float weight, const WeightedArc*) { return WeightedArc{arc, weight}; }
+
+}  // namespace
+
 template <typename Record>
 Status BucketRouter<Record>::flush(uint32_t bucket) {
   const uint32_t count = fill_[bucket];
   if (count == 0) return Status::OK();
-  const size_t bytes = size_t{count} * sizeof(Record);
-  SG_RETURN_IF_ERROR(spill_.pwrite_all(buffers_.data() + size_t{bucket} * buffer_records_, bytes, spill_end_));
-  segments_[bucket].push_back(SpillSegment{spill_end_, count});
+  // The packing: whole keys (a range starting at a key) drop the neighbour
+  // bits |V| does not need; otherwise the offset is kept whole.
+  const uint64_t base = first_value(bucket);
+  const int range_bits = static_cast<int>(std::bit_width(last_value(bucket) - base));
+  const bool compact = neighbour_bits_ < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
+  const int value_bits = compact ? range_bits - 32 + neighbour_bits_ : range_bits;
+  const size_t value_bytes = static_cast<size_t>(std::max(1, (value_bits + 7) / 8));
+  const uint64_t neighbour_limit = uint64_t{1} << neighbour_bits_;
+  // Packed in place: a record's packed bytes never reach past its own slot.
+  Record* records = buffers_.data() + size_t{bucket} * buffer_records_;
+  uint8_t* dst = reinterpret_cast<uint8_t*>(records);
+  for (uint32_t i = 0; i < count; ++i) {
+    const Record record = records[i];
+    const uint64_t offset = record.arc - base;
+    uint64_t value = offset;
+    if (compact) {
+      if ((offset & UINT32_MAX) >= neighbour_limit) return out_of_range();
+      value = (offset >> 32) << neighbour_bits_ | (offset & UINT32_MAX);
+    }
+    std::memcpy(dst, &value, value_bytes);  // little-endian: the low bytes
+    dst += value_bytes;
+    if constexpr (kExtraBytes<Record> > 0) {
+      const float weight = weight_of(record);
+      std::memcpy(dst, &weight, sizeof(weight));
+      dst += sizeof(weight);
+    }
+  }
+  const size_t bytes = static_cast<size_t>(dst - reinterpret_cast<uint8_t*>(records));
+  SG_RETURN_IF_ERROR(spill_.pwrite_all(records, bytes, spill_end_));
+  segments_[bucket].push_back(SpillSegment{spill_end_, count, base, static_cast<uint8_t>(value_bytes),
+                                           static_cast<uint8_t>(compact ? neighbour_bits_ : 32)});
   spill_end_ += bytes;
   records_[bucket] += count;
   total_records_ += count;
@@ -135,7 +178,23 @@ void BucketRouter<Record>::remove() {
 template <typename Record>
 Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const {
   assert(first + count <= segment.records);
-  return spill_.pread_all(out, count * sizeof(Record), segment.offset + first * sizeof(Record));
+  const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(out);
+  SG_RETURN_IF_ERROR(spill_.pread_all(bytes, count * record_bytes, segment.offset + first * record_bytes));
+  // Unpacked in place from the last record: each lands at or after where
+  // its packed bytes were, past every record not yet unpacked.
+  const bool compact = segment.neighbour_bits < 32;
+  const uint64_t neighbour_mask = (uint64_t{1} << segment.neighbour_bits) - 1;
+  for (uint64_t i = count; i-- > 0;) {
+    const uint8_t* src = bytes + i * record_bytes;
+    uint64_t value = 0;
+    std::memcpy(&value, src, segment.value_bytes);
+    float weight = 0;
+    if constexpr (kExtraBytes<Record> > 0) std::memcpy(&weight, src + segment.value_bytes, sizeof(weight));
+    const uint64_t offset = compact ? (value >> segment.neighbour_bits) << 32 | (value & neighbour_mask) : value;
+    out[i] = record_of(segment.base + offset, weight, out);
+  }
+  return Status::OK();
 }
 
 template class BucketRouter<PlainArc>;

@@ -9,6 +9,13 @@
 // segment lists are joined), so it needs no vertex count up front. A router
 // over one oversized bucket's range splits it further (sub-routing).
 //
+// A segment is written packed: each record's offset from its bucket's first
+// value in as few whole bytes as the bucket's range needs (the key's offset
+// and, when the caller knows |V|, only the neighbour bits |V| needs), then
+// the weight. R-MAT 24's 256 buckets take 6 bytes a record instead of 8 in
+// the first pass and 5 in a relabelling pass (|V| known): the sort phase,
+// which reads the spill back from disk, reads a quarter to a third less.
+//
 // When the distribution is known up front (a relabelling pass reads a stored
 // graph whose degrees it knows), buckets of unequal ranges (open_ranges)
 // are cut so that none outgrows a sort batch: a locality order puts the
@@ -27,6 +34,9 @@ namespace sg {
 struct SpillSegment {
   uint64_t offset;  // bytes into the spill file
   uint64_t records;
+  uint64_t base;           // the bucket's first value when written
+  uint8_t value_bytes;     // bytes of each packed value
+  uint8_t neighbour_bits;  // < 32: a value is key offset << neighbour_bits | neighbour
 };
 
 template <typename Record>
@@ -60,6 +70,9 @@ class BucketRouter {
   // Routes records[0, count): add() in a loop with the router's fields in
   // registers (stores into the buffers could otherwise alias them).
   Status add_many(const Record* records, size_t count);
+  // Every neighbour (the low 32 bits of a value) is below 2^bits: spilled
+  // records can leave out the other bits.
+  void set_neighbour_bits(int bits) { neighbour_bits_ = bits; }
   // Flushes every buffer and releases them.
   Status finish();
   // Deletes the spill file.
@@ -77,7 +90,8 @@ class BucketRouter {
     return first_value(bucket) + (width_bits_ == 64 ? UINT64_MAX : (uint64_t{1} << width_bits_) - 1);
   }
   const std::vector<SpillSegment>& segments(uint32_t bucket) const { return segments_[bucket]; }
-  // Reads `count` records of a segment, starting at record `first`.
+  // Reads `count` records of a segment, starting at record `first`, into
+  // `out` (room for `count` records).
   Status read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
   uint64_t spilled_bytes() const { return spill_end_; }
 
@@ -93,6 +107,7 @@ class BucketRouter {
   uint64_t base_ = 0;
   int width_bits_ = 0;
   bool can_grow_ = false;
+  int neighbour_bits_ = 32;
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
