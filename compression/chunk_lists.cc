@@ -99,7 +99,7 @@ void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, 
     const uint32_t first = parts.firsts[list];
     const uint32_t anchor = codec == ListCodec::kV2 && mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
     dst = put_varint64(dst, zigzag_offset(first, anchor));
-    std::memcpy(dst, gaps, parts.gap_bytes[list]);
+    if (parts.gap_bytes[list] > 0) std::memcpy(dst, gaps, parts.gap_bytes[list]);  // a one-neighbour list has no gaps (gaps may be null)
     dst += parts.gap_bytes[list];
     gaps += parts.gap_bytes[list];
     have_previous = true;

@@ -324,6 +324,10 @@ Status RawVertexArray::map_for_reading() {
   if (p == MAP_FAILED) return Status::IOError(path_ + ": mmap: " + std::strerror(errno));
   ::madvise(p, bytes, MADV_SEQUENTIAL);
   kind_ = Kind::kMapped;
+  // A finished result is no longer loaded by range: the engine forgets it
+  // (a later app's steps would otherwise load it again).
+  if (owner_ != nullptr) owner_->forget(this);
+  owner_ = nullptr;
   return Status::OK();
 }
 
