@@ -91,7 +91,10 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
       if ((offset & UINT32_MAX) >= neighbour_limit) return out_of_range();
       value = (offset >> 32) << neighbour_bits_ | (offset & UINT32_MAX);
     }
-    std::memcpy(dst, &value, value_bytes);  // little-endian: the low bytes
+    // Eight bytes stored, value_bytes kept (little-endian: the low ones):
+    // the extra bytes land where the next packed record goes, before any
+    // record not yet read.
+    std::memcpy(dst, &value, sizeof(value));
     dst += value_bytes;
     if constexpr (kExtraBytes<Record> > 0) {
       const float weight = weight_of(record);
@@ -185,10 +188,14 @@ Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, u
   // its packed bytes were, past every record not yet unpacked.
   const bool compact = segment.neighbour_bits < 32;
   const uint64_t neighbour_mask = (uint64_t{1} << segment.neighbour_bits) - 1;
+  const uint64_t value_mask = segment.value_bytes == 8 ? UINT64_MAX : (uint64_t{1} << (8 * segment.value_bytes)) - 1;
   for (uint64_t i = count; i-- > 0;) {
+    // Eight bytes loaded, value_bytes kept: the load stays inside `out`
+    // and before any record already unpacked.
     const uint8_t* src = bytes + i * record_bytes;
     uint64_t value = 0;
-    std::memcpy(&value, src, segment.value_bytes);
+    std::memcpy(&value, src, sizeof(value));
+    value &= value_mask;
     float weight = 0;
     if constexpr (kExtraBytes<Record> > 0) std::memcpy(&weight, src + segment.value_bytes, sizeof(weight));
     const uint64_t offset = compact ? (value >> segment.neighbour_bits) << 32 | (value & neighbour_mask) : value;
