@@ -289,9 +289,18 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   std::array<Status, kParts> status;
   std::array<uint64_t, kParts> max_id{};
   const size_t step = (batch.size() + kParts - 1) / kParts;
+  // A relabelling pass reads a stored graph: arcs come by source, so the
+  // source's new id is one lookup a list and the neighbours' are random;
+  // they are prefetched this many arcs ahead.
+  constexpr size_t kPrefetchArcs = 16;
   parallel_for(size_t{0}, kParts, size_t{1}, [&](size_t p0, size_t p1) {
     for (size_t p = p0; p < p1; ++p) {
-      for (size_t i = p * step; i < std::min(batch.size(), (p + 1) * step); ++i) {
+      const size_t end = std::min(batch.size(), (p + 1) * step);
+      for (size_t i = p * step; i < end; ++i) {
+        if (new_id_ != nullptr && !remap_ && i + kPrefetchArcs < end) {
+          const uint64_t ahead = batch[i + kPrefetchArcs].dst - shape_.id_base;
+          __builtin_prefetch(new_id_->data() + std::min<uint64_t>(ahead, new_id_->size() - 1));
+        }
         const RawEdge& raw = batch[i];
         uint32_t src = 0, dst = 0;
         status[p] = translate(raw, &src, &dst);
