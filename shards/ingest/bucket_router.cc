@@ -72,25 +72,25 @@ template <typename Record>
 Status BucketRouter<Record>::flush(uint32_t bucket) {
   const uint32_t count = fill_[bucket];
   if (count == 0) return Status::OK();
-  // The packing: whole keys (a range starting at a key) drop the neighbour
-  // bits |V| does not need; otherwise the offset is kept whole.
+  // The packing: whole keys (a range starting at a key) keep only the
+  // neighbour bits the segment's largest neighbour needs; otherwise the
+  // offset is kept whole.
+  Record* records = buffers_.data() + size_t{bucket} * buffer_records_;
   const uint64_t base = first_value(bucket);
   const int range_bits = static_cast<int>(std::bit_width(last_value(bucket) - base));
-  const bool compact = neighbour_bits_ < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
-  const int value_bits = compact ? range_bits - 32 + neighbour_bits_ : range_bits;
+  uint32_t largest_neighbour = 0;
+  for (uint32_t i = 0; i < count; ++i) largest_neighbour = std::max(largest_neighbour, static_cast<uint32_t>(records[i].arc));
+  const int neighbour_bits = std::max(1, static_cast<int>(std::bit_width(largest_neighbour)));
+  const bool compact = neighbour_bits < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
+  const int value_bits = compact ? range_bits - 32 + neighbour_bits : range_bits;
   const size_t value_bytes = static_cast<size_t>(std::max(1, (value_bits + 7) / 8));
-  const uint64_t neighbour_limit = uint64_t{1} << neighbour_bits_;
   // Packed in place: a record's packed bytes never reach past its own slot.
-  Record* records = buffers_.data() + size_t{bucket} * buffer_records_;
   uint8_t* dst = reinterpret_cast<uint8_t*>(records);
   for (uint32_t i = 0; i < count; ++i) {
     const Record record = records[i];
     const uint64_t offset = record.arc - base;
     uint64_t value = offset;
-    if (compact) {
-      if ((offset & UINT32_MAX) >= neighbour_limit) return out_of_range();
-      value = (offset >> 32) << neighbour_bits_ | (offset & UINT32_MAX);
-    }
+    if (compact) value = (offset >> 32) << neighbour_bits | (offset & UINT32_MAX);
     // Eight bytes stored, value_bytes kept (little-endian: the low ones):
     // the extra bytes land where the next packed record goes, before any
     // record not yet read.
@@ -105,7 +105,7 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
   const size_t bytes = static_cast<size_t>(dst - reinterpret_cast<uint8_t*>(records));
   SG_RETURN_IF_ERROR(spill_.pwrite_all(records, bytes, spill_end_));
   segments_[bucket].push_back(SpillSegment{spill_end_, count, base, static_cast<uint8_t>(value_bytes),
-                                           static_cast<uint8_t>(compact ? neighbour_bits_ : 32)});
+                                           static_cast<uint8_t>(compact ? neighbour_bits : 32)});
   spill_end_ += bytes;
   records_[bucket] += count;
   total_records_ += count;

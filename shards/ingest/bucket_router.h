@@ -11,10 +11,9 @@
 //
 // A segment is written packed: each record's offset from its bucket's first
 // value in as few whole bytes as the bucket's range needs (the key's offset
-// and, when the caller knows |V|, only the neighbour bits |V| needs), then
-// the weight. R-MAT 24's 256 buckets take 6 bytes a record instead of 8 in
-// the first pass and 5 in a relabelling pass (|V| known): the sort phase,
-// which reads the spill back from disk, reads a quarter to a third less.
+// and only the neighbour bits the segment's largest neighbour needs), then
+// the weight. R-MAT 24's records take 5 bytes instead of 8: the sort phase,
+// which reads the spill back from disk, reads 3/8 less.
 //
 // When the distribution is known up front (a relabelling pass reads a stored
 // graph whose degrees it knows), buckets of unequal ranges (open_ranges)
@@ -70,9 +69,6 @@ class BucketRouter {
   // Routes records[0, count): add() in a loop with the router's fields in
   // registers (stores into the buffers could otherwise alias them).
   Status add_many(const Record* records, size_t count);
-  // Every neighbour (the low 32 bits of a value) is below 2^bits: spilled
-  // records can leave out the other bits.
-  void set_neighbour_bits(int bits) { neighbour_bits_ = bits; }
   // Flushes every buffer and releases them.
   Status finish();
   // Deletes the spill file.
@@ -107,7 +103,6 @@ class BucketRouter {
   uint64_t base_ = 0;
   int width_bits_ = 0;
   bool can_grow_ = false;
-  int neighbour_bits_ = 32;
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;

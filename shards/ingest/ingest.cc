@@ -436,9 +436,6 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
       const size_t buffer = route_buffer_records(sizeof(Record), spaces, ranges.first_slot.size());
       SG_RETURN_IF_ERROR((*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer));
     }
-    // Relabelled ids are below the permutation's size: spilled records
-    // keep only the neighbour bits it needs.
-    if (new_id_ != nullptr) (*routers)[s].set_neighbour_bits(std::max(1, static_cast<int>(std::bit_width(uint64_t{new_id_->size()} - 1))));
   }
   return Status::OK();
 }
