@@ -637,7 +637,7 @@ TEST_CASE("run: a budget below the graph's minimum is refused naming the minimum
   }
   sgtest::write_text(dir / "e.txt", text);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K", &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K --order bfds", &output) == 0);
   REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --memory 16K", &output) == 2);
   CHECK(std::count(output.begin(), output.end(), '\n') == 1);
   const size_t at = output.find("use --memory ");

@@ -66,9 +66,20 @@ void ChunkEncoder::close_chunk() {
   chunk_open_ = false;
 }
 
+// A chunk holds at most a vertex per byte of its aligned extent (at least
+// 4 KiB), as version 1's one byte per empty list did: a run of empty lists
+// codes in a few bytes, and chunks spanning millions of vertices would let
+// one I/O window span millions too, each with a 4-byte offset in the
+// decoded window, which the engine reserves from the budget.
+bool ChunkEncoder::vertex_room() const {
+  constexpr uint64_t kAlign = 4096;
+  return counts_.size() < std::max(kAlign, (payload_bytes() + kAlign - 1) / kAlign * kAlign);
+}
+
 void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {
   for (uint32_t v = next_vertex_; v < vertex; ++v) {
     start_vertex(v);
+    if (chunk_open_ && !vertex_room()) close_chunk();
     if (!chunk_open_) open_chunk(v);
     counts_.push_back(0);
     if (codec_ == ListCodec::kV2) {
@@ -118,6 +129,7 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
     sizer.add_list(ids[0], count, gap_bytes);
     return sizer.bytes();
   };
+  if (chunk_open_ && !counts_.empty() && !vertex_room()) close_chunk();
   if (!chunk_open_) open_chunk(vertex);
   uint64_t lists_bytes = lists_bytes_with();
   const uint64_t weight_bytes = weighted_ ? 4 * (uint64_t{weights_.size()} + count) : 0;

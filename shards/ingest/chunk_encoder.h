@@ -64,6 +64,7 @@ class ChunkEncoder {
   void open_chunk(uint32_t vertex);
   void close_chunk();
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
+  bool vertex_room() const;
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
   // a new one when it would push a chunk holding other lists past
   // chunk_bytes.
