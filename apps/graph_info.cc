@@ -62,6 +62,14 @@ std::string graph_info_text(const Graph& g) {
   out += format("intervals      %zu\n", m.interval_starts.size());
   out += format("chunk target   %u bytes\n", m.chunk_bytes);
   out += format("devices        %zu, stripe %llu bytes\n", m.devices.size(), static_cast<unsigned long long>(m.stripe_bytes));
+  const size_t blocks = g.block_count(SpaceKind::kOut);
+  if (blocks > 1) {
+    const EdgeSpace& first = g.stored_space(g.blocks(SpaceKind::kOut).front());
+    out += format("blocks         %zu a space (2-D: each holds the lists' neighbours in a range of %llu vertices)\n", blocks,
+                  static_cast<unsigned long long>(first.neighbour_end - first.neighbour_begin));
+  } else {
+    out += "blocks         1 (1-D)\n";
+  }
   for (size_t s = 0; s < g.stored_space_count(); ++s) {
     const SpaceManifest& sm = g.stored_space(s).meta;
     out += format("space %-8s %llu chunks, %llu arcs, %llu bytes (%.3f bytes/arc)\n",
@@ -81,7 +89,7 @@ std::string graph_info_text(const Graph& g) {
   out += format("ordering       %s\n", m.ordering.c_str());
   const char* names[] = {"out-degree", "in-degree"};
   for (size_t s = 0; s < (g.directed() ? 2u : 1u); ++s) {
-    const DegreeSummary d = summarize(g.stored_space(s).degrees);
+    const DegreeSummary d = summarize(g.space(s == 0 ? SpaceKind::kOut : SpaceKind::kIn).degrees);
     out += format("%-14s max %llu, mean %.2f, median %llu, p99 %llu, zero %llu\n", g.directed() ? names[s] : "degree",
                   static_cast<unsigned long long>(d.max), d.mean, static_cast<unsigned long long>(d.p50),
                   static_cast<unsigned long long>(d.p99), static_cast<unsigned long long>(d.zero));
@@ -104,6 +112,9 @@ std::string graph_info_json(const Graph& g) {
     const EdgeSpace& space = g.stored_space(s);
     const DegreeSummary d = summarize(space.degrees);
     spaces.push_back({{"name", space.meta.name},
+                      {"kind", space.meta.kind},
+                      {"neighbour_begin", space.neighbour_begin},
+                      {"neighbour_end", space.neighbour_end},
                       {"chunks", space.meta.chunks},
                       {"arcs", space.meta.arcs},
                       {"bytes", space.meta.logical_bytes},

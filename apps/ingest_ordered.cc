@@ -57,8 +57,9 @@ Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_
     *needed_bytes = n * kDegreeOrderBytesPerVertex + kMinimumWorkBytes;
     if (*needed_bytes > memory_bytes) return Status::OK();
     std::vector<uint32_t> degree(n, 0);
-    for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-      SG_RETURN_IF_ERROR(graph.scan_degree_file(s, [&](uint32_t first, const uint32_t* values, size_t count) {
+    for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+      if (kind == SpaceKind::kIn && !graph.directed()) break;
+      SG_RETURN_IF_ERROR(graph.scan_degree_file(kind, [&](uint32_t first, const uint32_t* values, size_t count) {
         for (size_t i = 0; i < count; ++i) degree[first + i] += values[i];
       }));
     }

@@ -1,6 +1,7 @@
 // shardgraph command line (DESIGN §8). Exit codes: 0 ok, 1 runtime error,
 // 2 usage error. Errors are one line on stderr.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -64,6 +65,13 @@ uint64_t size_option(const std::string& name, const std::string& text) {
   return bytes;
 }
 
+uint64_t count_option(const std::string& name, const std::string& text) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) throw UsageError(name + ": '" + text + "' is not a whole number");
+  return value;
+}
+
 // --memory: a size, or "auto" (from the cgroup limit and available memory;
 // the choice is printed on a terminal, so an error stays one line for
 // scripts; --stats records the budget).
@@ -108,7 +116,7 @@ int run_generate(GenerateArgs& a, const CLI::Option* scale, const CLI::Option* r
 
 struct IngestArgs {
   sg::IngestOptions options;
-  std::string memory = "auto", chunk = "256K", stripe = "auto";
+  std::string memory = "auto", chunk = "256K", stripe = "auto", blocks = "auto";
 };
 
 int run_ingest(IngestArgs& a) {
@@ -117,6 +125,11 @@ int run_ingest(IngestArgs& a) {
   if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
   a.options.chunk_bytes = static_cast<uint32_t>(chunk);
   a.options.stripe_bytes = a.stripe == "auto" ? 0 : size_option("--stripe-bytes", a.stripe);
+  if (a.blocks != "auto") {
+    const uint64_t blocks = count_option("--blocks", a.blocks);
+    if (blocks == 0 || blocks > 4096) throw UsageError("--blocks must be auto or 1 to 4096");
+    a.options.blocks = static_cast<uint32_t>(blocks);
+  }
   a.options.progress = ::isatty(2) != 0;
   sg::IngestSummary summary;
   sg::Status s = sg::ingest_ordered(a.options, &summary);
@@ -296,6 +309,7 @@ int main(int argc, char** argv) {
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)")
       ->check(kAtLeastOne);
+  ingest->add_option("--blocks", ing.blocks, "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while 4 bytes a vertex fit half of --memory")->capture_default_str();
   ingest->add_option("--device", ing.options.devices, "device directory for edge data (repeatable)");
   ingest->add_option("--stripe-bytes", ing.stripe, "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")->capture_default_str();
 

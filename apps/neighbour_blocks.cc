@@ -94,11 +94,17 @@ Status GatheredBlock<T>::layout(Engine* engine, const VertexBlock& block) {
 template <typename T>
 void SplitPieces<T>::init(const Graph& graph, SpaceKind kind) {
   split_.clear();
-  const auto& index = graph.space(kind).index;
-  for (size_t c = 1; c < index.size(); ++c) {
-    const uint32_t v = index[c].first_vertex;
-    if (v + 1 == index[c - 1].end_vertex() && (split_.empty() || split_.back() != v)) split_.push_back(v);
+  // Pieces in different blocks hold different neighbours: only a list split
+  // over chunks of one block can repeat one across pieces.
+  for (size_t stored : graph.blocks(kind)) {
+    const auto& index = graph.stored_space(stored).index;
+    for (size_t c = 1; c < index.size(); ++c) {
+      const uint32_t v = index[c].first_vertex;
+      if (v + 1 == index[c - 1].end_vertex()) split_.push_back(v);
+    }
   }
+  std::sort(split_.begin(), split_.end());
+  split_.erase(std::unique(split_.begin(), split_.end()), split_.end());
 }
 
 template <typename T>

@@ -64,12 +64,12 @@ class DegreeBlocks {
   // The in-degree, or in + out (`both_ways`), or (`out_only`) the out-degree.
   Status open(const Graph& graph, bool both_ways, bool out_only = false) {
     n_ = graph.num_vertices();
-    std::vector<size_t> stored = {graph.directed() && !out_only ? size_t{1} : size_t{0}};
-    if (both_ways && graph.directed()) stored.push_back(0);
-    for (size_t s : stored) {
-      SG_RETURN_IF_ERROR(graph.scan_degree_file(s));  // size and checksum, once
+    std::vector<SpaceKind> kinds = {graph.directed() && !out_only ? SpaceKind::kIn : SpaceKind::kOut};
+    if (both_ways && graph.directed()) kinds.push_back(SpaceKind::kOut);
+    for (SpaceKind kind : kinds) {
+      SG_RETURN_IF_ERROR(graph.scan_degree_file(kind));  // size and checksum, once
       files_.emplace_back();
-      SG_RETURN_IF_ERROR(File::open_read(graph.degree_path(s), &files_.back()));
+      SG_RETURN_IF_ERROR(File::open_read(graph.degree_path(kind), &files_.back()));
     }
     values_.resize(kBlock);
     piece_.resize(kBlock);

@@ -132,51 +132,53 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   // Degrees the graph holds are used as they are; out-degrees that take a
   // small share of the budget are read now (the planner prices push steps
   // with them), the rest when an app asks.
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) {
-    if (!graph.stored_space(s).degrees.empty() || (s == stored_index(SpaceKind::kOut) && degrees_cheap())) {
-      SG_RETURN_IF_ERROR(setup_degrees(s));
+  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    if (!graph.space(kind).degrees.empty() || (kind == SpaceKind::kOut && degrees_cheap())) {
+      SG_RETURN_IF_ERROR(setup_degrees(kind));
     }
   }
   return Status::OK();
 }
 
-Status Engine::setup_degrees(size_t stored) {
-  if (degrees_ready_[stored]) return Status::OK();
+Status Engine::setup_degrees(SpaceKind kind) {
+  const size_t slot = kind_slot(kind);
+  if (degrees_ready_[slot]) return Status::OK();
   const uint32_t n = num_vertices();
-  const EdgeSpace& space = graph_->stored_space(stored);
-  VertexArray<uint32_t>& degrees = degrees_[stored];
+  const EdgeSpace& space = graph_->space(kind);
+  VertexArray<uint32_t>& degrees = degrees_[slot];
   if (!space.degrees.empty()) {
     degrees.raw().adopt(space.degrees.data(), space.degrees.size() * sizeof(uint32_t));  // counted at open
   } else {
-    SG_RETURN_IF_ERROR(graph_->scan_degree_file(stored));
-    SG_RETURN_IF_ERROR(degrees.raw().open_ranged(graph_->degree_path(stored), n, sizeof(uint32_t)));
+    SG_RETURN_IF_ERROR(graph_->scan_degree_file(kind));
+    SG_RETURN_IF_ERROR(degrees.raw().open_ranged(graph_->degree_path(kind), n, sizeof(uint32_t)));
     // After the app's edge arrays, before its vertex_map-only ones: the
     // planner prices push steps with exact degrees when they are whole.
-    residency_.add(&degrees.raw(), VertexUse::kVertex, sizeof(uint32_t), space.meta.name + ".degrees", false, 0, 1);
+    residency_.add(&degrees.raw(), VertexUse::kVertex, sizeof(uint32_t), space.meta.kind + ".degrees", false, 0, 1);
   }
   degrees.set_size(n);
-  degrees_ready_[stored] = true;
+  degrees_ready_[slot] = true;
   return Status::OK();
 }
 
 Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out) {
   assert(begin <= end && end <= num_vertices());
-  const size_t stored = stored_index(kind);
-  if (degrees_ready_[stored] && !degrees_[stored].ranged()) {
-    std::copy(degrees_[stored].data() + begin, degrees_[stored].data() + end, out);
+  const size_t slot = kind_slot(kind);
+  if (degrees_ready_[slot] && !degrees_[slot].ranged()) {
+    std::copy(degrees_[slot].data() + begin, degrees_[slot].data() + end, out);
     return Status::OK();
   }
-  File& file = degree_files_[stored];
+  File& file = degree_files_[slot];
   if (!file.is_open()) {
-    SG_RETURN_IF_ERROR(graph_->scan_degree_file(stored));
-    SG_RETURN_IF_ERROR(File::open_read(graph_->degree_path(stored), &file));
+    SG_RETURN_IF_ERROR(graph_->scan_degree_file(kind));
+    SG_RETURN_IF_ERROR(File::open_read(graph_->degree_path(kind), &file));
   }
   return file.pread_all(out, size_t{end - begin} * sizeof(uint32_t), uint64_t{begin} * sizeof(uint32_t));
 }
 
-const uint32_t* Engine::planning_degrees(size_t stored) const {
-  const VertexArray<uint32_t>& degrees = degrees_[stored];
-  return degrees_ready_[stored] && !degrees.ranged() ? degrees.data() : nullptr;  // ranged until placed whole
+const uint32_t* Engine::planning_degrees(SpaceKind kind) const {
+  const size_t slot = kind_slot(kind);
+  const VertexArray<uint32_t>& degrees = degrees_[slot];
+  return degrees_ready_[slot] && !degrees.ranged() ? degrees.data() : nullptr;  // ranged until placed whole
 }
 
 Status Engine::prepare_vertices() {
@@ -231,7 +233,6 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
 // Streamed from the degree file unless the degrees are whole in memory:
 // asking must not place them (they would take the app's room).
 Status Engine::max_out_degree_vertex(uint32_t* vertex) {
-  const size_t stored = stored_index(SpaceKind::kOut);
   uint32_t most = 0;
   *vertex = 0;
   auto visit = [&](uint32_t first, const uint32_t* degrees, size_t count) {
@@ -242,33 +243,68 @@ Status Engine::max_out_degree_vertex(uint32_t* vertex) {
       }
     }
   };
-  if (const uint32_t* degrees = planning_degrees(stored)) {
+  if (const uint32_t* degrees = planning_degrees(SpaceKind::kOut)) {
     visit(0, degrees, num_vertices());
     return Status::OK();
   }
-  return graph_->scan_degree_file(stored, visit);
+  return graph_->scan_degree_file(SpaceKind::kOut, visit);
 }
 
-// The plan's chunks cut into groups whose vertices' ranges of the `use`
-// arrays fit `room` together (a group holds at least one chunk).
+// The plan's chunks cut into groups by the vertices they hold: a group takes
+// the chunks of every block whose first vertex falls in one range of
+// vertices whose values of the `use` arrays fit `room` (all of them when
+// nothing is ranged). A chunk running past its range makes its group load
+// a little more.
 std::vector<Engine::ChunkGroup> Engine::chunk_groups(const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) const {
-  const auto& index = graph_->stored_space(stored_index(plan.kind)).index;
   const uint64_t slab = RawVertexArray::kSlabValues;
-  const uint64_t max_slabs = bytes_per_vertex == 0 ? UINT64_MAX : std::max<uint64_t>(1, room / (bytes_per_vertex * slab));
+  const uint64_t width = bytes_per_vertex == 0 ? UINT64_MAX : std::max<uint64_t>(1, room / (bytes_per_vertex * slab)) * slab;
   std::vector<ChunkGroup> groups;
-  for (const ChunkSpan& span : plan.spans) {
-    for (uint32_t c = span.begin; c < span.end; ++c) {
-      const uint64_t first = index[c].first_vertex, end = index[c].end_vertex();
-      if (groups.empty() || (end + slab - 1) / slab - groups.back().begin_vertex / slab > max_slabs) {
-        groups.push_back(ChunkGroup{{}, first, end});
+  std::vector<uint64_t> cells;  // groups[k] holds vertex range cells[k]
+  const size_t blocks = plan.blocks.size();
+  for (size_t b = 0; b < blocks; ++b) {
+    const auto& index = graph_->stored_space(plan.blocks[b].stored).index;
+    size_t k = 0;  // chunks come in vertex order within a block
+    for (const ChunkSpan& span : plan.blocks[b].spans) {
+      for (uint32_t c = span.begin; c < span.end; ++c) {
+        const uint64_t first = index[c].first_vertex, end = index[c].end_vertex();
+        const uint64_t cell = first / width;
+        while (k < cells.size() && cells[k] < cell) ++k;
+        if (k == cells.size() || cells[k] != cell) {
+          cells.insert(cells.begin() + static_cast<long>(k), cell);
+          groups.insert(groups.begin() + static_cast<long>(k), ChunkGroup{std::vector<std::vector<ChunkSpan>>(blocks), first, end});
+        }
+        ChunkGroup& g = groups[k];
+        std::vector<ChunkSpan>& spans = g.spans[b];
+        if (!spans.empty() && spans.back().end == c) ++spans.back().end;
+        else spans.push_back(ChunkSpan{c, c + 1});
+        g.begin_vertex = std::min(g.begin_vertex, first);
+        g.end_vertex = std::max(g.end_vertex, end);
       }
-      ChunkGroup& g = groups.back();
-      if (!g.spans.empty() && g.spans.back().end == c) ++g.spans.back().end;
-      else g.spans.push_back(ChunkSpan{c, c + 1});
-      g.end_vertex = std::max(g.end_vertex, end);
     }
   }
+  if (bytes_per_vertex == 0 && !groups.empty()) {  // one group, over every vertex
+    groups[0].begin_vertex = 0;
+    groups[0].end_vertex = num_vertices();
+  }
   return groups;
+}
+
+std::vector<Engine::NeighbourPass> Engine::neighbour_passes(SpaceKind kind, uint64_t pass_vertices) const {
+  const uint64_t slab = RawVertexArray::kSlabValues;
+  pass_vertices = std::max<uint64_t>(pass_vertices, 1);
+  std::vector<NeighbourPass> passes;
+  for (size_t s : graph_->blocks(kind)) {
+    const EdgeSpace& block = graph_->stored_space(s);
+    const uint64_t begin = block.neighbour_begin, end = block.neighbour_end;
+    if (!passes.empty() && passes.back().end == begin && end - passes.back().begin <= pass_vertices) {
+      passes.back().end = end;  // shares the pass of the blocks before it
+      continue;
+    }
+    // Pieces of whole slabs (ranged arrays load slabs).
+    const uint64_t piece = end - begin <= pass_vertices ? end - begin : std::max<uint64_t>(slab, pass_vertices / slab * slab);
+    for (uint64_t lo = begin; lo < end; lo += piece) passes.push_back(NeighbourPass{lo, std::min(end, lo + piece)});
+  }
+  return passes;
 }
 
 Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body,
@@ -276,32 +312,25 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
   const VertexUse inner = plan.pull ? VertexUse::kDestination : VertexUse::kSource;
   const VertexUse outer = plan.pull ? VertexUse::kSource : VertexUse::kDestination;
   const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(inner);
-  const uint64_t outer_bytes = residency_.ranged_bytes_per_vertex(outer);
   const uint64_t n = num_vertices();
-  if (inner_bytes == 0 && outer_bytes == 0) {
-    SG_RETURN_IF_ERROR(scan(active, plan, reversed, body, context));
-    return finish_range_ != nullptr ? (*finish_range_)(0, static_cast<uint32_t>(n)) : Status::OK();
-  }
   const auto start = std::chrono::steady_clock::now();
   const size_t first_step = steps_.size();
   const uint64_t loaded_before = residency_.bytes_loaded(), written_before = residency_.bytes_written_back();
   const double io_before = residency_.io_seconds();
   // The interval side (destinations of a pull) is loaded group by group;
-  // the other side, when ranged, in passes: each pass reads the plan's
-  // chunks again and takes only the edges whose neighbour it holds.
+  // the other side, when ranged, in passes: each pass reads the blocks
+  // holding its neighbours (all of them in a 1-D space) and takes only the
+  // edges whose neighbour it holds.
   uint64_t inner_room = 0, pass_vertices = 0;
   split_range_room(plan.pull, &inner_room, &pass_vertices);
+  const std::vector<NeighbourPass> passes = neighbour_passes(plan.kind, pass_vertices);
   const std::vector<ChunkGroup> groups = chunk_groups(plan, inner_bytes, inner_room);
   Status status;
-  uint32_t passes = 0;
-  for (uint64_t lo = 0; lo < n && status.ok(); lo += pass_vertices) {
-    const uint64_t hi = std::min(n, lo + pass_vertices);
-    const bool last_pass = hi == n;
-    ++passes;
+  for (size_t p = 0; p < passes.size() && status.ok(); ++p) {
+    const uint64_t lo = passes[p].begin, hi = passes[p].end;
+    const bool last_pass = p + 1 == passes.size();
     status = residency_.load(outer, lo, hi, !plan.pull);
     if (!status.ok()) break;
-    neighbour_begin_ = static_cast<uint32_t>(lo);
-    neighbour_end_ = last_pass ? UINT32_MAX : static_cast<uint32_t>(hi);
     uint64_t finished = 0;  // destinations before this are finished (finish_range_)
     for (size_t k = 0; k < groups.size(); ++k) {
       const ChunkGroup& g = groups[k];
@@ -312,9 +341,17 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
       }
       status = residency_.load(inner, g.begin_vertex, g.end_vertex, plan.pull);
       if (!status.ok()) break;  // nothing of it loaded
-      StepPlan part = plan;
-      part.spans = g.spans;
-      status = scan(active, part, reversed, body, context);
+      for (size_t b = 0; b < plan.blocks.size() && status.ok(); ++b) {
+        const EdgeSpace& block = graph_->stored_space(plan.blocks[b].stored);
+        if (g.spans[b].empty() || block.neighbour_end <= lo || block.neighbour_begin >= hi) continue;
+        // Only edges whose neighbour this pass holds; none filtered when
+        // the pass holds the whole block.
+        neighbour_begin_ = lo <= block.neighbour_begin ? 0 : static_cast<uint32_t>(lo);
+        neighbour_end_ = hi >= block.neighbour_end ? UINT32_MAX : static_cast<uint32_t>(hi);
+        BlockPlan part = plan.blocks[b];
+        part.spans = g.spans[b];
+        status = scan(active, plan, part, reversed, body, context);
+      }
       // A list split over two groups finishes with the second.
       const uint64_t complete = std::min<uint64_t>(g.end_vertex, k + 1 < groups.size() ? groups[k + 1].begin_vertex : n);
       if (status.ok() && finish_range_ != nullptr && last_pass && finished < complete) {
@@ -334,8 +371,9 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
   merge_steps(first_step);
   if (steps_.size() > first_step) {
     StepStats& step = steps_.back();
+    record_plan(plan, &step);
     step.seconds = seconds_since(start);
-    step.vertex_passes = passes;
+    step.vertex_passes = static_cast<uint32_t>(passes.size());
     step.vertex_groups = static_cast<uint32_t>(groups.size());
     step.vertex_bytes_loaded = residency_.bytes_loaded() - loaded_before;
     step.vertex_bytes_written = residency_.bytes_written_back() - written_before;
@@ -365,10 +403,22 @@ void Engine::split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_ve
                                     : std::max<uint64_t>(1, (room - *inner_room) / (outer_bytes * slab)) * slab;
 }
 
-uint32_t Engine::vertex_passes(bool pull) const {
+void Engine::cost_passes(StepPlan* plan) const {
   uint64_t inner_room = 0, pass_vertices = 0;
-  split_range_room(pull, &inner_room, &pass_vertices);
-  return static_cast<uint32_t>((uint64_t{num_vertices()} + pass_vertices - 1) / std::max<uint64_t>(1, pass_vertices));
+  split_range_room(plan->pull, &inner_room, &pass_vertices);
+  if (pass_vertices >= num_vertices()) return;
+  const std::vector<NeighbourPass> passes = neighbour_passes(plan->kind, pass_vertices);
+  for (BlockPlan& block : plan->blocks) {
+    const EdgeSpace& space = graph_->stored_space(block.stored);
+    double reads = 0;
+    for (const NeighbourPass& pass : passes) reads += pass.begin < space.neighbour_end && pass.end > space.neighbour_begin;
+    block.predicted.seconds *= reads;
+    block.predicted.io_seconds *= reads;
+    block.predicted.cpu_seconds *= reads;
+    block.predicted.bytes = static_cast<uint64_t>(static_cast<double>(block.predicted.bytes) * reads);
+    block.predicted.requests = static_cast<uint64_t>(static_cast<double>(block.predicted.requests) * reads);
+  }
+  total_plan(plan);
 }
 
 // One step from the parts scan() recorded for it.
@@ -393,6 +443,23 @@ void Engine::merge_steps(size_t first) {
   }
   steps_.resize(first);
   steps_.push_back(std::move(merged));
+}
+
+// The step's plan as a whole (each scan() recorded its block's part).
+void Engine::record_plan(const StepPlan& plan, StepStats* step) const {
+  step->intervals_skipped = plan.intervals_skipped;
+  step->predicted_seconds = plan.predicted.seconds;
+  step->predicted_io_seconds = plan.predicted.io_seconds;
+  step->predicted_cpu_seconds = plan.predicted.cpu_seconds;
+  step->predicted_bytes = plan.predicted.bytes;
+  step->predicted_requests = plan.predicted.requests;
+  step->pull_seconds = plan.pull_seconds;
+  step->push_seconds = plan.push_seconds;
+  step->decisions = plan.intervals;
+  step->selective_intervals = 0;
+  for (const IntervalDecision& d : plan.intervals) step->selective_intervals += d.selective;
+  step->useful_bytes = plan.useful_bytes;
+  step->read_ahead_bytes = plan.read_ahead_bytes;
 }
 
 uint64_t Engine::frontier_bytes(const Graph& graph) { return 3 * (uint64_t{graph.num_vertices()} / 8 + 8); }
@@ -472,10 +539,10 @@ std::vector<ChunkSpan> Engine::disk_spans(size_t stored, const std::vector<Chunk
   return out;
 }
 
-// Prices a plan: what disk_spans reads as byte ranges on the devices, every
-// chunk as decode work.
-void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
-  const size_t stored = stored_index(plan->kind);
+// Prices a block's plan: what disk_spans reads as byte ranges on the
+// devices, every chunk as decode work.
+void Engine::cost_plan(BlockPlan* plan, uint64_t useful_bytes) const {
+  const size_t stored = plan->stored;
   const auto& index = graph_->stored_space(stored).index;
   uint64_t cpu_bytes = 0, decoded_bytes = 0;
   for (const ChunkSpan& span : plan->spans) {
@@ -497,12 +564,40 @@ void Engine::cost_plan(StepPlan* plan, uint64_t useful_bytes) const {
   plan->predicted = cost_model_.cost(ranges, static_cast<uint64_t>(compressed_work), static_cast<uint64_t>(decoded_work));
 }
 
+// Blocks are read one after another: their times add up.
+void Engine::total_plan(StepPlan* plan) {
+  plan->predicted = PlanCost{};
+  plan->intervals.clear();
+  plan->intervals_skipped = 0;
+  plan->useful_bytes = 0;
+  plan->read_ahead_bytes = 0;
+  for (const BlockPlan& block : plan->blocks) {
+    plan->predicted.io_seconds += block.predicted.io_seconds;
+    plan->predicted.cpu_seconds += block.predicted.cpu_seconds;
+    plan->predicted.seconds += block.predicted.seconds;
+    plan->predicted.bytes += block.predicted.bytes;
+    plan->predicted.requests += block.predicted.requests;
+    plan->intervals.insert(plan->intervals.end(), block.intervals.begin(), block.intervals.end());
+    plan->intervals_skipped += block.intervals_skipped;
+    plan->useful_bytes += block.useful_bytes;
+    plan->read_ahead_bytes += block.read_ahead_bytes;
+  }
+}
+
 StepPlan Engine::plan_pull(SpaceKind kind, uint32_t begin, uint32_t end) const {
   StepPlan plan;
   plan.pull = true;
   plan.kind = kind;
-  const auto& index = graph_->stored_space(stored_index(kind)).index;
-  for (ChunkSpan span : interval_chunks_[stored_index(kind)]) {
+  for (size_t stored : graph_->blocks(kind)) plan.blocks.push_back(plan_pull_block(stored, begin, end));
+  total_plan(&plan);
+  return plan;
+}
+
+BlockPlan Engine::plan_pull_block(size_t stored, uint32_t begin, uint32_t end) const {
+  BlockPlan plan;
+  plan.stored = stored;
+  const auto& index = graph_->stored_space(stored).index;
+  for (ChunkSpan span : interval_chunks_[stored]) {
     if (begin != 0 || end != UINT32_MAX) {
       // Chunks are in vertex order: keep those whose vertices meet [begin, end).
       auto first = std::partition_point(index.begin() + span.begin, index.begin() + span.end,
@@ -519,8 +614,12 @@ StepPlan Engine::plan_pull(SpaceKind kind, uint32_t begin, uint32_t end) const {
 
 std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& frontier, const VertexSubset& active,
                                                         size_t stored) const {
-  const auto& index = graph_->stored_space(stored).index;
-  const uint32_t* degrees = planning_degrees(stored);  // null: estimated from the chunk's mean degree
+  const EdgeSpace& space = graph_->stored_space(stored);
+  const auto& index = space.index;
+  const uint32_t* degrees = planning_degrees(space.kind);  // null: estimated from the chunk's mean degree
+  // A block holds its share of each list (estimated by its share of the arcs).
+  const uint64_t kind_arcs = std::max<uint64_t>(1, graph_->arcs(space.kind));
+  auto block_degree = [&](uint32_t v) -> uint64_t { return degrees[v] * std::max<uint64_t>(space.meta.arcs, 1) / kind_arcs; };
   const auto& starts = graph_->manifest().interval_starts;
   std::vector<ActiveChunks> chunks(starts.size());
   auto mean_degree = [](const ChunkIndexEntry& e) -> uint64_t { return (e.edge_count + e.vertex_count - 1) / e.vertex_count; };
@@ -541,7 +640,7 @@ std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& fron
         selected.push_back(static_cast<uint32_t>(--c));
         const ChunkIndexEntry& e = index[c];
         chunks[interval_of(v)].useful_bytes +=
-            useful(e, e.vertex_count == 1 ? e.edge_count : degrees != nullptr ? degrees[v] : mean_degree(e));
+            useful(e, e.vertex_count == 1 ? e.edge_count : degrees != nullptr ? block_degree(v) : mean_degree(e));
       }
     }
     std::sort(selected.begin(), selected.end());
@@ -558,7 +657,7 @@ std::vector<Engine::ActiveChunks> Engine::active_chunks(const VertexSubset& fron
       if (!active.any_in(e.first_vertex, e.end_vertex())) continue;
       uint64_t active_edges = 0;
       for (uint32_t v = e.first_vertex; v < e.end_vertex(); ++v) {
-        if (active.contains(v)) active_edges += degrees != nullptr ? degrees[v] : mean_degree(e);
+        if (active.contains(v)) active_edges += degrees != nullptr ? block_degree(v) : mean_degree(e);
       }
       chunks[i].useful_bytes += useful(e, active_edges);
       chunks[i].chunks.push_back(c);
@@ -637,9 +736,20 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
   StepPlan plan;
   plan.pull = false;
   plan.kind = kind;
-  const size_t stored = stored_index(kind);
+  uint64_t room = options_.cache && mode == IoMode::kAuto ? cache_room() : 0;  // for read-ahead, shared by the blocks
+  for (size_t stored : graph_->blocks(kind)) plan.blocks.push_back(plan_push_block(frontier, active, stored, mode, &room));
+  total_plan(&plan);
+  return plan;
+}
+
+BlockPlan Engine::plan_push_block(const VertexSubset& frontier, const VertexSubset& active, size_t stored, IoMode mode,
+                                  uint64_t* room) const {
+  BlockPlan plan;
+  plan.stored = stored;
+  const uint32_t block = static_cast<uint32_t>(std::find(graph_->blocks(graph_->stored_space(stored).kind).begin(),
+                                                         graph_->blocks(graph_->stored_space(stored).kind).end(), stored) -
+                                               graph_->blocks(graph_->stored_space(stored).kind).begin());
   const std::vector<ActiveChunks> selected = active_chunks(frontier, active, stored);
-  uint64_t room = options_.cache && mode == IoMode::kAuto ? cache_room() : 0;
   for (size_t i = 0; i < selected.size(); ++i) {
     const ChunkSpan full = interval_chunks_[stored][i];
     plan.useful_bytes += selected[i].useful_bytes;
@@ -654,8 +764,9 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
     std::vector<ChunkSpan> selective = merge_chunks(stored, selected[i].chunks, mode == IoMode::kAuto);
     IntervalDecision decision;
     decision.interval = static_cast<uint32_t>(i);
-    StepPlan one;
-    one.kind = kind;
+    decision.block = block;
+    BlockPlan one;
+    one.stored = stored;
     one.spans = {full};
     cost_plan(&one, selected[i].useful_bytes);
     decision.full_seconds = one.predicted.seconds;
@@ -665,7 +776,7 @@ StepPlan Engine::plan_push(const VertexSubset& frontier, const VertexSubset& act
     // A tie goes to selective: fewer bytes, the same time.
     decision.selective = mode == IoMode::kSelective || decision.selective_seconds <= decision.full_seconds;
     if (decision.selective) {
-      if (room > 0) plan.read_ahead_bytes += read_ahead(stored, full, &selective, &room);
+      if (*room > 0) plan.read_ahead_bytes += read_ahead(stored, full, &selective, room);
       plan.spans.insert(plan.spans.end(), selective.begin(), selective.end());
     } else {
       plan.spans.push_back(full);
@@ -687,7 +798,7 @@ StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& act
   if (mode == IoMode::kSelective) return plan_push(frontier, active, push_kind, mode);
   if (mode == IoMode::kFull) {
     // Ligra's rule: push while the frontier's out-edges are under |E|/20.
-    const uint32_t* degrees = planning_degrees(stored_index(push_kind));
+    const uint32_t* degrees = planning_degrees(push_kind);
     uint64_t frontier_edges = active.size();
     if (!active.is_all() && degrees != nullptr) frontier.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
     if (!active.is_all() && degrees == nullptr) frontier_edges += active.size() * (num_arcs() / std::max(1u, num_vertices()));
@@ -697,12 +808,9 @@ StepPlan Engine::make_plan(const VertexSubset& frontier, const VertexSubset& act
   StepPlan pull = plan_pull(pull_kind);
   StepPlan push = plan_push(frontier, active, push_kind, IoMode::kAuto);
   // With vertex arrays loaded by range, each pass over the other side's
-  // ranges reads the step's chunks again.
-  for (StepPlan* plan : {&pull, &push}) {
-    const uint32_t passes = vertex_passes(plan->pull);
-    plan->predicted.seconds *= passes;
-    plan->predicted.cpu_seconds *= passes;
-  }
+  // ranges reads the blocks holding its neighbours again.
+  cost_passes(&pull);
+  cost_passes(&push);
   const bool push_cheaper = push.predicted.seconds < pull.predicted.seconds;
   StepPlan* best = push_cheaper ? &push : &pull;
   if (rent_instead_of(push_cheaper ? pull : push, best->predicted.seconds)) best = push_cheaper ? &pull : &push;
@@ -828,12 +936,13 @@ Status Engine::stream_windows(const EdgeSpace& space, size_t stored, ChunkStream
   return Status::OK();
 }
 
-Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context) {
+Status Engine::scan(const VertexSubset& active, const StepPlan& plan, const BlockPlan& block, bool reversed, VertexRangeFn body,
+                    void* context) {
   // One step over loaded ranges is many scans (scan_groups), most of them
   // of cached chunks: each looks for a signal.
   if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
   const auto start = std::chrono::steady_clock::now();
-  const size_t stored = stored_index(plan.kind);
+  const size_t stored = block.stored;
   const EdgeSpace& space = graph_->stored_space(stored);
   StepStats step;
   step.iteration = iteration_;
@@ -842,24 +951,13 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   step.reversed = reversed;
   step.active_vertices = active.size();
   step.intervals = static_cast<uint32_t>(graph_->manifest().interval_starts.size());
-  step.intervals_skipped = plan.intervals_skipped;
-  step.predicted_seconds = plan.predicted.seconds;
-  step.predicted_io_seconds = plan.predicted.io_seconds;
-  step.predicted_cpu_seconds = plan.predicted.cpu_seconds;
-  step.predicted_bytes = plan.predicted.bytes;
-  step.predicted_requests = plan.predicted.requests;
-  step.pull_seconds = plan.pull_seconds;
-  step.push_seconds = plan.push_seconds;
-  step.decisions = plan.intervals;
-  for (const IntervalDecision& d : plan.intervals) step.selective_intervals += d.selective;
-  step.useful_bytes = plan.useful_bytes;
-  step.read_ahead_bytes = plan.read_ahead_bytes;
+  record_plan(plan, &step);  // the whole step's (scan_groups merges the blocks' parts)
 
   // Cached chunks are processed from memory; the rest is streamed.
-  const std::vector<ChunkSpan> to_read = disk_spans(stored, plan.spans);
+  const std::vector<ChunkSpan> to_read = disk_spans(stored, block.spans);
   std::vector<uint32_t> cached;  // the rest
   size_t next_read = 0;
-  for (const ChunkSpan& span : plan.spans) {
+  for (const ChunkSpan& span : block.spans) {
     for (uint32_t c = span.begin; c < span.end; ++c) {
       if (cache_.find(stored, c) != nullptr) cache_.touch(stored, c, steps_.size());
       while (next_read < to_read.size() && to_read[next_read].end <= c) ++next_read;
@@ -882,7 +980,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   std::vector<uint32_t> missed;
   Status status;
   {
-    ChunkStream stream(&io_, plan.kind, to_read);
+    ChunkStream stream(&io_, stored, to_read);
     const size_t windows = stream.window_count();
     size_t cached_done = 0;
     for (size_t w = 0; w <= windows && status.ok(); ++w) {
@@ -901,7 +999,7 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
       if (spans.empty() || spans.back().end != c) spans.push_back(ChunkSpan{c, c});
       spans.back().end = c + 1;
     }
-    ChunkStream stream(&io_, plan.kind, spans);
+    ChunkStream stream(&io_, stored, spans);
     status = stream_windows(space, stored, &stream, SIZE_MAX, body, context, &times, &step, only);
     step.io_wait_seconds += stream.io_wait_seconds();
   }
@@ -918,10 +1016,10 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, bool rever
   // The rates are per byte of work as cost_plan counts it (push: the active
   // share of what it touches).
   uint64_t touched_bytes = 0;
-  for (const ChunkSpan& span : plan.spans) touched_bytes += space.chunk_bytes(span.begin, span.end);
+  for (const ChunkSpan& span : block.spans) touched_bytes += space.chunk_bytes(span.begin, span.end);
   const double active_share = plan.pull || touched_bytes == 0
                             ? 1.0
-                            : std::min(1.0, static_cast<double>(plan.useful_bytes) / static_cast<double>(touched_bytes));
+                            : std::min(1.0, static_cast<double>(block.useful_bytes) / static_cast<double>(touched_bytes));
   // Windows decoded whole for the decoded cache did the full work.
   const double whole = static_cast<double>(whole_decode_bytes_);
   const double compressed_bytes = static_cast<double>(touched_bytes - step.decoded_cache_bytes) - whole;

@@ -73,17 +73,30 @@ struct EdgeMapOptions {
   uint32_t destinations_end = UINT32_MAX;
 };
 
-// What a step will read and why.
+// What a step will read of one block of a space (the whole space when it
+// is 1-D), and why.
+struct BlockPlan {
+  size_t stored = 0;             // the block's stored space
+  std::vector<ChunkSpan> spans;  // chunks to process, in order
+  PlanCost predicted;
+  std::vector<IntervalDecision> intervals;
+  uint32_t intervals_skipped = 0;
+  uint64_t useful_bytes = 0;      // estimated bytes of the active lists (push)
+  uint64_t read_ahead_bytes = 0;  // chunks read past the active ones, for the cache
+};
+
+// What a step will read: a plan per block of the space, in neighbour order.
 struct StepPlan {
   bool pull = false;
   SpaceKind kind = SpaceKind::kIn;
-  std::vector<ChunkSpan> spans;  // chunks to process, in order
-  PlanCost predicted;
+  std::vector<BlockPlan> blocks;
+  PlanCost predicted;  // the blocks' together, times the passes over each
   double pull_seconds = -1, push_seconds = -1;  // the alternatives costed (-1: not considered)
+  // Over every block.
   std::vector<IntervalDecision> intervals;
   uint32_t intervals_skipped = 0;
-  uint64_t useful_bytes = 0;  // estimated bytes of the active lists (push)
-  uint64_t read_ahead_bytes = 0;  // chunks read past the active ones, for the cache
+  uint64_t useful_bytes = 0;
+  uint64_t read_ahead_bytes = 0;
 };
 
 class Engine {
@@ -100,13 +113,13 @@ class Engine {
   // when the budget allows, else loaded by range like kVertex arrays).
   // Requires ensure_out_degrees().
   const VertexArray<uint32_t>& out_degree() const {
-    assert(degrees_ready_[stored_index(SpaceKind::kOut)]);
-    return degrees_[stored_index(SpaceKind::kOut)];
+    assert(degrees_ready_[kind_slot(SpaceKind::kOut)]);
+    return degrees_[kind_slot(SpaceKind::kOut)];
   }
   // Requires ensure_in_degrees().
   const VertexArray<uint32_t>& in_degree() const {
-    assert(degrees_ready_[stored_index(SpaceKind::kIn)]);
-    return degrees_[stored_index(SpaceKind::kIn)];
+    assert(degrees_ready_[kind_slot(SpaceKind::kIn)]);
+    return degrees_[kind_slot(SpaceKind::kIn)];
   }
   // Degrees of vertices [begin, end) of `kind` into `out`: copied when the
   // degree array is whole, else read from the degree file (its checksum
@@ -114,9 +127,9 @@ class Engine {
   Status read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out);
   // Sets up degrees not set up at open (in-degrees, or out-degrees too
   // large to read before an app asks).
-  Status ensure_in_degrees() { return setup_degrees(stored_index(SpaceKind::kIn)); }
-  Status ensure_out_degrees() { return setup_degrees(stored_index(SpaceKind::kOut)); }
-  uint64_t num_arcs() const { return graph_->space(SpaceKind::kOut).meta.arcs; }
+  Status ensure_in_degrees() { return setup_degrees(SpaceKind::kIn); }
+  Status ensure_out_degrees() { return setup_degrees(SpaceKind::kOut); }
+  uint64_t num_arcs() const { return graph_->arcs(SpaceKind::kOut); }
   const CostModel& cost_model() const { return cost_model_; }
 
   // Allocates a zeroed vertex array used as `use` (core/vertex_residency.h).
@@ -394,30 +407,41 @@ class Engine {
                                const std::function<void(uint32_t, uint32_t)>& fn);
   // Places arrays allocated since the last call (vertex_residency.h).
   Status prepare_vertices();
-  Status setup_degrees(size_t stored);
+  Status setup_degrees(SpaceKind kind);
   void shrink_cache() { cache_.shrink_to(cache_limit()); }
   // Degrees take a small share of the budget (read whole for the planner).
   bool degrees_cheap() const { return uint64_t{num_vertices()} * sizeof(uint32_t) <= options_.memory_bytes / 16; }
   uint64_t cache_limit() const;  // what the cache may hold
   uint64_t range_room() const;   // memory for loaded vertex ranges
   // Degrees for planning, when whole in memory (else estimates).
-  const uint32_t* planning_degrees(size_t stored) const;
+  const uint32_t* planning_degrees(SpaceKind kind) const;
   // scan() for each group of the plan's chunks whose vertex ranges fit the
   // range room (inner), times each range of their neighbours (outer passes).
   Status scan_groups(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
   Status finish_gap(VertexUse inner, uint64_t begin, uint64_t end);
   struct ChunkGroup {
-    std::vector<ChunkSpan> spans;
+    std::vector<std::vector<ChunkSpan>> spans;  // per block of the plan
     uint64_t begin_vertex = 0, end_vertex = 0;  // the vertices of its chunks
   };
   std::vector<ChunkGroup> chunk_groups(const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) const;
+  // A pass over the neighbours [begin, end): the blocks it reads are those
+  // whose neighbour range meets it.
+  struct NeighbourPass {
+    uint64_t begin = 0, end = 0;
+  };
+  // Passes of `pass_vertices` neighbours at most, cut at the kind's block
+  // starts: consecutive blocks that fit share a pass, a block that does not
+  // is read once per pass over a part of it.
+  std::vector<NeighbourPass> neighbour_passes(SpaceKind kind, uint64_t pass_vertices) const;
   void merge_steps(size_t first);
+  void record_plan(const StepPlan& plan, StepStats* step) const;
   void trace_memory() const;  // SHARDGRAPH_MEMORY_TRACE
   static uint64_t index_bytes(const Graph& graph);
   static uint64_t frontier_bytes(const Graph& graph);
   static uint64_t minimum_window_bytes(const Graph& graph);
   void split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const;
-  uint32_t vertex_passes(bool pull) const;
+  // Multiplies each block's predicted cost by the passes that read it.
+  void cost_passes(StepPlan* plan) const;
 
   // `frontier` as given (maybe a list), `active` its dense form.
   StepPlan make_plan(const VertexSubset& frontier, const VertexSubset& active, const EdgeMapOptions& options);
@@ -426,11 +450,16 @@ class Engine {
   bool rent_instead_of(const StepPlan& other, double chosen_seconds);
   // Every chunk of `kind`, or those holding a destination in [begin, end).
   StepPlan plan_pull(SpaceKind kind, uint32_t begin = 0, uint32_t end = UINT32_MAX) const;
+  BlockPlan plan_pull_block(size_t stored, uint32_t begin, uint32_t end) const;
   StepPlan plan_push(const VertexSubset& frontier, const VertexSubset& active, SpaceKind kind, IoMode mode) const;
+  BlockPlan plan_push_block(const VertexSubset& frontier, const VertexSubset& active, size_t stored, IoMode mode,
+                            uint64_t* room) const;
+  // The blocks' figures summed into the plan's.
+  static void total_plan(StepPlan* plan);
   std::vector<ChunkSpan> disk_spans(size_t stored, const std::vector<ChunkSpan>& spans) const;
-  // Prices a plan; `useful_bytes` (push) are the active lists' bytes, the
-  // rest of what push reads is skipped, not decoded.
-  void cost_plan(StepPlan* plan, uint64_t useful_bytes = UINT64_MAX) const;
+  // Prices a block's plan; `useful_bytes` (push) are the active lists'
+  // bytes, the rest of what push reads is skipped, not decoded.
+  void cost_plan(BlockPlan* plan, uint64_t useful_bytes = UINT64_MAX) const;
   struct ActiveChunks {
     std::vector<uint32_t> chunks;  // sorted
     uint64_t useful_bytes = 0;     // estimated bytes of the active lists
@@ -441,12 +470,13 @@ class Engine {
   // Extends selective spans within `interval` for the cache (engine.cc);
   // returns the bytes added and takes them from *room.
   uint64_t read_ahead(size_t stored, ChunkSpan interval, std::vector<ChunkSpan>* spans, uint64_t* room) const;
-  size_t stored_index(SpaceKind kind) const { return graph_->directed() ? static_cast<size_t>(kind) : 0; }
+  size_t kind_slot(SpaceKind kind) const { return graph_->kind_slot(kind); }
 
-  // Processes the plan's chunks (cached ones from memory, the rest streamed
-  // from the devices); each chunk is decoded and handed to `body` for its
-  // vertices in the same task (window_graph.h).
-  Status scan(const VertexSubset& active, const StepPlan& plan, bool reversed, VertexRangeFn body, void* context);
+  // Processes a block plan's chunks (cached ones from memory, the rest
+  // streamed from the devices); each chunk is decoded and handed to `body`
+  // for its vertices in the same task (window_graph.h).
+  Status scan(const VertexSubset& active, const StepPlan& plan, const BlockPlan& block, bool reversed, VertexRangeFn body,
+              void* context);
   Status scan_cached(const EdgeSpace& space, size_t stored, std::span<const uint32_t> chunks, VertexRangeFn body,
                      void* context, WindowTimes* times, WindowTimes* decoded_times, StepStats* step, const VertexSubset* only,
                      std::vector<uint32_t>* missed);
@@ -472,11 +502,11 @@ class Engine {
   uint64_t decode_room_bytes_ = 0;  // of the largest window
   uint64_t peak_memory_used_ = 0;
   VertexResidency residency_;
-  VertexArray<uint32_t> degrees_[2];  // per stored space
+  VertexArray<uint32_t> degrees_[2];  // per kind slot
   bool degrees_ready_[2] = {false, false};
   uint32_t neighbour_begin_ = 0, neighbour_end_ = UINT32_MAX;  // this pass's neighbours
   const RangeFinish* finish_range_ = nullptr;  // this step's (EdgeMapOptions::finish_range)
-  File degree_files_[2];                        // per stored space, opened by read_degrees
+  File degree_files_[2];                        // per kind slot, opened by read_degrees
   bool released_ = false;
   uint64_t released_cache_bytes_ = 0, released_decoded_bytes_ = 0;
   int iteration_ = 0;

@@ -21,6 +21,7 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
     nlohmann::json decisions = nlohmann::json::array();
     for (const IntervalDecision& d : s.decisions) {
       decisions.push_back({{"interval", d.interval},
+                           {"block", d.block},
                            {"full_seconds", d.full_seconds},
                            {"selective_seconds", d.selective_seconds},
                            {"choice", d.selective ? "selective" : "full"}});

@@ -1,7 +1,8 @@
 // Every app against the in-memory reference on many random graphs
 // (directed/undirected, weighted, isolated vertices, self-loops, duplicates,
 // a hub whose list spans several chunks), with 1-3 devices, tiny chunks,
-// stripes and windows, both I/O backends, and 1 or 2 threads.
+// stripes and windows, 1-D and 2-D blocked layouts, both I/O backends, and
+// 1 or 2 threads.
 #include <doctest/doctest.h>
 #include <tbb/global_control.h>
 
@@ -36,6 +37,7 @@ struct Case {
   // array of 4-byte values: every array is loaded by range, in several groups
   // and passes (core/vertex_residency.h).
   bool ranged_vertices = false;
+  uint32_t blocks = 1;  // 2-D blocks a space (1: the 1-D layout)
 };
 
 std::vector<Arc> random_graph(uint64_t* state, uint32_t n, bool weighted) {
@@ -67,6 +69,7 @@ void check_case(const Case& c, uint64_t seed) {
   CAPTURE(io_mode_name(c.io_mode));
   CAPTURE(c.cache);
   CAPTURE(c.ranged_vertices);
+  CAPTURE(c.blocks);
   uint64_t state = seed;
   const uint32_t n = c.ranged_vertices ? 5000 + static_cast<uint32_t>(sgtest::next_random(&state) % 5000)
                                        : 8 + static_cast<uint32_t>(sgtest::next_random(&state) % 300);
@@ -90,6 +93,7 @@ void check_case(const Case& c, uint64_t seed) {
   o.chunk_bytes = c.ranged_vertices ? 512 : 64;
   o.stripe_bytes = 4096;
   o.intervals = 1 + static_cast<uint32_t>(seed % 5);
+  o.blocks = c.blocks;
   o.format_version = seed % 7 == 3 ? 1 : kFormatVersion;  // version-1 graphs are still read
   CAPTURE(o.format_version);
   for (uint32_t d = 0; d < c.devices && c.devices > 1; ++d) {
@@ -101,6 +105,8 @@ void check_case(const Case& c, uint64_t seed) {
   Graph graph;
   REQUIRE(Graph::open(o.output, &graph).ok());
   REQUIRE(graph.num_vertices() == n);
+  REQUIRE(graph.block_count(SpaceKind::kOut) == block_starts(n, c.blocks).size());
+  REQUIRE(graph.block_count(SpaceKind::kOut) > (c.blocks > 1 ? 1u : 0u));
 
   tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(c.threads));
   Engine engine;
@@ -244,7 +250,7 @@ void check_case(const Case& c, uint64_t seed) {
 
 void run_cases(IoBackend backend, uint64_t seed, bool ranged_vertices = false) {
   uint64_t state = seed;
-  for (int trial = 0; trial < (ranged_vertices ? 3 : 24); ++trial) {
+  for (int trial = 0; trial < (ranged_vertices ? 4 : 24); ++trial) {
     const uint64_t r = sgtest::next_random(&state);
     Case c{};
     c.io_mode = static_cast<IoMode>(trial % 3);  // auto, full, selective in turn
@@ -256,7 +262,11 @@ void run_cases(IoBackend backend, uint64_t seed, bool ranged_vertices = false) {
     c.threads = (r >> 4) & 1 ? 2 : 1;
     c.window_bytes = (r >> 5) & 1 ? 8192 : 0;  // 8 KiB windows: many read-ahead cycles
     c.ranged_vertices = ranged_vertices;
-    if (ranged_vertices) c.window_bytes = 8192;  // buffers independent of the budget
+    c.blocks = 1 + static_cast<uint32_t>((r >> 7) % 3);
+    if (ranged_vertices) {
+      c.window_bytes = 8192;  // buffers independent of the budget
+      c.blocks = std::vector<uint32_t>{1, 3, 1, 2}[trial % 4];
+    }
     check_case(c, sgtest::next_random(&state));
   }
 }

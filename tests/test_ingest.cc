@@ -24,6 +24,7 @@ struct Config {
   size_t sort_edges = 0, fanin = 0;
   std::string order = "none";
   int format_version = kFormatVersion;
+  uint32_t blocks = 1;
 };
 
 std::vector<Arc> random_arcs(uint64_t* state, uint64_t n, size_t m, bool weighted) {
@@ -76,6 +77,7 @@ void check_config(const Config& c, uint64_t seed) {
   CAPTURE(c.sort_edges);
   CAPTURE(c.order);
   CAPTURE(c.format_version);
+  CAPTURE(c.blocks);
   uint64_t state = seed;
   const uint64_t n = 1 + sgtest::next_random(&state) % 200;
   const size_t m = sgtest::next_random(&state) % 1500;
@@ -96,6 +98,7 @@ void check_config(const Config& c, uint64_t seed) {
   o.route_buckets = c.fanin;
   o.order = c.order;
   o.format_version = c.format_version;
+  o.blocks = c.blocks;
   o.memory_bytes = 8 << 20;
   if (c.devices > 1) {
     for (uint32_t d = 0; d < c.devices; ++d) {
@@ -117,6 +120,8 @@ void check_config(const Config& c, uint64_t seed) {
   CHECK(graph.manifest().format_version == c.format_version);
   CHECK(graph.manifest().list_codec() == (c.format_version == 1 ? ListCodec::kV1 : ListCodec::kV2));
   CHECK(graph.manifest().interval_starts.size() == std::min<uint64_t>(c.intervals, n));
+  CHECK(graph.block_count(SpaceKind::kOut) == block_starts(n, c.blocks).size());
+  if (!c.undirected) CHECK(graph.block_count(SpaceKind::kIn) == block_starts(n, c.blocks).size());
 
   const std::vector<Arc> out = expected_space(input, c, false);
   // A reordered graph stores lists in its new id order: compare as sets.
@@ -172,6 +177,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;           // few buckets: sub-routing
     c.order = std::vector<std::string>{"none", "degree", "bfs", "bfds", "auto"}[(r >> 24) % 5];
     c.format_version = (r >> 27) % 4 == 0 ? 1 : kFormatVersion;
+    c.blocks = 1 + static_cast<uint32_t>((r >> 29) % 3);
     check_config(c, sgtest::next_random(&state));
   }
 }

@@ -62,21 +62,28 @@ std::string sorted_lines(const std::string& text) {
 }
 
 std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind) {
-  const sg::EdgeSpace& space = graph.space(kind);
   std::vector<Arc> arcs;
   std::vector<uint32_t> scratch;
-  for (size_t c = 0; c < space.index.size(); ++c) {
-    std::vector<uint8_t> payload(space.index[c].bytes + 8);
-    sg::Status s = graph.read_chunk(kind, c, payload.data());
-    REQUIRE_MESSAGE(s.ok(), s.ToString());
-    s = sg::for_each_list(graph.manifest().list_codec(), payload.data(), space.index[c], graph.num_vertices(), graph.weighted(), &scratch,
-                          [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float* w) {
-                            for (uint32_t i = 0; i < n; ++i) {
-                              arcs.push_back(Arc{graph.original_id(v), graph.original_id(nbrs[i]), w ? w[i] : 1.0f});
-                            }
-                          });
-    REQUIRE_MESSAGE(s.ok(), s.ToString());
+  for (size_t stored : graph.blocks(kind)) {
+    const sg::EdgeSpace& space = graph.stored_space(stored);
+    for (size_t c = 0; c < space.index.size(); ++c) {
+      std::vector<uint8_t> payload(space.index[c].bytes + 8);
+      sg::Status s = graph.read_chunk_of(space, c, payload.data());
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+      s = sg::for_each_list(graph.manifest().list_codec(), payload.data(), space.index[c], graph.num_vertices(), graph.weighted(),
+                            &scratch, [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float* w) {
+                              for (uint32_t i = 0; i < n; ++i) {
+                                // A block holds only neighbours of its range.
+                                CHECK(nbrs[i] >= space.neighbour_begin);
+                                CHECK(nbrs[i] < space.neighbour_end);
+                                arcs.push_back(Arc{graph.original_id(v), graph.original_id(nbrs[i]), w ? w[i] : 1.0f});
+                              }
+                            });
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+    }
   }
+  // Blocks hold each vertex's list in pieces: in list order again.
+  if (graph.block_count(kind) > 1) std::sort(arcs.begin(), arcs.end());
   return arcs;
 }
 

@@ -54,10 +54,17 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
-  graph->in_degrees_pending_ = options.degrees && !options.in_degrees && m.spaces.size() == 2;
+  for (std::vector<size_t>& blocks : graph->blocks_) blocks.clear();
+  for (size_t i = 0; i < m.spaces.size(); ++i) graph->blocks_[m.spaces[i].kind == "in" ? 1 : 0].push_back(i);
+  graph->in_degrees_pending_ = options.degrees && !options.in_degrees && m.directed;
   for (size_t i = 0; i < m.spaces.size(); ++i) {
-    const bool degrees = options.degrees && !(i == 1 && graph->in_degrees_pending_);
+    const bool in_space = m.spaces[i].kind == "in";
+    const bool degrees = options.degrees && !m.spaces[i].degree_file.empty() && !(in_space && graph->in_degrees_pending_);
     SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], degrees, &graph->spaces_[i]));
+    EdgeSpace& space = graph->spaces_[i];
+    space.kind = in_space ? SpaceKind::kIn : SpaceKind::kOut;
+    space.neighbour_begin = static_cast<uint32_t>(m.spaces[i].neighbour_begin);
+    space.neighbour_end = static_cast<uint32_t>(m.spaces[i].neighbour_end);
   }
   graph->id_map_.clear();
   graph->id_map_mapping_.reset();
@@ -73,8 +80,8 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
 
 Status Graph::load_in_degrees() const {
   if (!in_degrees_pending_) return Status::OK();
-  const SpaceManifest& meta = spaces_[1].meta;
-  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &spaces_[1].degrees));
+  EdgeSpace& space = spaces_[degree_space(SpaceKind::kIn)];
+  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + space.meta.degree_file, space.meta.degree_checksum, manifest_.num_vertices, &space.degrees));
   in_degrees_pending_ = false;
   return Status::OK();
 }
@@ -100,8 +107,8 @@ Status scan_array_file(const std::string& path, uint64_t expected_checksum, size
   return Status::OK();
 }
 
-Status Graph::scan_degree_file(size_t stored, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
-  return scan_array_file<uint32_t>(degree_path(stored), spaces_[stored].meta.degree_checksum, manifest_.num_vertices, fn);
+Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
+  return scan_array_file<uint32_t>(degree_path(kind), space(kind).meta.degree_checksum, manifest_.num_vertices, fn);
 }
 
 Status Graph::check_id_map() const {

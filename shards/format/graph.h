@@ -22,10 +22,15 @@ namespace sg {
 
 enum class SpaceKind { kOut = 0, kIn = 1 };
 
+// A stored edge space: the out- or in-space, or one 2-D block of it (its
+// lists restricted to neighbours in [neighbour_begin, neighbour_end)). Its
+// chunk index tiles every vertex in vertex order either way.
 struct EdgeSpace {
   SpaceManifest meta;
+  SpaceKind kind = SpaceKind::kOut;
+  uint32_t neighbour_begin = 0, neighbour_end = 0;
   std::vector<ChunkIndexEntry> index;
-  std::vector<uint32_t> degrees;
+  std::vector<uint32_t> degrees;  // the kind's first block only: whole degrees
   std::vector<File> device_files;
   std::vector<std::string> device_paths;
 
@@ -63,9 +68,22 @@ class Graph {
   StripeLayout layout() const { return layout_; }
   size_t device_count() const { return manifest_.devices.size(); }
 
-  // The in-space of an undirected graph is its out-space.
-  const EdgeSpace& space(SpaceKind kind) const {
-    return spaces_[manifest_.directed ? static_cast<size_t>(kind) : 0];
+  // The in-space of an undirected graph is its out-space. Of a blocked
+  // space, the first block, which holds the degrees: its chunks are the
+  // kind's only ones unless block_count(kind) > 1 (then see blocks()).
+  const EdgeSpace& space(SpaceKind kind) const { return spaces_[blocks_[kind_slot(kind)].front()]; }
+  // Stored indexes of the kind's blocks, in neighbour order (one for a 1-D space).
+  const std::vector<size_t>& blocks(SpaceKind kind) const { return blocks_[kind_slot(kind)]; }
+  size_t block_count(SpaceKind kind) const { return blocks(kind).size(); }
+  // 0 for the out-space (and an undirected graph's only space), 1 for the in-space.
+  size_t kind_slot(SpaceKind kind) const { return manifest_.directed ? static_cast<size_t>(kind) : 0; }
+  // The stored space holding the kind's degrees (its first block).
+  size_t degree_space(SpaceKind kind) const { return blocks(kind).front(); }
+  // Arcs of the kind's blocks together.
+  uint64_t arcs(SpaceKind kind) const {
+    uint64_t arcs = 0;
+    for (size_t s : blocks(kind)) arcs += spaces_[s].meta.arcs;
+    return arcs;
   }
   size_t stored_space_count() const { return spaces_.size(); }
   const EdgeSpace& stored_space(size_t i) const { return spaces_[i]; }
@@ -125,8 +143,8 @@ class Graph {
   // checks its size and checksum (for readers that do not load it whole):
   // fn(first vertex, degrees, count) per piece, if given. The pieces are
   // trustworthy only if it returns OK.
-  std::string degree_path(size_t stored) const { return dir_ + "/" + spaces_[stored].meta.degree_file; }
-  Status scan_degree_file(size_t stored,
+  std::string degree_path(SpaceKind kind) const { return dir_ + "/" + space(kind).meta.degree_file; }
+  Status scan_degree_file(SpaceKind kind,
                           const std::function<void(uint32_t, const uint32_t*, size_t)>& fn = nullptr) const;
   // Calls f(dense id) in order of original ids.
   template <typename F>
@@ -157,6 +175,7 @@ class Graph {
   Manifest manifest_;
   StripeLayout layout_;
   mutable std::vector<EdgeSpace> spaces_;  // mutable: deferred in-degrees load into it
+  std::vector<size_t> blocks_[2];          // per kind slot: stored indexes
   mutable bool in_degrees_pending_ = false;
   mutable std::vector<uint64_t> id_map_;
   mutable std::unique_ptr<MappedFile> id_map_mapping_;  // by map_id_map()

@@ -23,6 +23,9 @@ uint64_t parse_hex64(const std::string& text) {
 
 json space_to_json(const SpaceManifest& s) {
   return json{{"name", s.name},
+              {"kind", s.kind},
+              {"neighbour_begin", s.neighbour_begin},
+              {"neighbour_end", s.neighbour_end},
               {"logical_bytes", s.logical_bytes},
               {"chunks", s.chunks},
               {"arcs", s.arcs},
@@ -34,9 +37,13 @@ json space_to_json(const SpaceManifest& s) {
               {"device_bytes", s.device_bytes}};
 }
 
-SpaceManifest space_from_json(const json& j) {
+SpaceManifest space_from_json(const json& j, uint64_t num_vertices) {
   SpaceManifest s;
   s.name = j.at("name").get<std::string>();
+  // Graphs from before blocks: one space a kind, named for it.
+  s.kind = j.value("kind", s.name);
+  s.neighbour_begin = j.value("neighbour_begin", uint64_t{0});
+  s.neighbour_end = j.value("neighbour_end", num_vertices);
   s.logical_bytes = j.at("logical_bytes").get<uint64_t>();
   s.chunks = j.at("chunks").get<uint64_t>();
   s.arcs = j.at("arcs").get<uint64_t>();
@@ -71,6 +78,29 @@ uint32_t get_u32(const json& j) {
   const uint64_t value = j.get<uint64_t>();
   if (value > UINT32_MAX) throw std::out_of_range("value " + std::to_string(value) + " does not fit 32 bits");
   return static_cast<uint32_t>(value);
+}
+
+// Each kind's blocks come together, out first, and tile [0, |V|) in
+// neighbour order; only the first holds a degree file.
+Status check_blocks(const Manifest& m, const std::string& path) {
+  const std::vector<std::string> kinds = m.directed ? std::vector<std::string>{"out", "in"} : std::vector<std::string>{"out"};
+  size_t at = 0;
+  for (const std::string& kind : kinds) {
+    uint64_t next = 0;
+    const size_t first = at;
+    while (at < m.spaces.size() && m.spaces[at].kind == kind) {
+      const SpaceManifest& s = m.spaces[at];
+      if (s.neighbour_begin != next || s.neighbour_end <= s.neighbour_begin || s.neighbour_end > m.num_vertices ||
+          (at == first) == s.degree_file.empty()) {
+        return Status::Corruption(path + ": the blocks of the " + kind + "-space do not tile the vertices");
+      }
+      next = s.neighbour_end;
+      ++at;
+    }
+    if (at == first || next != m.num_vertices) return Status::Corruption(path + ": wrong edge spaces (" + kind + ")");
+  }
+  if (at != m.spaces.size()) return Status::Corruption(path + ": wrong number of edge spaces");
+  return Status::OK();
 }
 
 }  // namespace
@@ -154,7 +184,7 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     for (const json& start : j.at("interval_starts")) m->interval_starts.push_back(get_u32(start));
     m->devices = j.at("devices").get<std::vector<std::string>>();
     m->spaces.clear();
-    for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s));
+    for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s, m->num_vertices));
     const json& in = j.at("ingest");
     m->ingest.source = in.at("source").get<std::string>();
     m->ingest.input_format = in.at("input_format").get<std::string>();
@@ -170,9 +200,8 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     return Status::Corruption(path + ": not a valid shardgraph manifest (" + json_error_text(e.what()) + ")");
   }
   // Structural checks, so readers can trust the numbers.
-  const size_t expected_spaces = m->directed ? 2 : 1;
-  if (m->spaces.size() != expected_spaces) return Status::Corruption(path + ": wrong number of edge spaces");
   if (m->num_vertices == 0 || m->num_vertices > UINT32_MAX) return Status::Corruption(path + ": bad num_vertices");
+  SG_RETURN_IF_ERROR(check_blocks(*m, path));
   if (m->devices.empty()) return Status::Corruption(path + ": no devices");
   if (m->stripe_bytes == 0 || m->stripe_bytes % 4096 != 0) return Status::Corruption(path + ": bad stripe_bytes");
   if (m->interval_starts.empty() || m->interval_starts[0] != 0) return Status::Corruption(path + ": bad intervals");

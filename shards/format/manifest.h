@@ -19,8 +19,16 @@ constexpr const char* kCodecName = "varint-delta-2";
 // The codec name a format version writes.
 inline const char* codec_name(int format_version) { return format_version == 1 ? "varint-delta-1" : "varint-delta-2"; }
 
+// One stored edge space: the out- or in-space of a 1-D graph, or one block
+// of it (docs/format-v2.md, "2-D blocks"): the lists of every vertex
+// restricted to neighbours in [neighbour_begin, neighbour_end). A kind's
+// blocks are listed in neighbour order and tile [0, |V|); the first holds
+// the kind's degree file (whole degrees), the others have none.
 struct SpaceManifest {
-  std::string name;  // "out" or "in"
+  std::string name;  // "out" or "in"; a block: "out.b1", "in.b0", ...
+  std::string kind;  // "out" or "in"
+  uint64_t neighbour_begin = 0;
+  uint64_t neighbour_end = 0;  // 0 in a manifest without blocks: |V|
   uint64_t logical_bytes = 0;
   uint64_t chunks = 0;
   uint64_t arcs = 0;  // adjacency entries stored in this space
@@ -64,7 +72,7 @@ struct Manifest {
   uint64_t stripe_bytes = 0;
   std::vector<uint32_t> interval_starts;  // first vertex of each interval
   std::vector<std::string> devices;       // "." = the graph directory itself
-  std::vector<SpaceManifest> spaces;      // "out" then "in" (directed only)
+  std::vector<SpaceManifest> spaces;      // the out-space's blocks, then the in-space's (directed only)
   IngestRecord ingest;
 
   std::string to_json() const;

@@ -9,11 +9,13 @@
 namespace sg {
 namespace {
 
-Status verify_space(const Graph& graph, const EdgeSpace& space, VerifyReport* report) {
+// Every list of one block (the whole space when it is 1-D), counted into
+// `counted`: sorted, within the block's neighbour range.
+Status verify_block(const Graph& graph, const EdgeSpace& space, std::vector<uint64_t>* counted, VerifyReport* report) {
   // The layout (chunks tile the vertices, intervals start chunks, offsets
   // aligned and in order) was checked by Graph::open; here every list is.
-  std::vector<uint64_t> counted(graph.num_vertices(), 0);
   std::vector<uint32_t> scratch;
+  uint64_t arcs = 0;
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };
@@ -36,28 +38,38 @@ Status verify_space(const Graph& graph, const EdgeSpace& space, VerifyReport* re
                                if (v == last_vertex && nbrs[0] < last_neighbour && order.ok()) {
                                  order = Status::Corruption("vertex " + std::to_string(v) + ": list not sorted across chunks");
                                }
+                               if ((nbrs[0] < space.neighbour_begin || nbrs[n - 1] >= space.neighbour_end) && order.ok()) {
+                                 order = Status::Corruption("vertex " + std::to_string(v) + ": a neighbour outside the block's range");
+                               }
                                last_vertex = v;
                                last_neighbour = nbrs[n - 1];
-                               counted[v] += n;
+                               (*counted)[v] += n;
                              });
     if (s.ok()) s = order;
     if (!s.ok()) return Status::Corruption(graph.describe_chunk(space, c) + ": " + s.message());
     report->chunks += 1;
     report->arcs += e.edge_count;
     report->bytes += e.bytes;
+    arcs += e.edge_count;
   }
-  uint64_t total = 0;
+  if (arcs != space.meta.arcs) {
+    return Status::Corruption("space " + space.meta.name + ": holds " + std::to_string(arcs) + " arcs, manifest says " +
+                              std::to_string(space.meta.arcs));
+  }
+  return Status::OK();
+}
+
+// A kind's blocks together against its stored degrees.
+Status verify_space(const Graph& graph, SpaceKind kind, VerifyReport* report) {
+  std::vector<uint64_t> counted(graph.num_vertices(), 0);
+  for (size_t stored : graph.blocks(kind)) SG_RETURN_IF_ERROR(verify_block(graph, graph.stored_space(stored), &counted, report));
+  const EdgeSpace& space = graph.space(kind);
   for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
     if (counted[v] != space.degrees[v]) {
-      return Status::Corruption("space " + space.meta.name + ": vertex " + std::to_string(v) + " has " +
+      return Status::Corruption("space " + space.meta.kind + ": vertex " + std::to_string(v) + " has " +
                                 std::to_string(counted[v]) + " neighbours but its stored degree is " +
                                 std::to_string(space.degrees[v]));
     }
-    total += counted[v];
-  }
-  if (total != space.meta.arcs) {
-    return Status::Corruption("space " + space.meta.name + ": holds " + std::to_string(total) + " arcs, manifest says " +
-                              std::to_string(space.meta.arcs));
   }
   return Status::OK();
 }
@@ -66,8 +78,9 @@ Status verify_space(const Graph& graph, const EdgeSpace& space, VerifyReport* re
 
 Status verify_graph(const Graph& graph, VerifyReport* report) {
   *report = VerifyReport{};
-  for (size_t s = 0; s < graph.stored_space_count(); ++s) SG_RETURN_IF_ERROR(verify_space(graph, graph.stored_space(s), report));
-  if (graph.directed() && graph.stored_space(0).meta.arcs != graph.stored_space(1).meta.arcs) {
+  SG_RETURN_IF_ERROR(verify_space(graph, SpaceKind::kOut, report));
+  if (graph.directed()) SG_RETURN_IF_ERROR(verify_space(graph, SpaceKind::kIn, report));
+  if (graph.directed() && graph.arcs(SpaceKind::kOut) != graph.arcs(SpaceKind::kIn)) {
     return Status::Corruption("out-space and in-space hold different numbers of arcs");
   }
   return Status::OK();

@@ -197,6 +197,12 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
   }
 }
 
+void ChunkEncoder::add_degrees_of(const ChunkEncoder& other) {
+  assert(other.first_vertex_ == first_vertex_ && other.degrees_.size() == degrees_.size());
+  for (size_t i = 0; i < degrees_.size(); ++i) degrees_[i] += other.degrees_[i];
+  continued_edges_ += other.continued_edges_;
+}
+
 void ChunkEncoder::finish(uint32_t end_vertex) {
   add_empty_lists_until(end_vertex);
   if (chunk_open_) close_chunk();

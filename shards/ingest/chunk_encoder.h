@@ -56,6 +56,9 @@ class ChunkEncoder {
   // continued vertex first_vertex - 1.
   const std::vector<uint32_t>& degrees() const { return degrees_; }
   uint64_t continued_edges() const { return continued_edges_; }
+  // Adds the degrees of another block's encoder of the same part (same
+  // vertices): a blocked space's first block writes whole degrees.
+  void add_degrees_of(const ChunkEncoder& other);
   uint32_t first_vertex() const { return first_vertex_; }
 
  private:

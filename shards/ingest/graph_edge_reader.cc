@@ -18,21 +18,31 @@ class GraphEdgeReader : public EdgeReader {
   const InputShape& shape() const override { return shape_; }
   const Graph* stored_graph() const override { return &graph_; }
   uint64_t bytes_read() const override { return bytes_read_; }
-  uint64_t bytes_total() const override { return graph_.space(SpaceKind::kOut).meta.logical_bytes; }
+  uint64_t bytes_total() const override {
+    uint64_t bytes = 0;
+    for (size_t s : graph_.blocks(SpaceKind::kOut)) bytes += graph_.stored_space(s).meta.logical_bytes;
+    return bytes;
+  }
 
+  // The out-space's blocks one after the other: arcs come by source within
+  // a block (ingest's route step needs no order).
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
-    const EdgeSpace& space = graph_.space(SpaceKind::kOut);
+    const std::vector<size_t>& blocks = graph_.blocks(SpaceKind::kOut);
     while (batch->size() < max_edges) {
       if (pending_at_ == pending_.size()) {
-        if (next_chunk_ == space.index.size()) {  // done: the buffers go back before the sort
+        while (next_block_ < blocks.size() && next_chunk_ == graph_.stored_space(blocks[next_block_]).index.size()) {
+          ++next_block_;
+          next_chunk_ = 0;
+        }
+        if (next_block_ == blocks.size()) {  // done: the buffers go back before the sort
           std::vector<PendingArc>().swap(pending_);
           pending_at_ = 0;
           buffer_.reset();
           capacity_ = 0;
           break;
         }
-        SG_RETURN_IF_ERROR(load_chunk(space, next_chunk_++));
+        SG_RETURN_IF_ERROR(load_chunk(graph_.stored_space(blocks[next_block_]), next_chunk_++));
         continue;
       }
       const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
@@ -74,7 +84,7 @@ class GraphEdgeReader : public EdgeReader {
 
   Graph graph_;
   InputShape shape_;
-  size_t next_chunk_ = 0;
+  size_t next_block_ = 0, next_chunk_ = 0;
   std::unique_ptr<uint8_t, Free> buffer_;
   size_t capacity_ = 0;
   std::vector<uint32_t> scratch_;

@@ -107,10 +107,10 @@ class IngestJob {
   template <typename Record>
   Status route_and_build(std::vector<RawEdge>* batch);
   void choose_intervals(VertexHistogram* histogram);
-  void name_space_files(size_t space, SpaceManifest* meta, std::vector<std::string>* paths);
+  void name_space_files(size_t space, size_t block, SpaceManifest* meta, std::vector<std::string>* paths);
   template <typename Record>
-  Status build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::string>& paths,
-                           size_t batch_records, SpaceManifest* meta, SpaceBuildStats* stats) const;
+  Status build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::vector<std::string>>& paths,
+                           size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) const;
   template <typename Record>
   Status write_spaces(std::vector<BucketRouter<Record>>* routers);
   Status write_relabelled_id_map(const std::string& path, uint64_t* checksum) const;
@@ -145,6 +145,7 @@ class IngestJob {
   IngestProgress progress_;
   uint64_t num_vertices_ = 0;
   std::vector<uint32_t> interval_starts_;
+  std::vector<uint32_t> block_starts_;  // of every space
   uint64_t stored_loops_ = 0;  // self-loop arcs written to the out-space
   uint64_t stripe_bytes_ = 0;
   Manifest manifest_;
@@ -387,7 +388,7 @@ size_t IngestJob::route_buffer_records(size_t record_bytes, size_t spaces, uint6
 // of sorting instead of 8). Leaves `ranges` empty for other inputs.
 Status IngestJob::known_bucket_ranges(size_t space, size_t sort_records, BucketRanges* ranges) const {
   *ranges = BucketRanges{};
-  if (source_graph_ == nullptr || opt_.route_buckets != 0 || source_graph_->manifest().spaces.size() != (undirected_ ? 1u : 2u)) {
+  if (source_graph_ == nullptr || opt_.route_buckets != 0 || source_graph_->directed() == undirected_) {
     return Status::OK();
   }
   const uint64_t n = source_graph_->num_vertices();
@@ -395,7 +396,7 @@ Status IngestJob::known_bucket_ranges(size_t space, size_t sort_records, BucketR
   const uint32_t slot_count = static_cast<uint32_t>(((n - 1) >> shift) + 1);
   std::vector<uint64_t> counts(slot_count, 0);
   uint64_t total = 0;
-  SG_RETURN_IF_ERROR(source_graph_->scan_degree_file(space, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+  SG_RETURN_IF_ERROR(source_graph_->scan_degree_file(space == 0 ? SpaceKind::kOut : SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
     for (size_t i = 0; i < count; ++i) {
       const uint32_t v = first + static_cast<uint32_t>(i);
       counts[(new_id_ != nullptr ? (*new_id_)[v] : v) >> shift] += degrees[i];
@@ -536,6 +537,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     if (s > 0) histograms[0].merge(histograms[s]);
   }
   choose_intervals(&histograms[0]);
+  block_starts_ = block_starts(num_vertices_, opt_.blocks != 0 ? opt_.blocks : choose_block_count(num_vertices_, opt_.memory_bytes));
   SG_RETURN_IF_ERROR(release_permutation());
   // About 3 bytes per arc compressed (see the README's figures).
   stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
@@ -582,10 +584,16 @@ void IngestJob::choose_intervals(VertexHistogram* histogram) {
   }
 }
 
-// The space's device files (temporary names) and metadata file names.
-void IngestJob::name_space_files(size_t space, SpaceManifest* meta, std::vector<std::string>* paths) {
-  const std::string name = space == 0 ? "out" : "in";
+// A block's device files (temporary names) and metadata file names. A 1-D
+// space is named for its kind; blocks add ".b<k>", and only the first
+// holds the degrees.
+void IngestJob::name_space_files(size_t space, size_t block, SpaceManifest* meta, std::vector<std::string>* paths) {
+  const std::string kind = space == 0 ? "out" : "in";
+  const std::string name = block_starts_.size() == 1 ? kind : kind + ".b" + std::to_string(block);
   meta->name = name;
+  meta->kind = kind;
+  meta->neighbour_begin = block_starts_[block];
+  meta->neighbour_end = block + 1 < block_starts_.size() ? block_starts_[block + 1] : num_vertices_;
   for (size_t d = 0; d < device_dirs_.size(); ++d) {
     const std::string file = device_dirs_[d] == "." ? name + ".d" + std::to_string(d)
                                                      : "sg-" + graph_id_ + "-" + name + ".d" + std::to_string(d);
@@ -594,17 +602,23 @@ void IngestJob::name_space_files(size_t space, SpaceManifest* meta, std::vector<
     if (device_dirs_[d] != ".") created_files_.push_back(paths->back());
   }
   meta->index_file = name + ".index";
-  meta->degree_file = name + ".degrees";
+  meta->degree_file = block == 0 ? kind + ".degrees" : "";
 }
 
 // Sorts and encodes one space; spaces are built concurrently, so this
 // touches only its arguments.
 template <typename Record>
-Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::string>& paths,
-                                    size_t batch_records, SpaceManifest* meta, SpaceBuildStats* stats) const {
-  SpaceOutput out;
-  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths.size())),
-                              temp_dir_ + "/" + meta->degree_file));
+Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::vector<std::string>>& paths,
+                                    size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) const {
+  const size_t blocks = metas->size();
+  std::vector<SpaceOutput> outs(blocks);
+  std::vector<SpaceOutput*> out_pointers;
+  for (size_t b = 0; b < blocks; ++b) {
+    const std::string& degree_file = (*metas)[b].degree_file;
+    SG_RETURN_IF_ERROR(outs[b].open(paths[b], StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths[b].size())),
+                                    degree_file.empty() ? "" : temp_dir_ + "/" + degree_file));
+    out_pointers.push_back(&outs[b]);
+  }
   SpaceBuildOptions build;
   build.num_vertices = static_cast<uint32_t>(num_vertices_);
   build.interval_starts = &interval_starts_;
@@ -616,15 +630,21 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, 
   build.dedup = opt_.dedup;
   build.batch_records = batch_records;
   if (opt_.route_buckets != 0) build.sub_buckets = bucket_override();
-  build.spill_prefix = temp_dir_ + "/" + meta->name + ".spill";
-  SG_RETURN_IF_ERROR(build_space(router, build, &out, stats));
-  SG_RETURN_IF_ERROR(out.finish(static_cast<uint32_t>(num_vertices_)));
-  meta->logical_bytes = out.logical_bytes();
-  meta->chunks = out.index().size();
-  meta->arcs = out.arcs();
-  for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta->device_bytes.push_back(out.device_bytes(d));
-  meta->degree_checksum = out.degree_checksum();
-  return write_array_file(temp_dir_ + "/" + meta->index_file, out.index(), &meta->index_checksum);
+  build.block_starts = block_starts_;
+  build.spill_prefix = temp_dir_ + "/" + (*metas)[0].kind + ".spill";
+  SG_RETURN_IF_ERROR(build_space(router, build, out_pointers, stats));
+  for (size_t b = 0; b < blocks; ++b) {
+    SpaceOutput& out = outs[b];
+    SpaceManifest* meta = &(*metas)[b];
+    SG_RETURN_IF_ERROR(out.finish(static_cast<uint32_t>(num_vertices_)));
+    meta->logical_bytes = out.logical_bytes();
+    meta->chunks = out.index().size();
+    meta->arcs = out.arcs();
+    for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta->device_bytes.push_back(out.device_bytes(d));
+    meta->degree_checksum = out.degree_checksum();
+    SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta->index_file, out.index(), &meta->index_checksum));
+  }
+  return Status::OK();
 }
 
 // Both spaces at once, each with half the sort memory: their serial steps
@@ -632,13 +652,13 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, 
 template <typename Record>
 Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
   const size_t spaces = routers->size();
-  std::vector<SpaceManifest> metas(spaces);
-  std::vector<std::vector<std::string>> paths(spaces);
+  std::vector<std::vector<SpaceManifest>> metas(spaces, std::vector<SpaceManifest>(block_starts_.size()));
+  std::vector<std::vector<std::vector<std::string>>> paths(spaces, std::vector<std::vector<std::string>>(block_starts_.size()));
   std::vector<SpaceBuildStats> stats(spaces);
   std::vector<Status> status(spaces);
   uint64_t records = 0;
   for (size_t s = 0; s < spaces; ++s) {
-    name_space_files(s, &metas[s], &paths[s]);
+    for (size_t b = 0; b < block_starts_.size(); ++b) name_space_files(s, b, &metas[s][b], &paths[s][b]);
     records += (*routers)[s].total_records();
   }
   const size_t batch = std::max<size_t>(batch_records(batch_bytes_per_record<Record>()) / spaces, 2);
@@ -650,7 +670,7 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
     SG_RETURN_IF_ERROR(status[s]);
     (*routers)[s].remove();
     manifest_.ingest.sorted_runs += stats[s].batches;
-    manifest_.spaces.push_back(metas[s]);
+    manifest_.spaces.insert(manifest_.spaces.end(), metas[s].begin(), metas[s].end());
   }
   manifest_.ingest.self_loops = stats[0].self_loops;
   manifest_.ingest.self_loop_vertices = stats[0].self_loop_vertices;
@@ -706,7 +726,8 @@ Status IngestJob::write_metadata() {
   m.num_vertices = num_vertices_;
   m.directed = !undirected_;
   m.weighted = shape_.weighted;
-  const uint64_t arcs = m.spaces[0].arcs;
+  uint64_t arcs = 0;  // of the out-space's blocks
+  for (const SpaceManifest& space : m.spaces) arcs += space.kind == "out" ? space.arcs : 0;
   m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
   m.id_base = remap_ || new_id_ != nullptr ? 0 : shape_.id_base;
   m.ordering = new_id_ != nullptr ? opt_.order : "none";
@@ -814,6 +835,21 @@ uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices) {
   uint64_t stripe = uint64_t{8} << 20;
   while (stripe > (uint64_t{1} << 20) && space_bytes / stripe < 32 * devices) stripe /= 2;
   return stripe;
+}
+
+uint32_t choose_block_count(uint64_t num_vertices, uint64_t memory_bytes) {
+  const uint64_t room = std::max<uint64_t>(memory_bytes / 2, 1);
+  return static_cast<uint32_t>(std::clamp<uint64_t>((4 * num_vertices + room - 1) / room, 1, 256));
+}
+
+std::vector<uint32_t> block_starts(uint64_t num_vertices, uint32_t blocks) {
+  constexpr uint64_t kSlab = 1024;
+  const uint64_t count = std::clamp<uint64_t>(blocks, 1, num_vertices);
+  uint64_t width = (num_vertices + count - 1) / count;
+  if (width >= kSlab) width = (width + kSlab - 1) / kSlab * kSlab;
+  std::vector<uint32_t> starts;
+  for (uint64_t start = 0; start < num_vertices; start += width) starts.push_back(static_cast<uint32_t>(start));
+  return starts;
 }
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary) {

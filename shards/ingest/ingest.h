@@ -49,6 +49,10 @@ struct IngestOptions {
   // check version-1 graphs are still read.
   int format_version = kFormatVersion;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
+  // 2-D blocks per space (docs/format-v2.md): each space's lists cut by
+  // neighbour range into this many blocks; 1 = the 1-D layout; 0 = from
+  // |V| and the budget (choose_block_count).
+  uint32_t blocks = 0;
   std::vector<std::string> devices;
   uint64_t stripe_bytes = 0;  // 0 = chosen from the space size and device count (see choose_stripe_bytes)
   // Records sorted at once; 0 = what the budget allows. Tests set it small
@@ -81,5 +85,14 @@ Status ingest_graph(const IngestOptions& options, IngestSummary* summary);
 // `space_bytes`, so devices get equal shares (within ~3%) while requests stay
 // large; 8 MiB when the space is large, 1 MiB when it is small.
 uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices);
+
+// Default block count: one block (the 1-D layout) while 4 bytes a vertex
+// fit half of `memory_bytes` (a run's source or destination state then
+// fits whole), else as many blocks as make one block's range fit it.
+uint32_t choose_block_count(uint64_t num_vertices, uint64_t memory_bytes);
+// Block starts: equal ranges of whole 1024-vertex slabs (the unit a run
+// loads vertex values in) when a block holds one, so at most `blocks` of
+// them (tiny graphs in tests get tiny blocks).
+std::vector<uint32_t> block_starts(uint64_t num_vertices, uint32_t blocks);
 
 }  // namespace sg

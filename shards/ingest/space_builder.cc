@@ -23,12 +23,16 @@ class SpaceBuilder {
   using Neighbour = typename Record::Neighbour;
 
  public:
-  SpaceBuilder(const SpaceBuildOptions& options, SpaceOutput* out) : opt_(options), out_(out) {
+  SpaceBuilder(const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs) : opt_(options), outs_(outs) {
     assert(opt_.num_vertices > 0 && opt_.batch_records > 0);
+    assert(!opt_.block_starts.empty() && opt_.block_starts[0] == 0 && outs_.size() == opt_.block_starts.size());
     last_value_ = (uint64_t{opt_.num_vertices} << 32) - 1;
     const size_t parts = std::max<size_t>(1, 4 * parallel_threads());
     const bool weighted = !std::is_same_v<Neighbour, uint32_t>;
-    for (size_t p = 0; p < parts; ++p) encoders_.emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec);
+    encoders_.resize(outs_.size());
+    for (std::vector<ChunkEncoder>& block : encoders_) {
+      for (size_t p = 0; p < parts; ++p) block.emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec);
+    }
     part_stats_.resize(parts);
     part_carry_.resize(parts);
   }
@@ -60,11 +64,14 @@ class SpaceBuilder {
   Status encode_parts(bool sort_lists, uint32_t end_vertex);
   Status encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists);
   Status encode_empty_until(uint32_t end_vertex);
+  // Appends part `part` of every block, the first block with the degrees
+  // of all of them.
+  Status append_part(size_t part);
   void encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin, uint32_t vertex_end,
                    bool sort_lists);
 
   const SpaceBuildOptions& opt_;
-  SpaceOutput* out_;
+  std::vector<SpaceOutput*> outs_;  // one per block
   uint64_t last_value_ = 0;    // the largest packed arc of a valid vertex
   uint32_t next_vertex_ = 0;   // first vertex whose list no batch has begun
   Carry carry_;
@@ -73,7 +80,7 @@ class SpaceBuilder {
   std::vector<uint32_t> counts_;
   std::vector<uint32_t> list_vertex_;  // non-empty lists of the batch
   std::vector<uint32_t> list_begin_;   // into neighbours_, one more than lists
-  std::vector<ChunkEncoder> encoders_;
+  std::vector<std::vector<ChunkEncoder>> encoders_;  // [block][part]
   std::vector<SpaceBuildStats> part_stats_;
   std::vector<Carry> part_carry_;
   SpaceBuildStats stats_;
@@ -227,14 +234,22 @@ Status SpaceBuilder<Record>::process_records(size_t count, uint64_t first_value,
 // Empty lists of [next_vertex_, end_vertex), a slice at a time.
 template <typename Record>
 Status SpaceBuilder<Record>::encode_empty_until(uint32_t end_vertex) {
-  ChunkEncoder& encoder = encoders_[0];
   while (next_vertex_ < end_vertex) {
     const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(end_vertex, uint64_t{next_vertex_} + kEmptySliceVertices));
-    encoder.begin(next_vertex_);
-    encoder.finish(end);
-    SG_RETURN_IF_ERROR(out_->append(encoder));
+    for (std::vector<ChunkEncoder>& block : encoders_) {
+      block[0].begin(next_vertex_);
+      block[0].finish(end);
+    }
+    SG_RETURN_IF_ERROR(append_part(0));
     next_vertex_ = end;
   }
+  return Status::OK();
+}
+
+template <typename Record>
+Status SpaceBuilder<Record>::append_part(size_t part) {
+  for (size_t b = 1; b < encoders_.size(); ++b) encoders_[0][part].add_degrees_of(encoders_[b][part]);
+  for (size_t b = 0; b < encoders_.size(); ++b) SG_RETURN_IF_ERROR(outs_[b]->append(encoders_[b][part]));
   return Status::OK();
 }
 
@@ -275,7 +290,7 @@ Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) 
 template <typename Record>
 Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists) {
   const uint64_t edges = list_begin_[end] - list_begin_[first];
-  const size_t parts = static_cast<size_t>(std::clamp<uint64_t>(edges / kEdgesPerPart, 1, encoders_.size()));
+  const size_t parts = static_cast<size_t>(std::clamp<uint64_t>(edges / kEdgesPerPart, 1, encoders_[0].size()));
   // Parts split the lists at about equal edge counts; a continued list
   // (vertex next_vertex_ - 1) stays in part 0.
   std::vector<size_t> split(parts + 1, end);
@@ -293,7 +308,7 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
     for (size_t k = k0; k < k1; ++k) encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
   });
   for (size_t k = 0; k < parts; ++k) {
-    SG_RETURN_IF_ERROR(out_->append(encoders_[k]));
+    SG_RETURN_IF_ERROR(append_part(k));
     const SpaceBuildStats& s = part_stats_[k];
     stats_.self_loops += s.self_loops;
     stats_.self_loop_vertices += s.self_loop_vertices;
@@ -308,11 +323,11 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
 template <typename Record>
 void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin,
                                        uint32_t vertex_end, bool sort_lists) {
-  ChunkEncoder& encoder = encoders_[part];
   SpaceBuildStats& stats = part_stats_[part];
   stats = SpaceBuildStats{};
   part_carry_[part] = Carry{};
-  encoder.begin(vertex_begin);
+  for (std::vector<ChunkEncoder>& block : encoders_) block[part].begin(vertex_begin);
+  const std::vector<uint32_t>& block_starts = opt_.block_starts;
   for (size_t i = list_begin; i < list_end; ++i) {
     const uint32_t v = list_vertex_[i];
     Neighbour* list = neighbours_.data() + list_begin_[i];
@@ -341,24 +356,37 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
       list[kept++] = list[j];
     }
     if (count > 0) part_carry_[part] = Carry{true, v, previous};
-    encoder.add_list(v, list, kept);
+    if (block_starts.size() == 1) {
+      encoders_[0][part].add_list(v, list, kept);
+      continue;
+    }
+    // The list is sorted: one piece a block, cut at the blocks' starts.
+    uint32_t piece = 0;
+    for (size_t b = 0; b < block_starts.size() && piece < kept; ++b) {
+      uint32_t end = piece;
+      const uint64_t limit = b + 1 < block_starts.size() ? block_starts[b + 1] : UINT64_MAX;
+      while (end < kept && neighbour_id(list[end]) < limit) ++end;
+      if (end > piece) encoders_[b][part].add_list(v, list + piece, end - piece);
+      piece = end;
+    }
   }
-  encoder.finish(vertex_end);
+  for (std::vector<ChunkEncoder>& block : encoders_) block[part].finish(vertex_end);
 }
 
 }  // namespace
 
 template <typename Record>
-Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, SpaceOutput* out,
+Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs,
                    SpaceBuildStats* stats) {
-  SpaceBuilder<Record> builder(options, out);
+  SpaceBuilder<Record> builder(options, outs);
   SG_RETURN_IF_ERROR(builder.run(router));
   *stats = builder.stats();
   return Status::OK();
 }
 
-template Status build_space<PlainArc>(BucketRouter<PlainArc>*, const SpaceBuildOptions&, SpaceOutput*, SpaceBuildStats*);
-template Status build_space<WeightedArc>(BucketRouter<WeightedArc>*, const SpaceBuildOptions&, SpaceOutput*,
+template Status build_space<PlainArc>(BucketRouter<PlainArc>*, const SpaceBuildOptions&, const std::vector<SpaceOutput*>&,
+                                      SpaceBuildStats*);
+template Status build_space<WeightedArc>(BucketRouter<WeightedArc>*, const SpaceBuildOptions&, const std::vector<SpaceOutput*>&,
                                          SpaceBuildStats*);
 
 }  // namespace sg

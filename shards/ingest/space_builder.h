@@ -9,6 +9,12 @@
 // sub-buckets of its range, recursively; a range of one packed value (one
 // arc repeated beyond memory) is already sorted and is encoded in pieces.
 // Self-loops and duplicates are counted and, if asked, dropped here.
+//
+// A blocked space (docs/format-v2.md, "2-D blocks") is written as one
+// output per block: each sorted list is cut at the blocks' neighbour
+// starts and each piece encoded by that block's encoder, so every block
+// tiles the vertices in vertex order. The first block's output writes the
+// whole degrees.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +29,8 @@ namespace sg {
 struct SpaceBuildOptions {
   uint32_t num_vertices = 0;
   const std::vector<uint32_t>* interval_starts = nullptr;
+  // First neighbour of each block (starts with 0); one block: 1-D.
+  std::vector<uint32_t> block_starts = {0};
   uint32_t chunk_bytes = 0;
   ListCodec codec = ListCodec::kV2;
   bool undirected = false;   // each edge is stored twice: count it where key <= neighbour
@@ -51,7 +59,7 @@ constexpr size_t batch_bytes_per_record() {
 }
 
 template <typename Record>
-Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, SpaceOutput* out,
+Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs,
                    SpaceBuildStats* stats);
 
 }  // namespace sg

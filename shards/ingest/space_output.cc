@@ -11,6 +11,8 @@ constexpr size_t kDegreeBufferEntries = 1 << 16;
 Status SpaceOutput::open(const std::vector<std::string>& device_paths, StripeLayout layout,
                          const std::string& degree_path) {
   SG_RETURN_IF_ERROR(out_.open(device_paths, layout, kWriteBufferBytes));
+  degrees_ = !degree_path.empty();
+  if (!degrees_) return Status::OK();
   SG_RETURN_IF_ERROR(File::create(degree_path, &degree_file_));
   degree_buffer_.reserve(kDegreeBufferEntries);
   return Status::OK();
@@ -38,11 +40,13 @@ Status SpaceOutput::put_degree(uint32_t degree) {
 }
 
 Status SpaceOutput::append(const ChunkEncoder& part) {
-  if (part.continued_edges() > 0) {
-    assert(held_);
-    held_degree_ += part.continued_edges();
+  if (degrees_) {
+    if (part.continued_edges() > 0) {
+      assert(held_);
+      held_degree_ += part.continued_edges();
+    }
+    for (uint32_t degree : part.degrees()) SG_RETURN_IF_ERROR(put_degree(degree));
   }
-  for (uint32_t degree : part.degrees()) SG_RETURN_IF_ERROR(put_degree(degree));
   const std::vector<uint8_t>& bytes = part.bytes();
   for (ChunkIndexEntry entry : part.chunks()) {
     SG_RETURN_IF_ERROR(out_.pad_to(kAlignBytes));
@@ -56,6 +60,10 @@ Status SpaceOutput::append(const ChunkEncoder& part) {
 }
 
 Status SpaceOutput::finish(uint32_t num_vertices) {
+  if (!degrees_) {
+    SG_RETURN_IF_ERROR(out_.pad_to(kAlignBytes));
+    return out_.finish();
+  }
   SG_RETURN_IF_ERROR(put_degree(0));  // pushes the held degree out
   if (degrees_written_ != num_vertices) {
     return Status::Corruption("ingest wrote " + std::to_string(degrees_written_) + " degrees for " +

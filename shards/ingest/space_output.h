@@ -17,6 +17,8 @@ namespace sg {
 
 class SpaceOutput {
  public:
+  // An empty `degree_path` writes no degree file (a block after a blocked
+  // space's first).
   Status open(const std::vector<std::string>& device_paths, StripeLayout layout, const std::string& degree_path);
   Status append(const ChunkEncoder& part);
   // Checks that every vertex got its degree; flushes and syncs everything.
@@ -33,6 +35,7 @@ class SpaceOutput {
   Status flush_degrees();
 
   StripedWriter out_;
+  bool degrees_ = true;
   std::vector<ChunkIndexEntry> index_;
   File degree_file_;
   std::vector<uint32_t> degree_buffer_;

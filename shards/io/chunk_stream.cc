@@ -72,10 +72,9 @@ Status IoContext::open(const Graph& graph, const IoOptions& options) {
   return Status::OK();
 }
 
-ChunkStream::ChunkStream(IoContext* io, SpaceKind kind, std::vector<ChunkSpan> plan) : io_(io) {
-  const Graph& graph = io->graph();
-  stored_space_ = graph.directed() ? static_cast<size_t>(kind) : 0;
-  space_ = &graph.stored_space(stored_space_);
+ChunkStream::ChunkStream(IoContext* io, size_t stored_space, std::vector<ChunkSpan> plan) : io_(io) {
+  stored_space_ = stored_space;
+  space_ = &io->graph().stored_space(stored_space_);
   plan_windows(plan);
   for (size_t b = 0; b < io->buffers_.size(); ++b) batches_.push_back(std::make_unique<IoBatch>());
   while (next_to_issue_ < windows_.size() && next_to_issue_ < batches_.size()) {

@@ -71,7 +71,8 @@ struct ChunkWindow {
 
 class ChunkStream {
  public:
-  ChunkStream(IoContext* io, SpaceKind kind, std::vector<ChunkSpan> plan);
+  // Chunks of the stored space (a space or one block of it) `stored_space`.
+  ChunkStream(IoContext* io, size_t stored_space, std::vector<ChunkSpan> plan);
   ~ChunkStream();  // waits for reads still in flight
   ChunkStream(const ChunkStream&) = delete;
   ChunkStream& operator=(const ChunkStream&) = delete;
