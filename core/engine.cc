@@ -311,8 +311,6 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
                            void* context) {
   const VertexUse inner = plan.pull ? VertexUse::kDestination : VertexUse::kSource;
   const VertexUse outer = plan.pull ? VertexUse::kSource : VertexUse::kDestination;
-  const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(inner);
-  const uint64_t n = num_vertices();
   const auto start = std::chrono::steady_clock::now();
   const size_t first_step = steps_.size();
   const uint64_t loaded_before = residency_.bytes_loaded(), written_before = residency_.bytes_written_back();
@@ -320,51 +318,50 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
   // The interval side (destinations of a pull) is loaded group by group;
   // the other side, when ranged, in passes: each pass reads the blocks
   // holding its neighbours (all of them in a 1-D space) and takes only the
-  // edges whose neighbour it holds.
-  uint64_t inner_room = 0, pass_vertices = 0;
-  split_range_room(plan.pull, &inner_room, &pass_vertices);
-  const std::vector<NeighbourPass> passes = neighbour_passes(plan.kind, pass_vertices);
-  const std::vector<ChunkGroup> groups = chunk_groups(plan, inner_bytes, inner_room);
+  // edges whose neighbour it holds. Which loop is outer is the range
+  // plan's choice.
+  const RangePlan ranges = range_plan(plan);
+  const std::vector<NeighbourPass>& passes = ranges.passes;
+  const std::vector<ChunkGroup>& groups = ranges.groups;
   Status status;
-  for (size_t p = 0; p < passes.size() && status.ok(); ++p) {
-    const uint64_t lo = passes[p].begin, hi = passes[p].end;
-    const bool last_pass = p + 1 == passes.size();
-    status = residency_.load(outer, lo, hi, !plan.pull);
-    if (!status.ok()) break;
-    uint64_t finished = 0;  // destinations before this are finished (finish_range_)
-    for (size_t k = 0; k < groups.size(); ++k) {
-      const ChunkGroup& g = groups[k];
-      if (finish_range_ != nullptr && last_pass && finished < g.begin_vertex) {
-        status = finish_gap(inner, finished, g.begin_vertex);
-        finished = g.begin_vertex;
-        if (!status.ok()) break;
-      }
-      status = residency_.load(inner, g.begin_vertex, g.end_vertex, plan.pull);
-      if (!status.ok()) break;  // nothing of it loaded
-      for (size_t b = 0; b < plan.blocks.size() && status.ok(); ++b) {
-        const EdgeSpace& block = graph_->stored_space(plan.blocks[b].stored);
-        if (g.spans[b].empty() || block.neighbour_end <= lo || block.neighbour_begin >= hi) continue;
-        // Only edges whose neighbour this pass holds; none filtered when
-        // the pass holds the whole block.
-        neighbour_begin_ = lo <= block.neighbour_begin ? 0 : static_cast<uint32_t>(lo);
-        neighbour_end_ = hi >= block.neighbour_end ? UINT32_MAX : static_cast<uint32_t>(hi);
-        BlockPlan part = plan.blocks[b];
-        part.spans = g.spans[b];
-        status = scan(active, plan, part, reversed, body, context);
-      }
-      // A list split over two groups finishes with the second.
-      const uint64_t complete = std::min<uint64_t>(g.end_vertex, k + 1 < groups.size() ? groups[k + 1].begin_vertex : n);
-      if (status.ok() && finish_range_ != nullptr && last_pass && finished < complete) {
-        status = (*finish_range_)(static_cast<uint32_t>(finished), static_cast<uint32_t>(complete));
-        finished = complete;
-      }
-      const Status unloaded = residency_.unload(inner, g.begin_vertex, g.end_vertex);
-      if (status.ok()) status = unloaded;
-      if (!status.ok()) break;
+  // The blocks of a pass over one group's chunks.
+  auto scan_part = [&](const ChunkGroup& g, const NeighbourPass& pass) {
+    for (size_t b = 0; b < plan.blocks.size(); ++b) {
+      const EdgeSpace& block = graph_->stored_space(plan.blocks[b].stored);
+      if (g.spans[b].empty() || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
+      // Only edges whose neighbour this pass holds; none filtered when
+      // the pass holds the whole block.
+      neighbour_begin_ = pass.begin <= block.neighbour_begin ? 0 : static_cast<uint32_t>(pass.begin);
+      neighbour_end_ = pass.end >= block.neighbour_end ? UINT32_MAX : static_cast<uint32_t>(pass.end);
+      BlockPlan part = plan.blocks[b];
+      part.spans = g.spans[b];
+      SG_RETURN_IF_ERROR(scan(active, plan, part, reversed, body, context));
     }
-    if (status.ok() && finish_range_ != nullptr && last_pass && finished < n) status = finish_gap(inner, finished, n);
-    const Status unloaded = residency_.unload(outer, lo, hi);
-    if (status.ok()) status = unloaded;
+    return Status::OK();
+  };
+  auto load_outer = [&](const NeighbourPass& pass) { return residency_.load(outer, pass.begin, pass.end, !plan.pull); };
+  auto unload_outer = [&](const NeighbourPass& pass) { return residency_.unload(outer, pass.begin, pass.end); };
+  // Runs fn between loading and unloading; the first error wins.
+  auto loaded = [](Status load, auto&& fn, auto&& unload) {
+    SG_RETURN_IF_ERROR(load);
+    const Status done = fn();
+    const Status unloaded = unload();
+    return done.ok() ? unloaded : done;
+  };
+  if (!ranges.groups_outer) {
+    for (size_t p = 0; p < passes.size() && status.ok(); ++p) {
+      const bool last_pass = p + 1 == passes.size();
+      status = loaded(load_outer(passes[p]), [&] {
+        return for_each_group(groups, inner, plan.pull, last_pass, [&](const ChunkGroup& g) { return scan_part(g, passes[p]); });
+      }, [&] { return unload_outer(passes[p]); });
+    }
+  } else {
+    status = for_each_group(groups, inner, plan.pull, true, [&](const ChunkGroup& g) {
+      for (const NeighbourPass& pass : passes) {
+        SG_RETURN_IF_ERROR(loaded(load_outer(pass), [&] { return scan_part(g, pass); }, [&] { return unload_outer(pass); }));
+      }
+      return Status::OK();
+    });
   }
   neighbour_begin_ = 0;
   neighbour_end_ = UINT32_MAX;
@@ -375,11 +372,42 @@ Status Engine::scan_groups(const VertexSubset& active, const StepPlan& plan, boo
     step.seconds = seconds_since(start);
     step.vertex_passes = static_cast<uint32_t>(passes.size());
     step.vertex_groups = static_cast<uint32_t>(groups.size());
+    step.vertex_groups_outer = ranges.groups_outer;
     step.vertex_bytes_loaded = residency_.bytes_loaded() - loaded_before;
     step.vertex_bytes_written = residency_.bytes_written_back() - written_before;
     step.vertex_io_seconds = residency_.io_seconds() - io_before;
   }
   return status;
+}
+
+// Each group with its range of the interval side loaded; with `finishing`,
+// finish_range_ over each range of destinations as it completes (gaps
+// between groups too).
+Status Engine::for_each_group(const std::vector<ChunkGroup>& groups, VertexUse inner, bool writable, bool finishing,
+                              const std::function<Status(const ChunkGroup&)>& fn) {
+  const uint64_t n = num_vertices();
+  finishing = finishing && finish_range_ != nullptr;
+  uint64_t finished = 0;  // destinations before this are finished
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const ChunkGroup& g = groups[k];
+    if (finishing && finished < g.begin_vertex) {
+      SG_RETURN_IF_ERROR(finish_gap(inner, finished, g.begin_vertex));
+      finished = g.begin_vertex;
+    }
+    SG_RETURN_IF_ERROR(residency_.load(inner, g.begin_vertex, g.end_vertex, writable));
+    Status status = fn(g);
+    // A list split over two groups finishes with the second.
+    const uint64_t complete = std::min<uint64_t>(g.end_vertex, k + 1 < groups.size() ? groups[k + 1].begin_vertex : n);
+    if (status.ok() && finishing && finished < complete) {
+      status = (*finish_range_)(static_cast<uint32_t>(finished), static_cast<uint32_t>(complete));
+      finished = complete;
+    }
+    const Status unloaded = residency_.unload(inner, g.begin_vertex, g.end_vertex);
+    SG_RETURN_IF_ERROR(status);
+    SG_RETURN_IF_ERROR(unloaded);
+  }
+  if (finishing && finished < n) SG_RETURN_IF_ERROR(finish_gap(inner, finished, n));
+  return Status::OK();
 }
 
 // finish_range_ over destinations no group of the step covered.
@@ -390,28 +418,65 @@ Status Engine::finish_gap(VertexUse inner, uint64_t begin, uint64_t end) {
   return status.ok() ? unloaded : status;
 }
 
-// The range room of a step: for the interval side's groups, and the
-// vertices of each pass over the other side's ranges (all of them when
-// nothing there is ranged).
-void Engine::split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const {
-  const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(pull ? VertexUse::kDestination : VertexUse::kSource);
-  const uint64_t outer_bytes = residency_.ranged_bytes_per_vertex(pull ? VertexUse::kSource : VertexUse::kDestination);
+// How a step moves its ranged vertex values. With only one side ranged
+// there is one way: the interval side in groups of the whole range room
+// (one pass), or the other side in passes of it (one group). With both,
+// two: passes over the neighbours outside, each loading every group of
+// the interval side again (3/4 of the room to the passes), or groups
+// outside, each streaming every pass again (half the room to the
+// passes). Each is priced as the vertex bytes it
+// moves plus the edge bytes it reads (blocks split over passes are read
+// once per pass), and the cheaper is taken.
+Engine::RangePlan Engine::range_plan(const StepPlan& plan) const {
+  const uint64_t inner_bytes = residency_.ranged_bytes_per_vertex(plan.pull ? VertexUse::kDestination : VertexUse::kSource);
+  const uint64_t outer_bytes = residency_.ranged_bytes_per_vertex(plan.pull ? VertexUse::kSource : VertexUse::kDestination);
+  const uint64_t n = num_vertices();
   const uint64_t room = range_room();
   const uint64_t slab = RawVertexArray::kSlabValues;
-  *inner_room = outer_bytes == 0 ? room : inner_bytes == 0 ? 0 : room / 4;
-  *pass_vertices = outer_bytes == 0 ? num_vertices()
-                                    : std::max<uint64_t>(1, (room - *inner_room) / (outer_bytes * slab)) * slab;
+  auto slabs_of = [&](uint64_t bytes, uint64_t per_vertex) { return std::max<uint64_t>(1, bytes / (per_vertex * slab)) * slab; };
+  auto make = [&](bool groups_outer, uint64_t inner_room, uint64_t pass_vertices) {
+    RangePlan r;
+    r.groups_outer = groups_outer;
+    r.passes = neighbour_passes(plan.kind, outer_bytes == 0 ? n : pass_vertices);
+    r.groups = chunk_groups(plan, inner_bytes, inner_room);
+    // Bytes moved: the interval side once a pass (or once), written back
+    // in a pull; the other side once (or once a group), written back in a push.
+    const double inner_side = static_cast<double>(inner_bytes * n) * (plan.pull ? 2 : 1);
+    const double outer_side = static_cast<double>(outer_bytes * n) * (plan.pull ? 1 : 2);
+    r.vertex_bytes = groups_outer ? static_cast<double>(r.groups.size()) * outer_side + inner_side
+                                  : static_cast<double>(r.passes.size()) * inner_side + outer_side;
+    for (const BlockPlan& block : plan.blocks) {
+      const EdgeSpace& space = graph_->stored_space(block.stored);
+      r.edge_bytes += static_cast<double>(block.predicted.bytes) * static_cast<double>(passes_over(r.passes, space));
+    }
+    return r;
+  };
+  if (inner_bytes == 0 || outer_bytes == 0) return make(false, room, outer_bytes == 0 ? n : slabs_of(room, outer_bytes));
+  RangePlan passes_outer = make(false, room / 4, slabs_of(room - room / 4, outer_bytes));
+  const uint64_t pass_vertices = slabs_of(room / 2, outer_bytes);
+  RangePlan groups_outer = make(true, room - std::min(room, pass_vertices * outer_bytes), pass_vertices);
+  if (options_.range_loop != EngineOptions::RangeLoop::kAuto) {
+    return options_.range_loop == EngineOptions::RangeLoop::kGroupsOuter ? groups_outer : passes_outer;
+  }
+  return groups_outer.vertex_bytes + groups_outer.edge_bytes < passes_outer.vertex_bytes + passes_outer.edge_bytes
+             ? groups_outer
+             : passes_outer;
 }
 
+uint32_t Engine::passes_over(const std::vector<NeighbourPass>& passes, const EdgeSpace& block) {
+  uint32_t reads = 0;
+  for (const NeighbourPass& pass : passes) reads += pass.begin < block.neighbour_end && pass.end > block.neighbour_begin;
+  return reads;
+}
+
+// Each block's predicted cost times the passes that read it, plus the
+// vertex values the step moves (at the first device's sequential rate:
+// scratch files live beside the graph).
 void Engine::cost_passes(StepPlan* plan) const {
-  uint64_t inner_room = 0, pass_vertices = 0;
-  split_range_room(plan->pull, &inner_room, &pass_vertices);
-  if (pass_vertices >= num_vertices()) return;
-  const std::vector<NeighbourPass> passes = neighbour_passes(plan->kind, pass_vertices);
+  if (!residency_.any_ranged()) return;
+  const RangePlan ranges = range_plan(*plan);
   for (BlockPlan& block : plan->blocks) {
-    const EdgeSpace& space = graph_->stored_space(block.stored);
-    double reads = 0;
-    for (const NeighbourPass& pass : passes) reads += pass.begin < space.neighbour_end && pass.end > space.neighbour_begin;
+    const double reads = passes_over(ranges.passes, graph_->stored_space(block.stored));
     block.predicted.seconds *= reads;
     block.predicted.io_seconds *= reads;
     block.predicted.cpu_seconds *= reads;
@@ -419,6 +484,9 @@ void Engine::cost_passes(StepPlan* plan) const {
     block.predicted.requests = static_cast<uint64_t>(static_cast<double>(block.predicted.requests) * reads);
   }
   total_plan(plan);
+  const double vertex_seconds = ranges.vertex_bytes / cost_model_.profiles().front().sequential_bytes_per_second;
+  plan->predicted.io_seconds += vertex_seconds;
+  plan->predicted.seconds += vertex_seconds;
 }
 
 // One step from the parts scan() recorded for it.

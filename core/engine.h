@@ -52,6 +52,10 @@ struct EngineOptions {
   bool quiet = false;                // notes only in notices(), not on stderr
   std::string label = "run";
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
+  // With both sides of a step's vertex values ranged: which loop is outer
+  // (engine.cc, range_plan); tests force each.
+  enum class RangeLoop { kAuto, kPassesOuter, kGroupsOuter };
+  RangeLoop range_loop = RangeLoop::kAuto;
 };
 
 // Called with [begin, end) (see EdgeMapOptions::finish_range).
@@ -439,8 +443,22 @@ class Engine {
   static uint64_t index_bytes(const Graph& graph);
   static uint64_t frontier_bytes(const Graph& graph);
   static uint64_t minimum_window_bytes(const Graph& graph);
-  void split_range_room(bool pull, uint64_t* inner_room, uint64_t* pass_vertices) const;
-  // Multiplies each block's predicted cost by the passes that read it.
+  // How a step with ranged vertex arrays moves them (engine.cc): its passes
+  // over ranges of neighbours, its groups of the interval side, which loop
+  // is outer, and what that moves.
+  struct RangePlan {
+    bool groups_outer = false;
+    std::vector<NeighbourPass> passes;
+    std::vector<ChunkGroup> groups;
+    double vertex_bytes = 0;  // loaded and written back
+    double edge_bytes = 0;    // read from the devices, passes included
+  };
+  RangePlan range_plan(const StepPlan& plan) const;
+  static uint32_t passes_over(const std::vector<NeighbourPass>& passes, const EdgeSpace& block);
+  Status for_each_group(const std::vector<ChunkGroup>& groups, VertexUse inner, bool writable, bool finishing,
+                        const std::function<Status(const ChunkGroup&)>& fn);
+  // Adds to each block's predicted cost its reads by several passes, and
+  // the vertex values moved.
   void cost_passes(StepPlan* plan) const;
 
   // `frontier` as given (maybe a list), `active` its dense form.

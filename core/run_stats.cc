@@ -46,6 +46,7 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
                    {"read_ahead_bytes", s.read_ahead_bytes},
                    {"vertex_passes", s.vertex_passes},
                    {"vertex_groups", s.vertex_groups},
+                   {"vertex_groups_outer", s.vertex_groups_outer},
                    {"vertex_bytes_loaded", s.vertex_bytes_loaded},
                    {"vertex_bytes_written", s.vertex_bytes_written},
                    {"vertex_io_seconds", s.vertex_io_seconds},

@@ -56,6 +56,7 @@ struct StepStats {
   // (one per range of the interval side), and the range I/O.
   uint32_t vertex_passes = 1;
   uint32_t vertex_groups = 1;
+  bool vertex_groups_outer = false;  // groups outside, each streaming every pass (else passes outside)
   uint64_t vertex_bytes_loaded = 0;
   uint64_t vertex_bytes_written = 0;
   double vertex_io_seconds = 0;

@@ -38,6 +38,7 @@ struct Case {
   // and passes (core/vertex_residency.h).
   bool ranged_vertices = false;
   uint32_t blocks = 1;  // 2-D blocks a space (1: the 1-D layout)
+  EngineOptions::RangeLoop range_loop = EngineOptions::RangeLoop::kAuto;
 };
 
 std::vector<Arc> random_graph(uint64_t* state, uint32_t n, bool weighted) {
@@ -70,6 +71,7 @@ void check_case(const Case& c, uint64_t seed) {
   CAPTURE(c.cache);
   CAPTURE(c.ranged_vertices);
   CAPTURE(c.blocks);
+  CAPTURE(static_cast<int>(c.range_loop));
   uint64_t state = seed;
   const uint32_t n = c.ranged_vertices ? 5000 + static_cast<uint32_t>(sgtest::next_random(&state) % 5000)
                                        : 8 + static_cast<uint32_t>(sgtest::next_random(&state) % 300);
@@ -117,6 +119,7 @@ void check_case(const Case& c, uint64_t seed) {
   e.io_mode = c.io_mode;
   e.cache = c.cache;
   e.device_class = (seed & 8) ? "hdd" : "nvme";
+  e.range_loop = c.range_loop;
   if (c.ranged_vertices) {
     Engine probe;  // what the engine needs besides vertex arrays
     REQUIRE(probe.open(graph, e).ok());
@@ -266,6 +269,8 @@ void run_cases(IoBackend backend, uint64_t seed, bool ranged_vertices = false) {
     if (ranged_vertices) {
       c.window_bytes = 8192;  // buffers independent of the budget
       c.blocks = std::vector<uint32_t>{1, 3, 1, 2}[trial % 4];
+      // Both loops over the blocks (passes or groups outside), forced.
+      c.range_loop = static_cast<EngineOptions::RangeLoop>(1 + trial % 2);
     }
     check_case(c, sgtest::next_random(&state));
   }
