@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
   ingest->add_option("--chunk-bytes", ing.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", ing.options.intervals, "vertex intervals (default: from the budget)")
       ->check(kAtLeastOne);
-  ingest->add_option("--blocks", ing.blocks, "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while 4 bytes a vertex fit half of --memory")->capture_default_str();
+  ingest->add_option("--blocks", ing.blocks, "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while 4 bytes a vertex fit half of --memory, else ranges of 4 bytes a vertex in a quarter of it")->capture_default_str();
   ingest->add_option("--device", ing.options.devices, "device directory for edge data (repeatable)");
   ingest->add_option("--stripe-bytes", ing.stripe, "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")->capture_default_str();
 

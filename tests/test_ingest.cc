@@ -234,3 +234,27 @@ TEST_CASE("ingest bounds the vertices of a chunk by its aligned bytes on a spars
     }
   }
 }
+
+TEST_CASE("the default block count keeps the 1-D layout while vertex state fits and block starts tile whole slabs") {
+  const uint64_t mib = 1 << 20;
+  CHECK(choose_block_count(uint64_t{1} << 22, 176 * mib) == 1);  // R-MAT 22
+  CHECK(choose_block_count(uint64_t{1} << 24, 176 * mib) == 1);  // R-MAT 24: 64 MiB of 4-byte state fits half
+  CHECK(choose_block_count(uint64_t{1} << 25, 176 * mib) == 3);  // 128 MiB in ranges of 44 MiB
+  CHECK(choose_block_count(uint64_t{1} << 26, 176 * mib) == 6);
+  CHECK(choose_block_count(uint64_t{1} << 31, 4 * mib) == 256);  // at most 256
+  for (const uint64_t n : {uint64_t{1}, uint64_t{5}, uint64_t{1000}, uint64_t{4097}, uint64_t{1} << 26}) {
+    for (const uint32_t blocks : {1u, 3u, 7u}) {
+      CAPTURE(n);
+      CAPTURE(blocks);
+      const std::vector<uint32_t> starts = block_starts(n, blocks);
+      REQUIRE(!starts.empty());
+      CHECK(starts.front() == 0);
+      CHECK(starts.size() <= blocks);
+      for (size_t b = 1; b < starts.size(); ++b) {
+        CHECK(starts[b] > starts[b - 1]);
+        CHECK(starts[b] < n);
+        if (n >= 1024 * uint64_t{blocks}) CHECK(starts[b] % 1024 == 0);
+      }
+    }
+  }
+}

@@ -838,8 +838,10 @@ uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices) {
 }
 
 uint32_t choose_block_count(uint64_t num_vertices, uint64_t memory_bytes) {
-  const uint64_t room = std::max<uint64_t>(memory_bytes / 2, 1);
-  return static_cast<uint32_t>(std::clamp<uint64_t>((4 * num_vertices + room - 1) / room, 1, 256));
+  const uint64_t state_bytes = 4 * num_vertices;
+  if (state_bytes <= memory_bytes / 2) return 1;
+  const uint64_t block_bytes = std::max<uint64_t>(memory_bytes / 4, 1);
+  return static_cast<uint32_t>(std::clamp<uint64_t>((state_bytes + block_bytes - 1) / block_bytes, 2, 256));
 }
 
 std::vector<uint32_t> block_starts(uint64_t num_vertices, uint32_t blocks) {

@@ -88,7 +88,10 @@ uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices);
 
 // Default block count: one block (the 1-D layout) while 4 bytes a vertex
 // fit half of `memory_bytes` (a run's source or destination state then
-// fits whole), else as many blocks as make one block's range fit it.
+// fits whole), else as many blocks as make one block's range at 4 bytes a
+// vertex fit a quarter of it: a run whose values on both sides are loaded
+// by range then streams whole blocks past a large group (R-MAT 26 in
+// 176 MiB: 7 blocks).
 uint32_t choose_block_count(uint64_t num_vertices, uint64_t memory_bytes);
 // Block starts: equal ranges of whole 1024-vertex slabs (the unit a run
 // loads vertex values in) when a block holds one, so at most `blocks` of
