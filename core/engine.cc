@@ -961,7 +961,9 @@ Status Engine::scan_cached(const EdgeSpace& space, size_t stored, std::span<cons
     size_t j = i + 1;
     uint64_t window_bytes = space.index[chunks[i]].bytes;
     while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
-           window_bytes + space.index[chunks[j]].bytes <= io_.window_bytes() && !cache_.is_decoded(stored, chunks[j]) &&
+           window_bytes + space.index[chunks[j]].bytes <= io_.window_bytes() &&
+           space.index[chunks[j]].end_vertex() - space.index[chunks[i]].first_vertex <= window_vertex_limit(io_.window_bytes()) &&
+           !cache_.is_decoded(stored, chunks[j]) &&
            cache_.find(stored, chunks[j]) != nullptr) {
       window_bytes += space.index[chunks[j]].bytes;
       ++j;

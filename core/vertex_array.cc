@@ -317,6 +317,11 @@ Status RawVertexArray::zero() {
   return Status::OK();
 }
 
+void RawVertexArray::drop_pages() const {
+  if ((kind_ != Kind::kMapped && kind_ != Kind::kFile) || data_ == nullptr) return;
+  ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), MADV_DONTNEED);
+}
+
 Status RawVertexArray::map_for_reading() {
   assert(kind_ == Kind::kRanged && loaded_slabs_ == 0);
   const uint64_t bytes = round_up(std::max<uint64_t>(bytes_, 1), kPageBytes);

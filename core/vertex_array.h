@@ -68,6 +68,10 @@ class RawVertexArray {
   // Maps a ranged array's file read only (nothing may be loaded): for
   // reading results once in order, paged by the kernel.
   Status map_for_reading();
+  // Of an array over a file (file-backed, or mapped for reading): unmaps
+  // the pages read so far (they stay in the page cache and come back when
+  // read again), so a pass over a large result keeps little mapped.
+  void drop_pages() const;
 
   // A ranged array loaded whole and kept (placed in memory after all).
   Status make_resident();

@@ -9,6 +9,8 @@
 #include <map>
 
 #include "apps/ingest_ordered.h"
+#include "core/window_graph.h"
+#include "shards/ingest/chunk_encoder.h"
 #include "shards/format/verify.h"
 #include "test_util.h"
 
@@ -200,9 +202,10 @@ TEST_CASE("ingest with defaults keeps self-loops and duplicates and counts them"
 }
 
 // A run of empty lists codes in a few bytes in format version 2, but a chunk
-// still spans at most one vertex per byte of its aligned extent: an I/O
-// window's decoded offsets (4 bytes a vertex) stay bounded by its bytes.
-TEST_CASE("ingest bounds the vertices of a chunk by its aligned bytes on a sparse graph") {
+// still spans at most 64 Ki vertices (or one a byte of its aligned extent),
+// and a window at most a quarter of its bytes in vertices: a decoded
+// window's offsets (4 bytes a vertex) stay bounded by its bytes.
+TEST_CASE("ingest bounds the vertices of a chunk on a sparse graph and windows bound their vertices") {
   sgtest::TempDir dir;
   std::string text = "# Nodes: 1000000\n";
   uint64_t state = 7;
@@ -227,11 +230,16 @@ TEST_CASE("ingest bounds the vertices of a chunk by its aligned bytes on a spars
       uint64_t vertices = 0;
       for (const ChunkIndexEntry& e : g.space(kind).index) {
         const uint64_t aligned_bytes = std::max<uint64_t>(4096, (e.bytes + 4095) / 4096 * 4096);
-        CHECK(e.vertex_count <= aligned_bytes);
+        CHECK(e.vertex_count <= std::max(kMaxChunkVertices, aligned_bytes));
         vertices += e.vertex_count;
       }
       CHECK(vertices == g.num_vertices());
+      CHECK(g.space(kind).index.size() < 64);  // not a chunk a 4 KiB of vertices
     }
+    // The decode room of 64 KiB windows: 16 Ki offsets, or one chunk's.
+    const WindowShape shape = largest_window_shape(g, 64 << 10);
+    CHECK(shape.vertices <= kMaxChunkVertices);
+    CHECK(shape.vertices >= 16 << 10);
   }
 }
 

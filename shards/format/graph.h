@@ -123,6 +123,11 @@ class Graph {
   // original id (by_original_available() is false unless the ids are in
   // order).
   Status map_id_map() const;
+  // Drops the pages of a mapped id map read so far (a pass over the map
+  // keeps little of it mapped; see map_id_map).
+  void drop_id_map_pages() const {
+    if (id_map_mapping_) id_map_mapping_->release_all();
+  }
   // Resident bytes load_id_map() would take: the map, plus the order by
   // original id when the ids are not in order (after check_id_map()).
   uint64_t id_map_load_bytes() const;

@@ -66,14 +66,16 @@ void ChunkEncoder::close_chunk() {
   chunk_open_ = false;
 }
 
-// A chunk holds at most a vertex per byte of its aligned extent (at least
-// 4 KiB), as version 1's one byte per empty list did: a run of empty lists
-// codes in a few bytes, and chunks spanning millions of vertices would let
-// one I/O window span millions too, each with a 4-byte offset in the
-// decoded window, which the engine reserves from the budget.
+// A chunk holds at most kMaxChunkVertices vertices, or a vertex per byte of
+// its aligned extent when that is more: a run of empty lists codes in a few
+// bytes, and a chunk spanning millions of vertices would make one decoded
+// window hold millions of 4-byte offsets. (Reading cuts windows at a
+// vertex limit too: shards/io/chunk_stream.h.) A 2-D block of an ordered
+// graph is mostly empty lists: 64 Ki vertices a 4 KiB chunk keeps it at
+// |V|/16 bytes.
 bool ChunkEncoder::vertex_room() const {
   constexpr uint64_t kAlign = 4096;
-  return counts_.size() < std::max(kAlign, (payload_bytes() + kAlign - 1) / kAlign * kAlign);
+  return counts_.size() < std::max(kMaxChunkVertices, (payload_bytes() + kAlign - 1) / kAlign * kAlign);
 }
 
 void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {

@@ -34,6 +34,9 @@ inline uint32_t neighbour_id(const WeightedNeighbour& n) { return n.id; }
 inline float neighbour_weight(uint32_t) { return 1.0f; }
 inline float neighbour_weight(const WeightedNeighbour& n) { return n.weight; }
 
+// The most vertices a chunk spans, unless its aligned bytes are more.
+constexpr uint64_t kMaxChunkVertices = uint64_t{1} << 16;
+
 class ChunkEncoder {
  public:
   ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec = ListCodec::kV2);

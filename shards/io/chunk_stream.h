@@ -8,6 +8,7 @@
 // DeviceQueue.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,6 +54,13 @@ class IoContext {
   uint64_t window_bytes_ = 0;
   std::string notice_;
 };
+
+// The most vertices a window of `window_bytes` spans (a window holds at
+// least one chunk, whatever its span): its decoded form keeps a 4-byte
+// offset a vertex, and chunks of empty lists span many vertices in few
+// bytes. Every reader that cuts windows (the stream, runs of cached
+// chunks, the decode room's estimate) applies it.
+inline uint64_t window_vertex_limit(uint64_t window_bytes) { return std::max<uint64_t>(window_bytes / 4, uint64_t{1} << 16); }
 
 struct ChunkSpan {
   uint32_t begin;  // chunk ids [begin, end)

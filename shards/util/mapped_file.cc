@@ -31,6 +31,10 @@ Status MappedFile::open(const std::string& path) {
   return Status::OK();
 }
 
+void MappedFile::release_all() {
+  if (data_ != nullptr && size_ > 0) ::madvise(data_, size_, MADV_DONTNEED);
+}
+
 void MappedFile::release_before(uint64_t end) {
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t cut = std::min<uint64_t>(end, size_) / page * page;

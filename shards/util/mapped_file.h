@@ -25,6 +25,9 @@ class MappedFile {
   uint64_t size() const { return size_; }
   // Drops the pages wholly before byte `end`.
   void release_before(uint64_t end);
+  // Drops every page (read again, they come back): for readers that do not
+  // go in order.
+  void release_all();
 
  private:
   int fd_ = -1;
