@@ -72,7 +72,14 @@ void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, 
   uint64_t gap_total = 0;
   for (uint32_t bytes : parts.gap_bytes) gap_total += bytes;
   const size_t start = out->size();
-  out->resize(start + 1 + parts.counts.size() * (kMaxVarint32Bytes + kMaxVarint64Bytes) + gap_total);
+  // At most: per list its count and first neighbour; per vertex a count
+  // (codec 1) or per run of empty lists one token (codec 2, a run before
+  // each list and one at the end). Sized by lists, not vertices: a chunk
+  // of empty lists spans 64 Ki vertices in a few bytes, and the encoder's
+  // output buffer keeps its largest size.
+  const uint64_t lists = parts.firsts.size();
+  const uint64_t counts = codec == ListCodec::kV1 ? parts.counts.size() : 2 * lists + 1;
+  out->resize(start + 1 + counts * kMaxVarint64Bytes + lists * kMaxVarint64Bytes + gap_total);
   uint8_t* dst = out->data() + start;
   if (codec == ListCodec::kV2) *dst++ = static_cast<uint8_t>(mode);
   const uint8_t* gaps = parts.gaps;

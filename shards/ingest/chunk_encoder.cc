@@ -11,8 +11,9 @@
 
 namespace sg {
 
-ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec)
-    : chunk_bytes_(chunk_bytes), weighted_(weighted), codec_(codec), interval_starts_(interval_starts) {
+ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec,
+                           bool degrees)
+    : chunk_bytes_(chunk_bytes), weighted_(weighted), keep_degrees_(degrees), codec_(codec), interval_starts_(interval_starts) {
   assert(chunk_bytes_ >= 16);
 }
 
@@ -91,7 +92,7 @@ void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {
       lists_bytes_ += 1;
     }
     chunk_.vertex_count = static_cast<uint32_t>(counts_.size());
-    degrees_.push_back(0);
+    if (keep_degrees_) degrees_.push_back(0);
     if (payload_bytes() >= chunk_bytes_) close_chunk();
   }
   next_vertex_ = std::max(next_vertex_, vertex);
@@ -102,7 +103,7 @@ void ChunkEncoder::count_edges(uint32_t vertex, uint32_t count) {
     continued_edges_ += count;
     return;
   }
-  degrees_.push_back(count);
+  if (keep_degrees_) degrees_.push_back(count);
   next_vertex_ = vertex + 1;
 }
 
@@ -199,10 +200,15 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
   }
 }
 
-void ChunkEncoder::add_degrees_of(const ChunkEncoder& other) {
-  assert(other.first_vertex_ == first_vertex_ && other.degrees_.size() == degrees_.size());
-  for (size_t i = 0; i < degrees_.size(); ++i) degrees_[i] += other.degrees_[i];
-  continued_edges_ += other.continued_edges_;
+void ChunkEncoder::add_degree(uint32_t vertex, uint64_t edges) {
+  assert(keep_degrees_);
+  if (vertex < first_vertex_) {
+    continued_edges_ += edges;
+    return;
+  }
+  if (vertex >= next_vertex_) add_empty_lists_until(vertex + 1);
+  assert(vertex + 1 == next_vertex_);
+  degrees_[vertex - first_vertex_] += static_cast<uint32_t>(edges);
 }
 
 void ChunkEncoder::finish(uint32_t end_vertex) {

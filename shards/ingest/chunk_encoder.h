@@ -39,7 +39,10 @@ constexpr uint64_t kMaxChunkVertices = uint64_t{1} << 16;
 
 class ChunkEncoder {
  public:
-  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec = ListCodec::kV2);
+  // `degrees` false: the part keeps no degrees (a 2-D block after the
+  // first: the first block's encoder is given whole degrees, add_degree).
+  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec = ListCodec::kV2,
+               bool degrees = true);
 
   // Starts a part that owns vertices [first_vertex, ...): the first list
   // may instead continue vertex first_vertex - 1, whose earlier pieces the
@@ -59,9 +62,10 @@ class ChunkEncoder {
   // continued vertex first_vertex - 1.
   const std::vector<uint32_t>& degrees() const { return degrees_; }
   uint64_t continued_edges() const { return continued_edges_; }
-  // Adds the degrees of another block's encoder of the same part (same
-  // vertices): a blocked space's first block writes whole degrees.
-  void add_degrees_of(const ChunkEncoder& other);
+  // Adds `edges` to the degree of `vertex` (the last one listed, or a later
+  // one, whose empty list it then adds): the rest of a list cut into 2-D
+  // blocks, whose first block writes whole degrees.
+  void add_degree(uint32_t vertex, uint64_t edges);
   uint32_t first_vertex() const { return first_vertex_; }
 
  private:
@@ -82,6 +86,7 @@ class ChunkEncoder {
 
   uint32_t chunk_bytes_;
   bool weighted_;
+  bool keep_degrees_;
   ListCodec codec_;
   const std::vector<uint32_t>* interval_starts_;
   size_t next_interval_ = 0;  // first interval start > the last vertex started

@@ -27,11 +27,11 @@ class SpaceBuilder {
     assert(opt_.num_vertices > 0 && opt_.batch_records > 0);
     assert(!opt_.block_starts.empty() && opt_.block_starts[0] == 0 && outs_.size() == opt_.block_starts.size());
     last_value_ = (uint64_t{opt_.num_vertices} << 32) - 1;
-    const size_t parts = std::max<size_t>(1, 4 * parallel_threads());
+    const size_t parts = std::max<size_t>(opt_.parts, 1);
     const bool weighted = !std::is_same_v<Neighbour, uint32_t>;
     encoders_.resize(outs_.size());
-    for (std::vector<ChunkEncoder>& block : encoders_) {
-      for (size_t p = 0; p < parts; ++p) block.emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec);
+    for (size_t b = 0; b < encoders_.size(); ++b) {
+      for (size_t p = 0; p < parts; ++p) encoders_[b].emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec, b == 0);
     }
     part_stats_.resize(parts);
     part_carry_.resize(parts);
@@ -64,8 +64,7 @@ class SpaceBuilder {
   Status encode_parts(bool sort_lists, uint32_t end_vertex);
   Status encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists);
   Status encode_empty_until(uint32_t end_vertex);
-  // Appends part `part` of every block, the first block with the degrees
-  // of all of them.
+  // Appends part `part` of every block.
   Status append_part(size_t part);
   void encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin, uint32_t vertex_end,
                    bool sort_lists);
@@ -248,7 +247,6 @@ Status SpaceBuilder<Record>::encode_empty_until(uint32_t end_vertex) {
 
 template <typename Record>
 Status SpaceBuilder<Record>::append_part(size_t part) {
-  for (size_t b = 1; b < encoders_.size(); ++b) encoders_[0][part].add_degrees_of(encoders_[b][part]);
   for (size_t b = 0; b < encoders_.size(); ++b) SG_RETURN_IF_ERROR(outs_[b]->append(encoders_[b][part]));
   return Status::OK();
 }
@@ -361,12 +359,14 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
       continue;
     }
     // The list is sorted: one piece a block, cut at the blocks' starts.
+    // The first block's encoder keeps the whole degree.
     uint32_t piece = 0;
     for (size_t b = 0; b < block_starts.size() && piece < kept; ++b) {
       uint32_t end = piece;
       const uint64_t limit = b + 1 < block_starts.size() ? block_starts[b + 1] : UINT64_MAX;
       while (end < kept && neighbour_id(list[end]) < limit) ++end;
       if (end > piece) encoders_[b][part].add_list(v, list + piece, end - piece);
+      if (b == 0 && kept > end) encoders_[0][part].add_degree(v, kept - end);
       piece = end;
     }
   }
@@ -374,6 +374,19 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
 }
 
 }  // namespace
+
+size_t encoder_parts(size_t blocks, uint32_t chunk_bytes, uint64_t memory_bytes) {
+  const size_t threads = std::max<size_t>(1, parallel_threads());
+  blocks = std::max<size_t>(blocks, 1);
+  const size_t wanted = std::max(threads, 4 * threads / blocks);
+  const uint64_t affordable = memory_bytes / 8 / (blocks * kEncoderChunks * uint64_t{chunk_bytes});
+  return static_cast<size_t>(std::clamp<uint64_t>(affordable, 1, wanted));
+}
+
+uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts) {
+  constexpr uint64_t kOutputBufferBytes = (1 << 20) + (1 << 18);  // SpaceOutput: writes, degrees
+  return parts * blocks * kEncoderChunks * uint64_t{chunk_bytes} + blocks * kOutputBufferBytes;
+}
 
 template <typename Record>
 Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs,

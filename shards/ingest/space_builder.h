@@ -38,6 +38,7 @@ struct SpaceBuildOptions {
   bool drop_self_loops = false;
   bool dedup = false;
   size_t batch_records = 0;
+  size_t parts = 1;  // encoders a block (encoder_parts)
   uint32_t sub_buckets = 256;  // a power of two
   std::string spill_prefix;    // sub-routers' spill files: prefix + ".<depth>"
 };
@@ -57,6 +58,16 @@ template <typename Record>
 constexpr size_t batch_bytes_per_record() {
   return sizeof(Record) + sizeof(typename Record::Neighbour) + 20;
 }
+
+// Encoders run a batch in parallel parts: 4 a thread for one block, fewer
+// for several (every block of a part has its own encoder), and fewer when
+// their buffers would take more than an eighth of `memory_bytes`.
+size_t encoder_parts(size_t blocks, uint32_t chunk_bytes, uint64_t memory_bytes);
+// What a space's build holds whatever the batch: each encoder keeps about
+// kEncoderChunks chunks of buffers (the open chunk's lists and gaps, its
+// coded output), each block's output its write and degree buffers.
+constexpr uint64_t kEncoderChunks = 3;
+uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts);
 
 template <typename Record>
 Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs,
