@@ -385,7 +385,8 @@ size_t encoder_parts(size_t blocks, uint32_t chunk_bytes, uint64_t memory_bytes)
 
 uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts) {
   constexpr uint64_t kOutputBufferBytes = (1 << 20) + (1 << 18);  // SpaceOutput: writes, degrees
-  return parts * blocks * kEncoderChunks * uint64_t{chunk_bytes} + blocks * kOutputBufferBytes;
+  // The first block's output is in ingest's fixed 4 MiB (held_bytes).
+  return parts * blocks * kEncoderChunks * uint64_t{chunk_bytes} + (std::max<size_t>(blocks, 1) - 1) * kOutputBufferBytes;
 }
 
 template <typename Record>
