@@ -423,8 +423,8 @@ Status Engine::finish_gap(VertexUse inner, uint64_t begin, uint64_t end) {
 // (one pass), or the other side in passes of it (one group). With both,
 // two: passes over the neighbours outside, each loading every group of
 // the interval side again (3/4 of the room to the passes), or groups
-// outside, each streaming every pass again (half the room to the
-// passes). Each is priced as the vertex bytes it
+// outside, each streaming every pass again (half the room to the passes,
+// or the widest block). Each is priced as the vertex bytes it
 // moves plus the edge bytes it reads (blocks split over passes are read
 // once per pass), and the cheaper is taken.
 Engine::RangePlan Engine::range_plan(const StepPlan& plan) const {
@@ -452,15 +452,31 @@ Engine::RangePlan Engine::range_plan(const StepPlan& plan) const {
     return r;
   };
   if (inner_bytes == 0 || outer_bytes == 0) return make(false, room, outer_bytes == 0 ? n : slabs_of(room, outer_bytes));
-  RangePlan passes_outer = make(false, room / 4, slabs_of(room - room / 4, outer_bytes));
-  const uint64_t pass_vertices = slabs_of(room / 2, outer_bytes);
-  RangePlan groups_outer = make(true, room - std::min(room, pass_vertices * outer_bytes), pass_vertices);
-  if (options_.range_loop != EngineOptions::RangeLoop::kAuto) {
-    return options_.range_loop == EngineOptions::RangeLoop::kGroupsOuter ? groups_outer : passes_outer;
+  // Groups outside stream the other side in passes of half the room, or of
+  // the widest block when that fits three quarters of it (no block is then
+  // read twice, and the groups get the rest).
+  uint64_t widest_block = 0;
+  for (size_t s : graph_->blocks(plan.kind)) {
+    const EdgeSpace& block = graph_->stored_space(s);
+    widest_block = std::max<uint64_t>(widest_block, block.neighbour_end - block.neighbour_begin);
   }
-  return groups_outer.vertex_bytes + groups_outer.edge_bytes < passes_outer.vertex_bytes + passes_outer.edge_bytes
-             ? groups_outer
-             : passes_outer;
+  widest_block = (widest_block + slab - 1) / slab * slab;
+  std::vector<uint64_t> group_passes = {slabs_of(room / 2, outer_bytes)};
+  if (widest_block * outer_bytes <= room / 4 * 3) group_passes.push_back(widest_block);
+  std::vector<RangePlan> options;
+  if (options_.range_loop != EngineOptions::RangeLoop::kGroupsOuter) {
+    options.push_back(make(false, room / 4, slabs_of(room - room / 4, outer_bytes)));
+  }
+  if (options_.range_loop != EngineOptions::RangeLoop::kPassesOuter) {
+    for (const uint64_t pass_vertices : group_passes) {
+      options.push_back(make(true, room - std::min(room, pass_vertices * outer_bytes), pass_vertices));
+    }
+  }
+  size_t best = 0;
+  for (size_t i = 1; i < options.size(); ++i) {
+    if (options[i].vertex_bytes + options[i].edge_bytes < options[best].vertex_bytes + options[best].edge_bytes) best = i;
+  }
+  return std::move(options[best]);
 }
 
 uint32_t Engine::passes_over(const std::vector<NeighbourPass>& passes, const EdgeSpace& block) {

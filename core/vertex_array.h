@@ -52,6 +52,8 @@ class RawVertexArray {
   void* data() const { return data_; }
   bool file_backed() const { return kind_ == Kind::kFile; }
   bool ranged() const { return kind_ == Kind::kRanged; }
+  // Held in memory (not over a file the kernel can page).
+  bool resident() const { return kind_ == Kind::kMemory || kind_ == Kind::kExternal; }
   size_t bytes() const { return bytes_; }
   uint64_t slab_count() const { return loaded_.size(); }
 

@@ -96,6 +96,9 @@ class IngestJob {
   }
   void router_shape(size_t record_bytes, size_t spaces, size_t sort_records, uint32_t* buckets, size_t* buffer_records) const;
   size_t route_buffer_records(size_t record_bytes, size_t spaces, uint64_t buckets) const;
+  // Each space's share of the route buffers.
+  uint64_t route_buffer_bytes(size_t spaces) const;
+  static constexpr uint64_t kMinSegmentBytes = 256 << 10;
   Status known_bucket_ranges(size_t space, size_t sort_records, BucketRanges* ranges) const;
   template <typename Record>
   Status open_routers(size_t sort_records, std::vector<BucketRouter<Record>>* routers) const;
@@ -360,23 +363,36 @@ Status IngestJob::route_batch(const std::vector<Arc>& arcs, std::vector<BucketRo
 // most 64 Ki edges); a bucket that still overflows is routed again
 // (space_builder.cc).
 // At most 256 buckets, so the buffers being filled stay few enough for the
-// caches and TLB (routing is memory-bound).
+// caches and TLB (routing is memory-bound). And fewer when that leaves a
+// bucket's buffer below kMinSegmentBytes: below it a segment costs more in
+// request time than the second pass over oversized buckets does (their
+// sub-routing, space_builder.cc, with the whole sort memory for buffers).
+// The relabelling pass of an ordered ingest routes while it holds the
+// permutation (4 bytes a vertex): R-MAT 25 in 176 MiB left ~77 KiB a
+// segment, and its sort phase read the spill at 18 MB/s from an HDD.
 void IngestJob::router_shape(size_t record_bytes, size_t spaces, size_t sort_records, uint32_t* buckets,
                              size_t* buffer_records) const {
   // A bucket a batch on average; skewed ids overflow some, which are routed
   // again with large segments (cheaper than small segments for all).
   const uint64_t wanted = estimated_records_per_space(spaces) / std::max<size_t>(sort_records, 1) + 1;
   uint64_t count = std::bit_ceil(std::clamp<uint64_t>(wanted, 16, 256));
-  if (opt_.route_buckets != 0) count = bucket_override();
+  if (opt_.route_buckets != 0) {
+    count = bucket_override();
+  } else {
+    count = std::min<uint64_t>(count, std::max<uint64_t>(16, std::bit_floor(route_buffer_bytes(spaces) / kMinSegmentBytes)));
+  }
   *buckets = static_cast<uint32_t>(count);
   *buffer_records = route_buffer_records(record_bytes, spaces, count);
 }
 
+uint64_t IngestJob::route_buffer_bytes(size_t spaces) const {
+  const uint64_t free_bytes = opt_.memory_bytes > held_bytes() ? opt_.memory_bytes - held_bytes() : 0;
+  return std::max<uint64_t>(free_bytes / 4 * 3 / spaces, 64 * 1024);
+}
+
 size_t IngestJob::route_buffer_records(size_t record_bytes, size_t spaces, uint64_t buckets) const {
   constexpr uint64_t kMaxBufferBytes = 4 << 20;
-  const uint64_t free_bytes = opt_.memory_bytes > held_bytes() ? opt_.memory_bytes - held_bytes() : 0;
-  const uint64_t per_space = std::max<uint64_t>(free_bytes / 4 * 3 / spaces, 64 * 1024);
-  return std::max<size_t>(std::min(kMaxBufferBytes, per_space / buckets) / record_bytes, 16);
+  return std::max<size_t>(std::min(kMaxBufferBytes, route_buffer_bytes(spaces) / buckets) / record_bytes, 16);
 }
 
 // A stored graph read back (the relabelling pass of an ordered ingest)
@@ -404,8 +420,11 @@ Status IngestJob::known_bucket_ranges(size_t space, size_t sort_records, BucketR
     }
   }));
   // At most about 512 buckets, like equal ranges' 256 (greedy cuts fill
-  // buckets between half and all of the target).
-  const uint64_t target = std::max<uint64_t>({sort_records, total / 256, 1});
+  // buckets between half and all of the target), and few enough that a
+  // bucket's buffer stays at kMinSegmentBytes (router_shape).
+  const size_t spaces = undirected_ ? 1 : 2;
+  const uint64_t max_buckets = std::max<uint64_t>(16, route_buffer_bytes(spaces) / kMinSegmentBytes);
+  const uint64_t target = std::max<uint64_t>({sort_records, total / 256, total / max_buckets, 1});
   ranges->slot_bits = 32 + shift;
   ranges->slot_count = slot_count;
   ranges->first_slot = {0};
