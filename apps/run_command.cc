@@ -13,6 +13,7 @@
 
 #include "apps/cli_util.h"
 #include "apps/kernels.h"
+#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {
@@ -21,7 +22,11 @@ namespace {
 // mappings of their files (Engine::finish_array, file-backed arrays): the
 // pages a pass reads stay mapped and VmHWM counts them (R-MAT 25's ranks,
 // 268 MB, took a run budgeted 176 MiB to 270 MiB). Passes over them drop
-// the pages every kDropVertices vertices.
+// the pages every kDropVertices vertices, and there a stop request ends
+// the run (ResultsStopped, caught by run_app: the passes have no Status of
+// their own to return).
+struct ResultsStopped {};
+
 class ResultPages {
  public:
   template <typename... A>
@@ -32,6 +37,7 @@ class ResultPages {
   // Called with the vertices visited so far; true when it dropped pages.
   bool visited(uint64_t count) const {
     if (count % kDropVertices != 0) return false;
+    if (interrupt_requested()) throw ResultsStopped{};
     drop();
     return true;
   }
@@ -304,8 +310,14 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     if (!graph.ids_in_order()) {
       SG_RETURN_IF_ERROR(engine->allocate(&smallest, "wcc.smallest"));
       pages.add(smallest.raw());
-      for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[v] = UINT64_MAX;
-      for (uint32_t v = 0; v < graph.num_vertices(); ++v) smallest[labels[v]] = std::min(smallest[labels[v]], graph.original_id(v));
+      for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+        smallest[v] = UINT64_MAX;
+        pages.visited(v + 1);
+      }
+      for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
+        smallest[labels[v]] = std::min(smallest[labels[v]], graph.original_id(v));
+        pages.visited(v + 1);
+      }
     }
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t n) {
       const uint64_t id = graph.ids_in_order() ? graph.original_id(labels[v]) : smallest[labels[v]];
@@ -459,7 +471,11 @@ Status run_app(const RunOptions& o, std::string* summary) {
   e.window_bytes = o.window_bytes;
   SG_RETURN_IF_ERROR(engine.open(graph, e));
   std::string result_json = "{}";
-  SG_RETURN_IF_ERROR(run_kernel(o, &engine, summary, &result_json));
+  try {
+    SG_RETURN_IF_ERROR(run_kernel(o, &engine, summary, &result_json));
+  } catch (const ResultsStopped&) {
+    return Status::Interrupted("run stopped by a signal");
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.progress) std::fputc('\n', stderr);
   const RunTotals totals = sum_steps(engine.steps());
