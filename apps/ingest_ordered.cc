@@ -30,8 +30,10 @@ constexpr uint64_t kMinimumWorkBytes = 1 << 20;
 struct DropGraphOnExit {
   std::string path;
   bool kept = false;
-  ~DropGraphOnExit() {
+  ~DropGraphOnExit() { drop(); }
+  void drop() {
     if (!kept) remove_graph(path, nullptr);
+    kept = true;
   }
 };
 
@@ -51,7 +53,9 @@ std::string hidden_sibling(const std::string& output, const std::string& tag) {
 Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, std::vector<uint32_t>* new_id,
                      uint64_t* needed_bytes) {
   Graph graph;
-  SG_RETURN_IF_ERROR(Graph::open(dir, &graph, GraphOpenOptions{false, false, false, false}));
+  GraphOpenOptions open_options{false, false, false, false};
+  open_options.out_only = true;
+  SG_RETURN_IF_ERROR(Graph::open(dir, &graph, open_options));
   const uint64_t n = graph.num_vertices();
   if (order == VertexOrder::kDegree) {
     *needed_bytes = n * kDegreeOrderBytesPerVertex + kMinimumWorkBytes;
@@ -99,6 +103,47 @@ Status move_into_place(DropGraphOnExit* graph, const std::string& output) {
   return fsync_directory(target.parent_path().string());
 }
 
+// Whether the order of a graph of `vertices` vertices will fit the budget,
+// judged before the graph exists: compute_order's own test (exact) comes
+// after, and a graph built out-only for an order that then does not fit is
+// completed (complete_into_place).
+bool order_fits(VertexOrder order, uint64_t vertices, uint64_t memory_bytes) {
+  if (order == VertexOrder::kDegree) return vertices * kDegreeOrderBytesPerVertex + kMinimumWorkBytes <= memory_bytes;
+  // The ranks, the engine's frontiers, and room for its windows and index.
+  return vertices * kTraversalBytesPerVertex + 3 * (vertices / 8) + 16 * kMinimumWorkBytes <= memory_bytes;
+}
+
+// Moves the unordered graph into place as the output; an out-only one is
+// first completed (its in-space built by an ingest that reads it).
+Status complete_into_place(const IngestOptions& options, DropGraphOnExit* unordered, IngestSummary* summary) {
+  Graph graph;
+  GraphOpenOptions open_options{false, false, false, false};
+  open_options.out_only = true;
+  SG_RETURN_IF_ERROR(Graph::open(unordered->path, &graph, open_options));
+  if (!graph.manifest().out_only()) return move_into_place(unordered, options.output);
+  const IngestRecord first = graph.manifest().ingest;
+  DropGraphOnExit whole{hidden_sibling(options.output, "whole")};
+  IngestOptions complete = options;
+  complete.input = unordered->path;
+  complete.output = whole.path;
+  complete.format = "graph";
+  complete.order = "none";
+  complete.remap = false;
+  complete.undirected = false;
+  complete.dedup = false;
+  complete.drop_self_loops = false;
+  complete.out_space_only = nullptr;
+  IngestSummary whole_summary;
+  SG_RETURN_IF_ERROR(ingest_graph(complete, &whole_summary));
+  SG_RETURN_IF_ERROR(move_into_place(&whole, options.output));
+  whole_summary.input_edges = first.input_edges;
+  whole_summary.phases = summary->phases + "; in-space: " + whole_summary.phases;
+  whole_summary.seconds += summary->seconds;
+  whole_summary.note = summary->note;  // the first pass's (leftovers removed)
+  *summary = whole_summary;
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
@@ -120,6 +165,12 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   IngestOptions first = options;
   first.output = unordered.path;
   first.order = "none";
+  // bfds and degree read the out-space and the in-degrees only: when the
+  // order will fit, the first pass builds no in-space (R-MAT 22 on an HDD:
+  // half its sort phase).
+  if (order != VertexOrder::kBfs) {
+    first.out_space_only = [&](uint64_t vertices) { return order_fits(order, vertices, options.memory_bytes); };
+  }
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
   if (options.on_phase) options.on_phase("order");
@@ -129,11 +180,12 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   uint64_t order_bytes = 0;
   SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id, &order_bytes));
   if (new_id.empty()) {
-    // The unordered graph is a complete graph: it becomes the output.
-    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
+    // The unordered graph becomes the output (completed first if out-only).
+    SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
     *summary = first_summary;
-    summary->note = "--order " + options.order + " skipped: ordering " + std::to_string(first_summary.num_vertices) +
-                    " vertices needs about " + std::to_string((order_bytes >> 20) + 1) + " MiB, more than --memory; the graph is stored unordered";
+    summary->note = (first_summary.note.empty() ? "" : first_summary.note + "; ") + "--order " + options.order +
+                    " skipped: ordering " + std::to_string(first_summary.num_vertices) + " vertices needs about " +
+                    std::to_string((order_bytes >> 20) + 1) + " MiB, more than --memory; the graph is stored unordered";
     return Status::OK();
   }
   const double order_seconds = seconds_since(order_start);
@@ -150,8 +202,9 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   second.dedup = false;
   second.drop_self_loops = false;
   SG_RETURN_IF_ERROR(ingest_graph(second, summary));
-  if (automatic && summary->stored_bytes >= first_summary.stored_bytes) {
-    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
+  if (automatic && summary->out_space_bytes >= first_summary.out_space_bytes) {
+    ordered.drop();  // now: its space is needed
+    SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
     summary->stored_bytes = first_summary.stored_bytes;
     summary->sorted_runs = first_summary.sorted_runs;
     summary->intervals = first_summary.intervals;

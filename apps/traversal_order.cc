@@ -257,7 +257,9 @@ class Ordering {
       engine_->set_iteration(step_++);
       Discover discover{rank_.data()};
       VertexSubset next;
-      SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &next));
+      // An out-only graph (an ordered ingest's intermediate) has no in-space to pull from.
+      const bool push_only = engine_->graph().block_count(SpaceKind::kIn) == 0;
+      SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &next, EdgeMapOptions{push_only ? Direction::kPush : Direction::kAuto}));
       if (both_ways_ && engine_->graph().directed()) {
         VertexSubset backward;
         SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &backward, EdgeMapOptions{Direction::kAuto, true}));

@@ -133,6 +133,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   // small share of the budget are read now (the planner prices push steps
   // with them), the rest when an app asks.
   for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    if (graph.block_count(kind) == 0) continue;  // an out-only graph (push only)
     if (!graph.space(kind).degrees.empty() || (kind == SpaceKind::kOut && degrees_cheap())) {
       SG_RETURN_IF_ERROR(setup_degrees(kind));
     }

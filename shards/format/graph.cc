@@ -51,12 +51,15 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   SG_RETURN_IF_ERROR(s);
   SG_RETURN_IF_ERROR(Manifest::parse(text, manifest_path, &graph->manifest_));
   const Manifest& m = graph->manifest_;
+  if (m.out_only() && !options.out_only) {
+    return Status::InvalidArgument(dir + ": the intermediate of an ordered ingest (out-space only), not a graph to run; re-ingest");
+  }
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
   for (std::vector<size_t>& blocks : graph->blocks_) blocks.clear();
   for (size_t i = 0; i < m.spaces.size(); ++i) graph->blocks_[m.spaces[i].kind == "in" ? 1 : 0].push_back(i);
-  graph->in_degrees_pending_ = options.degrees && !options.in_degrees && m.directed;
+  graph->in_degrees_pending_ = options.degrees && !options.in_degrees && m.directed && !m.out_only();
   for (size_t i = 0; i < m.spaces.size(); ++i) {
     const bool in_space = m.spaces[i].kind == "in";
     const bool degrees = options.degrees && !m.spaces[i].degree_file.empty() && !(in_space && graph->in_degrees_pending_);
@@ -108,7 +111,8 @@ Status scan_array_file(const std::string& path, uint64_t expected_checksum, size
 }
 
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
-  return scan_array_file<uint32_t>(degree_path(kind), space(kind).meta.degree_checksum, manifest_.num_vertices, fn);
+  const uint64_t checksum = stored_in_degrees(kind) ? manifest_.in_degree_checksum : space(kind).meta.degree_checksum;
+  return scan_array_file<uint32_t>(degree_path(kind), checksum, manifest_.num_vertices, fn);
 }
 
 Status Graph::check_id_map() const {

@@ -52,6 +52,9 @@ struct GraphOpenOptions {
   // A directed graph's in-degrees (4 bytes a vertex) now, or later by
   // load_in_degrees(): only traversals over reversed edges use them.
   bool in_degrees = true;
+  // Open an out-space-only graph (Manifest::out_only: an ordered ingest's
+  // intermediate); refused otherwise.
+  bool out_only = false;
 };
 
 class Graph {
@@ -75,6 +78,8 @@ class Graph {
   // Stored indexes of the kind's blocks, in neighbour order (one for a 1-D space).
   const std::vector<size_t>& blocks(SpaceKind kind) const { return blocks_[kind_slot(kind)]; }
   size_t block_count(SpaceKind kind) const { return blocks(kind).size(); }
+  // An out-only graph's in-degrees: a file of their own, no in-space.
+  bool stored_in_degrees(SpaceKind kind) const { return kind == SpaceKind::kIn && manifest_.out_only(); }
   // 0 for the out-space (and an undirected graph's only space), 1 for the in-space.
   size_t kind_slot(SpaceKind kind) const { return manifest_.directed ? static_cast<size_t>(kind) : 0; }
   // The stored space holding the kind's degrees (its first block).
@@ -148,7 +153,9 @@ class Graph {
   // checks its size and checksum (for readers that do not load it whole):
   // fn(first vertex, degrees, count) per piece, if given. The pieces are
   // trustworthy only if it returns OK.
-  std::string degree_path(SpaceKind kind) const { return dir_ + "/" + space(kind).meta.degree_file; }
+  std::string degree_path(SpaceKind kind) const {
+    return dir_ + "/" + (stored_in_degrees(kind) ? manifest_.in_degree_file : space(kind).meta.degree_file);
+  }
   Status scan_degree_file(SpaceKind kind,
                           const std::function<void(uint32_t, const uint32_t*, size_t)>& fn = nullptr) const;
   // Calls f(dense id) in order of original ids.

@@ -83,7 +83,8 @@ uint32_t get_u32(const json& j) {
 // Each kind's blocks come together, out first, and tile [0, |V|) in
 // neighbour order; only the first holds a degree file.
 Status check_blocks(const Manifest& m, const std::string& path) {
-  const std::vector<std::string> kinds = m.directed ? std::vector<std::string>{"out", "in"} : std::vector<std::string>{"out"};
+  const std::vector<std::string> kinds =
+      m.directed && !m.out_only() ? std::vector<std::string>{"out", "in"} : std::vector<std::string>{"out"};
   size_t at = 0;
   for (const std::string& kind : kinds) {
     uint64_t next = 0;
@@ -137,6 +138,7 @@ std::string Manifest::to_json() const {
            {"duplicates_dropped", ingest.duplicates_dropped},
            {"sorted_runs", ingest.sorted_runs},
            {"memory_bytes", ingest.memory_bytes}}}};
+  if (out_only()) j["out_only_in_degrees"] = {{"file", in_degree_file}, {"xxh3", hex64(in_degree_checksum)}};
   // A checksum over everything else (keys sorted, compact), so an edited or
   // damaged manifest is refused instead of trusted.
   j["content_xxh3"] = hex64(checksum64(j.dump().data(), j.dump().size()));
@@ -183,6 +185,14 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->interval_starts.clear();
     for (const json& start : j.at("interval_starts")) m->interval_starts.push_back(get_u32(start));
     m->devices = j.at("devices").get<std::vector<std::string>>();
+    m->in_degree_file.clear();
+    m->in_degree_checksum = 0;
+    if (j.contains("out_only_in_degrees")) {
+      const json& in_degrees = j.at("out_only_in_degrees");
+      m->in_degree_file = in_degrees.at("file").get<std::string>();
+      m->in_degree_checksum = parse_hex64(in_degrees.at("xxh3").get<std::string>());
+      if (m->in_degree_file.empty() || !m->directed) return Status::Corruption(path + ": an out-only graph names no in-degree file");
+    }
     m->spaces.clear();
     for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s, m->num_vertices));
     const json& in = j.at("ingest");

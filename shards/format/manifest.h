@@ -73,6 +73,13 @@ struct Manifest {
   std::vector<uint32_t> interval_starts;  // first vertex of each interval
   std::vector<std::string> devices;       // "." = the graph directory itself
   std::vector<SpaceManifest> spaces;      // the out-space's blocks, then the in-space's (directed only)
+  // An out-space-only graph: the intermediate of an ordered ingest, which
+  // the traversal order reads (apps/ingest_ordered.cc). It stores no
+  // in-space, only the in-degrees, in this file. Not a graph to run:
+  // Graph::open refuses it unless asked (GraphOpenOptions::out_only).
+  std::string in_degree_file;
+  uint64_t in_degree_checksum = 0;
+  bool out_only() const { return !in_degree_file.empty(); }
   IngestRecord ingest;
 
   std::string to_json() const;

@@ -8,7 +8,9 @@ namespace {
 class GraphEdgeReader : public EdgeReader {
  public:
   Status open(const std::string& dir) {
-    SG_RETURN_IF_ERROR(Graph::open(dir, &graph_, GraphOpenOptions{false, false}));
+    GraphOpenOptions options{false, false};
+    options.out_only = true;  // its out-space is whole: all this reads
+    SG_RETURN_IF_ERROR(Graph::open(dir, &graph_, options));
     shape_.format = InputFormat::kGraph;
     shape_.weighted = graph_.weighted();
     shape_.symmetric = !graph_.directed();

@@ -104,6 +104,9 @@ class IngestJob {
   Status open_routers(size_t sort_records, std::vector<BucketRouter<Record>>* routers) const;
   uint64_t estimated_records_per_space(size_t spaces) const;
   uint64_t held_bytes() const;
+  // Spaces sorted and encoded: one for an undirected or out-only graph.
+  size_t built_spaces() const { return undirected_ || out_only_ ? 1 : 2; }
+  Status write_in_degrees();
   size_t batch_records(size_t bytes_per_record, bool sort_phase = false) const;
   Status release_permutation();
   Status route_and_build();
@@ -113,7 +116,7 @@ class IngestJob {
   void name_space_files(size_t space, size_t block, SpaceManifest* meta, std::vector<std::string>* paths);
   template <typename Record>
   Status build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::vector<std::string>>& paths,
-                           size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) const;
+                           size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats);
   template <typename Record>
   Status write_spaces(std::vector<BucketRouter<Record>>* routers);
   Status write_relabelled_id_map(const std::string& path, uint64_t* checksum) const;
@@ -128,6 +131,8 @@ class IngestJob {
   std::unique_ptr<EdgeReader> reader_;
   InputShape shape_;
   bool undirected_ = false;
+  bool out_only_ = false;            // IngestOptions::out_space_only said so
+  std::vector<uint32_t> in_degrees_;  // out-only: counted as the out-space is built
 
   std::string graph_id_;
   std::string temp_dir_;
@@ -484,12 +489,12 @@ uint64_t IngestJob::estimated_records_per_space(size_t spaces) const {
 // R-MAT 20's sort held 1.36x the budget before they were counted).
 uint64_t IngestJob::held_bytes() const {
   constexpr uint64_t kFixedBytes = 4 << 20;
-  const size_t spaces = undirected_ ? 1 : 2;
+  const size_t spaces = built_spaces();
   const size_t blocks = std::max<size_t>(block_starts_.size(), 1);
   const size_t parts = encoder_parts(blocks, opt_.chunk_bytes, opt_.memory_bytes / spaces);
   return id_map_.size() * sizeof(uint64_t) + kFixedBytes + (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
-         spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts);
+         spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
 }
 
 // Records sorted at once: what the budget leaves after the id maps, the
@@ -566,7 +571,23 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   SG_RETURN_IF_ERROR(release_permutation());
   // About 3 bytes per arc compressed (see the README's figures).
   stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
-  return write_spaces(&routers);
+  if (!undirected_ && opt_.out_space_only && opt_.out_space_only(num_vertices_)) {
+    out_only_ = true;
+    routers[1].remove();
+    routers.pop_back();
+    in_degrees_.assign(num_vertices_, 0);
+  }
+  SG_RETURN_IF_ERROR(write_spaces(&routers));
+  return write_in_degrees();
+}
+
+// An out-only graph's in-degrees, counted while its out-space was built.
+Status IngestJob::write_in_degrees() {
+  if (!out_only_) return Status::OK();
+  manifest_.in_degree_file = "in.degrees";
+  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + manifest_.in_degree_file, in_degrees_, &manifest_.in_degree_checksum));
+  std::vector<uint32_t>().swap(in_degrees_);
+  return Status::OK();
 }
 
 // Intervals split the vertices so each holds about the same number of arcs
@@ -631,10 +652,11 @@ void IngestJob::name_space_files(size_t space, size_t block, SpaceManifest* meta
 }
 
 // Sorts and encodes one space; spaces are built concurrently, so this
-// touches only its arguments.
+// touches only its arguments (and, building an out-only graph's one space,
+// the in-degree counts).
 template <typename Record>
 Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::vector<std::string>>& paths,
-                                    size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) const {
+                                    size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) {
   const size_t blocks = metas->size();
   std::vector<SpaceOutput> outs(blocks);
   std::vector<SpaceOutput*> out_pointers;
@@ -654,7 +676,8 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, 
   build.drop_self_loops = opt_.drop_self_loops;
   build.dedup = opt_.dedup;
   build.batch_records = batch_records;
-  build.parts = encoder_parts(block_starts_.size(), opt_.chunk_bytes, opt_.memory_bytes / (undirected_ ? 1 : 2));
+  build.parts = encoder_parts(block_starts_.size(), opt_.chunk_bytes, opt_.memory_bytes / built_spaces());
+  if (out_only_) build.neighbour_counts = in_degrees_.data();
   if (opt_.route_buckets != 0) build.sub_buckets = bucket_override();
   build.block_starts = block_starts_;
   build.spill_prefix = temp_dir_ + "/" + (*metas)[0].kind + ".spill";
@@ -759,6 +782,16 @@ Status IngestJob::write_metadata() {
   m.ordering = new_id_ != nullptr ? opt_.order : "none";
   if (new_id_ != nullptr) {
     assert(m.id_map_file == "id_map.u64");  // written by release_permutation
+  } else if (source_graph_ != nullptr) {
+    // A stored graph read as it is (completing an out-only graph): its ids stay.
+    const Manifest& source = source_graph_->manifest();
+    m.id_base = source.id_base;
+    m.ordering = source.ordering;
+    if (!source.id_map_file.empty()) {
+      m.id_map_file = "id_map.u64";
+      m.id_map_checksum = source.id_map_checksum;
+      SG_RETURN_IF_ERROR(copy_file_synced(source_graph_->dir() + "/" + source.id_map_file, temp_dir_ + "/" + m.id_map_file));
+    }
   } else if (remap_) {
     m.id_map_file = "id_map.u64";
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + m.id_map_file, id_map_, &m.id_map_checksum));
@@ -850,7 +883,10 @@ Status IngestJob::run(IngestSummary* summary) {
   summary->sorted_runs = manifest_.ingest.sorted_runs;
   summary->intervals = static_cast<uint32_t>(interval_starts_.size());
   summary->stored_bytes = 0;
-  for (const SpaceManifest& s : manifest_.spaces) summary->stored_bytes += s.logical_bytes;
+  for (const SpaceManifest& s : manifest_.spaces) {
+    summary->stored_bytes += s.logical_bytes;
+    summary->out_space_bytes += s.kind == "out" ? s.logical_bytes : 0;
+  }
   summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::OK();
 }

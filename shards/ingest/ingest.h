@@ -60,6 +60,11 @@ struct IngestOptions {
   size_t sort_buffer_edges = 0;
   // Buckets per router (rounded down to a power of two); 0 = from the budget.
   size_t route_buckets = 0;
+  // An ordered ingest's first pass: asked once the input is routed and the
+  // vertex count known; true = build only the out-space and the in-degrees
+  // (an out-only graph, Manifest::out_only, which is all its traversal
+  // order reads), dropping the routed in-space. Directed inputs only.
+  std::function<bool(uint64_t num_vertices)> out_space_only;
   bool progress = false;  // a progress line on stderr (a terminal)
   // Called as each phase begins ("route", "sort", "commit"; ordered ingest
   // adds "order"): tests interrupt ingest there.
@@ -71,6 +76,7 @@ struct IngestSummary {
   uint64_t num_edges = 0;
   uint64_t input_edges = 0;
   uint64_t stored_bytes = 0;  // all spaces, all devices
+  uint64_t out_space_bytes = 0;  // of them, the out-space's
   uint64_t sorted_runs = 0;  // in-memory sort batches
   uint32_t intervals = 0;
   double seconds = 0;

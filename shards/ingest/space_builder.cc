@@ -1,6 +1,7 @@
 #include "shards/ingest/space_builder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cassert>
 
@@ -357,6 +358,11 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
       list[kept++] = list[j];
     }
     if (count > 0) part_carry_[part] = Carry{true, v, previous};
+    if (opt_.neighbour_counts != nullptr) {
+      for (uint32_t j = 0; j < kept; ++j) {
+        std::atomic_ref<uint32_t>(opt_.neighbour_counts[neighbour_id(list[j])]).fetch_add(1, std::memory_order_relaxed);
+      }
+    }
     if (block_starts.size() == 1) {
       encoders_[0][part].add_list(v, list, kept);
       continue;

@@ -41,6 +41,9 @@ struct SpaceBuildOptions {
   size_t parts = 1;  // encoders a block (encoder_parts)
   uint32_t sub_buckets = 256;  // a power of two
   std::string spill_prefix;    // sub-routers' spill files: prefix + ".<depth>"
+  // If set (num_vertices entries, zeroed), each stored arc counts one at its
+  // neighbour: an out-space's build gives the in-degrees (an out-only graph).
+  uint32_t* neighbour_counts = nullptr;
 };
 
 struct SpaceBuildStats {

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace sg {
 
@@ -202,6 +203,14 @@ Status write_file_atomic(const std::string& path, const void* data, size_t bytes
   }
   const size_t slash = path.find_last_of('/');
   return fsync_directory(slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash));
+}
+
+Status copy_file_synced(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  if (!std::filesystem::copy_file(from, to, ec)) return Status::IOError(to + ": copy from " + from + ": " + ec.message());
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(to, &file));
+  return file.sync();
 }
 
 }  // namespace sg

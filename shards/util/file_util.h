@@ -47,6 +47,8 @@ Status read_whole_file(const std::string& path, std::string* contents);
 // Writes `contents` to `path` via a temporary file, fsync and rename.
 Status write_file_atomic(const std::string& path, const void* data, size_t bytes);
 Status fsync_directory(const std::string& dir);
+// Copies `from` to a new file `to` and syncs it.
+Status copy_file_synced(const std::string& from, const std::string& to);
 std::string errno_text(int err);
 // The descriptor behind File::create_unnamed (-1 and *err on failure).
 int open_unnamed(const std::string& near_path, int extra_flags, int* err);
