@@ -77,9 +77,14 @@ void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, 
   // each list and one at the end). Sized by lists, not vertices: a chunk
   // of empty lists spans 64 Ki vertices in a few bytes, and the encoder's
   // output buffer keeps its largest size.
+  // Every token is below 2^33 (counts and runs times two, offsets between
+  // 32-bit ids zigzagged): 5 bytes at most, half of a 64-bit varint's 10;
+  // a chunk of single-neighbour lists sized at 10 made each encoder's
+  // buffer hold up to 8x its output.
+  constexpr uint64_t kMaxTokenBytes = 5;
   const uint64_t lists = parts.firsts.size();
   const uint64_t counts = codec == ListCodec::kV1 ? parts.counts.size() : 2 * lists + 1;
-  out->resize(start + 1 + counts * kMaxVarint64Bytes + lists * kMaxVarint64Bytes + gap_total);
+  out->resize(start + 1 + counts * kMaxTokenBytes + lists * kMaxTokenBytes + gap_total);
   uint8_t* dst = out->data() + start;
   if (codec == ListCodec::kV2) *dst++ = static_cast<uint8_t>(mode);
   const uint8_t* gaps = parts.gaps;

@@ -547,7 +547,11 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     progress_.advance(batch->size(), reader_->bytes_read());
     batch->swap(next_batch);
   }
+  // The read and route batches' room goes to the sort batches.
   std::vector<RawEdge>().swap(*batch);
+  std::vector<RawEdge>().swap(next_batch);
+  std::vector<Arc>().swap(arcs);
+  std::vector<std::vector<Record>>().swap(space_records);
   num_vertices_ = new_id_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : new_id_->size();
   if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
