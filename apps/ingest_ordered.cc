@@ -50,8 +50,14 @@ std::string hidden_sibling(const std::string& output, const std::string& tag) {
 // Computes the order of the unordered graph at `dir`, or leaves new_id
 // empty and says in *needed_bytes what it would take when that exceeds
 // `memory_bytes`.
+// What a traversal order read, for the ingest summary.
+struct OrderStats {
+  size_t steps = 0;
+  uint64_t bytes_read = 0;
+};
+
 Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, std::vector<uint32_t>* new_id,
-                     uint64_t* needed_bytes) {
+                     uint64_t* needed_bytes, OrderStats* stats) {
   Graph graph;
   GraphOpenOptions open_options{false, false, false, false};
   open_options.out_only = true;
@@ -86,7 +92,10 @@ Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_
   options.quiet = true;  // the hidden graph is not the user's: no notes about it
   SG_RETURN_IF_ERROR(engine.open(graph, options));
   const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
-  return traversal_order(&engine, kind, work, new_id);
+  SG_RETURN_IF_ERROR(traversal_order(&engine, kind, work, new_id));
+  stats->steps = engine.steps().size();
+  for (const StepStats& step : engine.steps()) stats->bytes_read += step.bytes_read();
+  return Status::OK();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -178,7 +187,8 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   const auto order_start = std::chrono::steady_clock::now();
   std::vector<uint32_t> new_id;
   uint64_t order_bytes = 0;
-  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id, &order_bytes));
+  OrderStats order_stats;
+  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id, &order_bytes, &order_stats));
   if (new_id.empty()) {
     // The unordered graph becomes the output (completed first if out-only).
     SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
@@ -215,8 +225,9 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   summary->input_edges = first_summary.input_edges;
   if (!first_summary.note.empty()) summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
   summary->seconds = seconds_since(start);
-  char order_text[64];
-  std::snprintf(order_text, sizeof(order_text), "; order %.2f s; relabel: ", order_seconds);
+  char order_text[128];
+  std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read); relabel: ", order_seconds,
+                order_stats.steps, static_cast<double>(order_stats.bytes_read) / 1e9);
   std::string phases = "unordered: ";
   phases.append(first_summary.phases).append(order_text).append(summary->phases);
   summary->phases = std::move(phases);
