@@ -529,7 +529,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   const size_t spaces = undirected_ ? 1 : 2;
   std::vector<BucketRouter<Record>> routers(spaces);
   std::vector<VertexHistogram> histograms(spaces);
-  SG_RETURN_IF_ERROR(open_routers(std::max<size_t>(batch_records(batch_bytes_per_record<Record>(), true) / spaces, 2), &routers));
+  SG_RETURN_IF_ERROR(open_routers(std::max<size_t>(batch_records(batch_bytes_per_record<Record>(spaces == 1), true) / spaces, 2), &routers));
   std::vector<Arc> arcs;
   std::vector<std::vector<Record>> space_records(spaces);
   progress_.begin_phase("route", reader_->bytes_total());
@@ -682,6 +682,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, 
   build.batch_records = batch_records;
   build.parts = encoder_parts(block_starts_.size(), opt_.chunk_bytes, opt_.memory_bytes / built_spaces());
   if (out_only_) build.neighbour_counts = in_degrees_.data();
+  build.read_ahead = built_spaces() == 1;
   if (opt_.route_buckets != 0) build.sub_buckets = bucket_override();
   build.block_starts = block_starts_;
   build.spill_prefix = temp_dir_ + "/" + (*metas)[0].kind + ".spill";
@@ -714,7 +715,7 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
     for (size_t b = 0; b < block_starts_.size(); ++b) name_space_files(s, b, &metas[s][b], &paths[s][b]);
     records += (*routers)[s].total_records();
   }
-  const size_t batch = std::max<size_t>(batch_records(batch_bytes_per_record<Record>()) / spaces, 2);
+  const size_t batch = std::max<size_t>(batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2);
   progress_.begin_phase("sort", records);
   parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) status[s] = build_space_files(s, &(*routers)[s], paths[s], batch, &metas[s], &stats[s]);

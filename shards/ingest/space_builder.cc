@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cassert>
+#include <future>
 
 #include "shards/ingest/arc_record.h"
 #include "shards/util/interrupt.h"
@@ -11,6 +12,13 @@
 
 namespace sg {
 namespace {
+
+// Buckets read and sorted together; an oversize one (larger than a batch)
+// alone, routed again.
+struct BucketGroup {
+  uint32_t first = 0, last = 0;
+  bool oversize = false;
+};
 
 constexpr uint64_t kEdgesPerPart = 1 << 16;  // below this a batch is not split
 // A run of vertices without edges at least this long is encoded on its own,
@@ -42,6 +50,7 @@ class SpaceBuilder {
     // No larger than the whole space: a small graph under a large budget
     // touches only what it needs.
     records_.resize(static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records)));
+    if (opt_.read_ahead) spare_.resize(records_.size());
     SG_RETURN_IF_ERROR(process_router(*router, 0, last_value_));
     return encode_empty_until(opt_.num_vertices);
   }
@@ -55,7 +64,8 @@ class SpaceBuilder {
   };
 
   Status process_router(const BucketRouter<Record>& router, int depth, uint64_t limit);
-  Status load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last, uint64_t limit);
+  std::vector<BucketGroup> plan_groups(const BucketRouter<Record>& router, uint64_t limit) const;
+  Status read_group(const BucketRouter<Record>& router, const BucketGroup& group, Record* out, size_t* count) const;
   Status process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth, uint64_t limit);
   // A batch's arrays besides its records: reserved at their largest before
   // a batch is sorted (grown on demand they double past it: libstdc++ grows
@@ -83,6 +93,7 @@ class SpaceBuilder {
   uint32_t next_vertex_ = 0;   // first vertex whose list no batch has begun
   Carry carry_;
   std::vector<Record> records_;
+  std::vector<Record> spare_;  // the next batch, read ahead (SpaceBuildOptions::read_ahead)
   std::vector<Neighbour> neighbours_;
   std::vector<uint32_t> counts_;
   std::vector<uint32_t> list_vertex_;  // non-empty lists of the batch
@@ -94,46 +105,78 @@ class SpaceBuilder {
 };
 
 // Buckets up to `limit` (the last value of the range being built: a
-// sub-router's power-of-two range may run past its parent bucket's).
+// sub-router's power-of-two range may run past its parent bucket's): runs
+// of buckets that fit a batch together, and buckets larger than a batch
+// alone. With read-ahead, the next group is read into the spare batch
+// while this one is sorted and encoded.
 template <typename Record>
 Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, int depth, uint64_t limit) {
-  const uint64_t cap = records_.size();
-  bool open = false;
-  uint32_t first = 0, last = 0;
-  uint64_t records = 0;
-  for (uint32_t b = 0; b < router.bucket_count() && router.first_value(b) <= limit; ++b) {
+  const std::vector<BucketGroup> groups = plan_groups(router, limit);
+  std::future<Status> reading;  // of groups[g + 1] into spare_, when started
+  size_t read_count = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    const uint64_t r = router.records(b);
-    if (open && (r > cap || records + r > cap)) {
-      SG_RETURN_IF_ERROR(load_group(router, first, last, limit));
-      open = false;
-    }
-    if (r > cap) {
-      SG_RETURN_IF_ERROR(process_oversize(router, b, depth, limit));
+    const BucketGroup& group = groups[g];
+    if (group.oversize) {
+      SG_RETURN_IF_ERROR(process_oversize(router, group.first, depth, limit));
       continue;
     }
-    if (!open) {
-      open = true;
-      first = b;
-      records = 0;
+    size_t count = 0;
+    if (reading.valid()) {
+      SG_RETURN_IF_ERROR(reading.get());
+      records_.swap(spare_);
+      count = read_count;
+    } else {
+      SG_RETURN_IF_ERROR(read_group(router, group, records_.data(), &count));
     }
-    last = b;
-    records += r;
+    if (!spare_.empty() && g + 1 < groups.size() && !groups[g + 1].oversize) {
+      reading = std::async(std::launch::async, [this, &router, next = groups[g + 1], &read_count] {
+        return read_group(router, next, spare_.data(), &read_count);
+      });
+    }
+    // A failed batch still waits for the read in flight (the future's
+    // destructor blocks) before spare_ can go.
+    SG_RETURN_IF_ERROR(process_records(count, router.first_value(group.first), std::min(router.last_value(group.last), limit)));
   }
-  if (open) SG_RETURN_IF_ERROR(load_group(router, first, last, limit));
   return Status::OK();
 }
 
 template <typename Record>
-Status SpaceBuilder<Record>::load_group(const BucketRouter<Record>& router, uint32_t first, uint32_t last, uint64_t limit) {
+std::vector<BucketGroup> SpaceBuilder<Record>::plan_groups(const BucketRouter<Record>& router, uint64_t limit) const {
+  const uint64_t cap = records_.size();
+  std::vector<BucketGroup> groups;
+  uint64_t records = 0;
+  bool open = false;
+  for (uint32_t b = 0; b < router.bucket_count() && router.first_value(b) <= limit; ++b) {
+    const uint64_t r = router.records(b);
+    if (open && (r > cap || records + r > cap)) open = false;
+    if (r > cap) {
+      groups.push_back(BucketGroup{b, b, true});
+      continue;
+    }
+    if (!open) {
+      open = true;
+      records = 0;
+      groups.push_back(BucketGroup{b, b, false});
+    }
+    groups.back().last = b;
+    records += r;
+  }
+  return groups;
+}
+
+template <typename Record>
+Status SpaceBuilder<Record>::read_group(const BucketRouter<Record>& router, const BucketGroup& group, Record* out,
+                                        size_t* count) const {
   size_t at = 0;
-  for (uint32_t b = first; b <= last; ++b) {
+  for (uint32_t b = group.first; b <= group.last; ++b) {
     for (const SpillSegment& segment : router.segments(b)) {
-      SG_RETURN_IF_ERROR(router.read(segment, 0, segment.records, records_.data() + at));
+      SG_RETURN_IF_ERROR(router.read(segment, 0, segment.records, out + at));
       at += segment.records;
     }
   }
-  return process_records(at, router.first_value(first), std::min(router.last_value(last), limit));
+  *count = at;
+  return Status::OK();
 }
 
 // Calls sink(count) with the bucket's records loaded into records_, at most a

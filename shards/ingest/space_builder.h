@@ -44,6 +44,11 @@ struct SpaceBuildOptions {
   // If set (num_vertices entries, zeroed), each stored arc counts one at its
   // neighbour: an out-space's build gives the in-degrees (an out-only graph).
   uint32_t* neighbour_counts = nullptr;
+  // Read the next batch while this one is sorted and encoded, into a second
+  // batch of records (count it: batch_bytes_per_record(true)). Worth it
+  // when a space is built alone; two spaces built at once overlap each
+  // other's reads already.
+  bool read_ahead = false;
 };
 
 struct SpaceBuildStats {
@@ -58,8 +63,8 @@ struct SpaceBuildStats {
 // its neighbour entry, list bookkeeping and encoded output (whose buffers
 // grow by doubling: 20 bytes covers them, measured on R-MAT 22).
 template <typename Record>
-constexpr size_t batch_bytes_per_record() {
-  return sizeof(Record) + sizeof(typename Record::Neighbour) + 20;
+constexpr size_t batch_bytes_per_record(bool read_ahead = false) {
+  return (read_ahead ? 2 : 1) * sizeof(Record) + sizeof(typename Record::Neighbour) + 20;
 }
 
 // Encoders run a batch in parallel parts: 4 a thread for one block, fewer
