@@ -273,6 +273,28 @@ Status Graph::read_chunk_of(const EdgeSpace& space, size_t chunk, uint8_t* paylo
   return Status::OK();
 }
 
+Status Graph::read_chunk_range(const EdgeSpace& space, size_t first, size_t end, uint8_t* payload) const {
+  assert(first < end && end <= space.index.size());
+  const uint64_t begin = space.index[first].offset;
+  const uint64_t bytes = chunk_span_bytes(space, first, end);
+  if (begin + bytes > space.meta.logical_bytes) {
+    return Status::Corruption(describe_chunk(space, end - 1) + ": extends past the end of the space");
+  }
+  Status status;
+  layout_.split(begin, bytes, [&](const StripePiece& piece) {
+    if (!status.ok()) return;
+    status = space.device_files[piece.device].pread_all(payload + (piece.logical_offset - begin), piece.bytes, piece.device_offset);
+  });
+  if (!status.ok()) return Status::IOError(describe_chunk(space, first) + ": " + status.message());
+  for (size_t c = first; c < end; ++c) {
+    const ChunkIndexEntry& e = space.index[c];
+    if (e.offset < begin || checksum64(payload + (e.offset - begin), e.bytes) != e.checksum) {
+      return Status::Corruption(describe_chunk(space, c) + ": checksum mismatch");
+    }
+  }
+  return Status::OK();
+}
+
 Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
   return read_chunk_of(space(kind), chunk, payload);
 }

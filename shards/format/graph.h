@@ -112,6 +112,15 @@ class Graph {
   // checks its checksum. Errors name the space, chunk and device file(s).
   Status read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const;
   Status read_chunk_of(const EdgeSpace& space, size_t chunk, uint8_t* payload) const;
+  // Chunks [first, end) of `space` in one read of their logical byte range
+  // (one request per stripe piece, not per chunk: a sequential reader on an
+  // HDD is otherwise bound by its I/Os a second), each checksum checked.
+  // Chunk c lands at payload + index[c].offset - index[first].offset;
+  // `payload` holds chunk_span_bytes(space, first, end).
+  Status read_chunk_range(const EdgeSpace& space, size_t first, size_t end, uint8_t* payload) const;
+  static uint64_t chunk_span_bytes(const EdgeSpace& space, size_t first, size_t end) {
+    return space.index[end - 1].offset + space.index[end - 1].bytes - space.index[first].offset;
+  }
   // "chunk 12 of out (bytes 49152..53248 on /d0/sg-…-out.d0)"
   std::string describe_chunk(const EdgeSpace& space, size_t chunk) const;
 

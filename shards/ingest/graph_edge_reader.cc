@@ -42,6 +42,7 @@ class GraphEdgeReader : public EdgeReader {
           pending_at_ = 0;
           buffer_.reset();
           capacity_ = 0;
+          window_space_ = nullptr;
           break;
         }
         SG_RETURN_IF_ERROR(load_chunk(graph_.stored_space(blocks[next_block_]), next_chunk_++));
@@ -61,19 +62,31 @@ class GraphEdgeReader : public EdgeReader {
     void operator()(uint8_t* p) const { std::free(p); }
   };
 
+  // Chunks come from a window of consecutive chunks read at once (up to
+  // kWindowBytes, at least one chunk).
+  static constexpr uint64_t kWindowBytes = 4 << 20;
   Status load_chunk(const EdgeSpace& space, size_t chunk) {
     const ChunkIndexEntry& entry = space.index[chunk];
-    if (entry.bytes > capacity_) {
-      capacity_ = align_up(entry.bytes, kAlignBytes);
-      buffer_.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlignBytes, capacity_)));
-      if (!buffer_) return Status::IOError("out of memory reading " + graph_.dir());
+    if (&space != window_space_ || chunk < window_first_ || chunk >= window_end_) {
+      size_t end = chunk + 1;
+      while (end < space.index.size() && Graph::chunk_span_bytes(space, chunk, end + 1) <= kWindowBytes) ++end;
+      const uint64_t span = Graph::chunk_span_bytes(space, chunk, end);
+      if (span + 8 > capacity_) {  // 8: a decoder may load a word at the end
+        capacity_ = align_up(span + 8, kAlignBytes);
+        buffer_.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlignBytes, capacity_)));
+        if (!buffer_) return Status::IOError("out of memory reading " + graph_.dir());
+      }
+      SG_RETURN_IF_ERROR(graph_.read_chunk_range(space, chunk, end, buffer_.get()));
+      window_space_ = &space;
+      window_first_ = chunk;
+      window_end_ = end;
     }
-    SG_RETURN_IF_ERROR(graph_.read_chunk_of(space, chunk, buffer_.get()));
+    const uint8_t* payload = buffer_.get() + (entry.offset - space.index[window_first_].offset);
     bytes_read_ += entry.bytes;
     pending_.clear();
     pending_at_ = 0;
     const bool undirected = !graph_.directed();
-    Status s = for_each_list(graph_.manifest().list_codec(), buffer_.get(), entry, graph_.num_vertices(), graph_.weighted(), &scratch_,
+    Status s = for_each_list(graph_.manifest().list_codec(), payload, entry, graph_.num_vertices(), graph_.weighted(), &scratch_,
                              [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
                                for (uint32_t i = 0; i < count; ++i) {
                                  if (undirected && nbrs[i] < v) continue;
@@ -89,6 +102,8 @@ class GraphEdgeReader : public EdgeReader {
   size_t next_block_ = 0, next_chunk_ = 0;
   std::unique_ptr<uint8_t, Free> buffer_;
   size_t capacity_ = 0;
+  const EdgeSpace* window_space_ = nullptr;  // chunks [window_first_, window_end_) of it are in buffer_
+  size_t window_first_ = 0, window_end_ = 0;
   std::vector<uint32_t> scratch_;
   struct PendingArc {  // a chunk's arcs, decoded (half a RawEdge)
     uint32_t src, dst;
