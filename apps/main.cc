@@ -13,6 +13,7 @@
 #include "apps/generate.h"
 #include "apps/graph_info.h"
 #include "apps/ingest_ordered.h"
+#include "apps/partition.h"
 #include "apps/run_command.h"
 #include "scheduler/calibrate.h"
 #include "shards/format/graph.h"
@@ -166,6 +167,17 @@ int run_info(const std::string& dir, bool as_json) {
 }
 
 int run_verify(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir + "/partition.json", ec)) {
+    uint64_t arcs = 0;
+    sg::Status s = sg::verify_partition(dir, &arcs);
+    if (!s.ok()) {
+      std::fprintf(stderr, "shardgraph: verify failed: %s\n", s.message().c_str());
+      return kExitRuntime;
+    }
+    std::printf("ok: partitioned graph, %llu arcs in its parts\n", static_cast<unsigned long long>(arcs));
+    return 0;
+  }
   sg::Graph graph;
   sg::Status s = sg::Graph::open(dir, &graph);
   if (!s.ok()) return fail(s);
@@ -177,6 +189,25 @@ int run_verify(const std::string& dir) {
   }
   std::printf("ok: %llu chunks, %llu arcs, %llu bytes checked\n", static_cast<unsigned long long>(report.chunks),
               static_cast<unsigned long long>(report.arcs), static_cast<unsigned long long>(report.bytes));
+  return 0;
+}
+
+struct PartitionArgs {
+  sg::PartitionOptions options;
+  std::string memory = "1G";
+};
+
+int run_partition(PartitionArgs& a) {
+  a.options.memory_bytes = memory_option(a.memory);
+  sg::PartitionSummary summary;
+  sg::Status s = sg::partition_graph(a.options, &summary);
+  if (!s.ok()) return fail(s);
+  std::printf("partitioned %s -> %s: %zu parts in %.2f s\n", a.options.graph.c_str(), a.options.output.c_str(), summary.parts.size(),
+              summary.seconds);
+  for (size_t k = 0; k < summary.parts.size(); ++k) {
+    std::printf("part-%zu: vertices [%u, %u), %llu arcs\n", k, summary.parts[k].begin, summary.parts[k].end,
+                static_cast<unsigned long long>(summary.parts[k].arcs));
+  }
   return 0;
 }
 
@@ -330,6 +361,13 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "re-read and check every chunk of a graph");
   verify->add_option("graph", verify_dir, "graph directory")->required();
 
+  PartitionArgs partition_args;
+  auto* partition = app.add_subcommand("partition", "cut a directed graph into parts by destination range, for a run over MPI (docs/scale-out.md)");
+  partition->add_option("graph", partition_args.options.graph, "graph directory")->required();
+  partition->add_option("--parts", partition_args.options.parts, "number of parts")->required()->check(CLI::Range(1, 1 << 20));
+  partition->add_option("-o,--output", partition_args.options.output, "output directory (must not exist)")->required();
+  partition->add_option("--memory", partition_args.memory, "memory budget of each part's ingest")->capture_default_str();
+
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
   run->add_option("app", run_args.options.app,
@@ -409,6 +447,7 @@ int main(int argc, char** argv) {
     if (*ingest) return run_ingest(ing);
     if (*info) return run_info(info_dir, info_json);
     if (*verify) return run_verify(verify_dir);
+    if (*partition) return run_partition(partition_args);
     if (*scan) return run_scan(scan_input, scan_format, scan_threads);
     if (*run) return run_run(run_args, source_option);
     if (*calibrate) return run_calibrate(calibrate_dirs, calibrate_bytes);

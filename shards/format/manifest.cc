@@ -6,9 +6,6 @@
 #include <stdexcept>
 
 namespace sg {
-namespace {
-
-using nlohmann::json;
 
 std::string hex64(uint64_t value) {
   char text[17];
@@ -20,6 +17,10 @@ uint64_t parse_hex64(const std::string& text) {
   if (text.size() != 16) throw std::invalid_argument("checksum must be 16 hex digits");
   return std::stoull(text, nullptr, 16);
 }
+
+namespace {
+
+using nlohmann::json;
 
 json space_to_json(const SpaceManifest& s) {
   return json{{"name", s.name},

@@ -74,6 +74,9 @@ class EdgeReader {
   virtual uint64_t declared_arcs() const { return 0; }
   // The graph being read, for format "graph" (graph_edge_reader.h).
   virtual const class Graph* stored_graph() const { return nullptr; }
+  // The ingest's budget, for readers whose buffers scale (a stored graph is
+  // read in windows of chunks: a sixteenth of it, 256 KiB to 4 MiB).
+  virtual void set_memory_budget(uint64_t /*bytes*/) {}
 
  protected:
   uint64_t max_id_ = UINT64_MAX;

@@ -1,5 +1,6 @@
 #include "shards/ingest/graph_edge_reader.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace sg {
@@ -62,14 +63,17 @@ class GraphEdgeReader : public EdgeReader {
     void operator()(uint8_t* p) const { std::free(p); }
   };
 
+  void set_memory_budget(uint64_t bytes) override {
+    window_bytes_ = std::clamp<uint64_t>(bytes / 16, uint64_t{256} << 10, uint64_t{4} << 20);
+  }
+
   // Chunks come from a window of consecutive chunks read at once (up to
-  // kWindowBytes, at least one chunk).
-  static constexpr uint64_t kWindowBytes = 4 << 20;
+  // window_bytes_, at least one chunk).
   Status load_chunk(const EdgeSpace& space, size_t chunk) {
     const ChunkIndexEntry& entry = space.index[chunk];
     if (&space != window_space_ || chunk < window_first_ || chunk >= window_end_) {
       size_t end = chunk + 1;
-      while (end < space.index.size() && Graph::chunk_span_bytes(space, chunk, end + 1) <= kWindowBytes) ++end;
+      while (end < space.index.size() && Graph::chunk_span_bytes(space, chunk, end + 1) <= window_bytes_) ++end;
       const uint64_t span = Graph::chunk_span_bytes(space, chunk, end);
       if (span + 8 > capacity_) {  // 8: a decoder may load a word at the end
         capacity_ = align_up(span + 8, kAlignBytes);
@@ -104,6 +108,7 @@ class GraphEdgeReader : public EdgeReader {
   size_t capacity_ = 0;
   const EdgeSpace* window_space_ = nullptr;  // chunks [window_first_, window_end_) of it are in buffer_
   size_t window_first_ = 0, window_end_ = 0;
+  uint64_t window_bytes_ = uint64_t{256} << 10;
   std::vector<uint32_t> scratch_;
   struct PendingArc {  // a chunk's arcs, decoded (half a RawEdge)
     uint32_t src, dst;

@@ -166,6 +166,10 @@ Status IngestJob::check_options() {
     return Status::InvalidArgument(opt_.output + ": already exists; remove it or choose another output");
   }
   if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
+  if (opt_.keep_destinations_begin >= opt_.keep_destinations_end) return Status::InvalidArgument("an empty range of destinations to keep");
+  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX) && opt_.undirected) {
+    return Status::InvalidArgument("keeping a range of destinations needs a directed graph");
+  }
   if (opt_.chunk_bytes < 64) return Status::InvalidArgument("--chunk-bytes must be at least 64");
   if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
     return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
@@ -326,6 +330,9 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   for (size_t p = 0; p < kParts; ++p) {
     SG_RETURN_IF_ERROR(status[p]);  // the first bad line in input order
     max_dense_id_ = std::max(max_dense_id_, max_id[p]);
+  }
+  if (opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX) {
+    std::erase_if(*arcs, [&](const Arc& a) { return a.dst < opt_.keep_destinations_begin || a.dst >= opt_.keep_destinations_end; });
   }
   saw_edge_ = saw_edge_ || !batch.empty();
   return Status::OK();
@@ -513,6 +520,7 @@ size_t IngestJob::batch_records(size_t bytes_per_record, bool sort_phase) const 
 Status IngestJob::route_and_build() {
   SG_RETURN_IF_ERROR(open_reader());
   reader_->set_max_id(input_id_limit());
+  reader_->set_memory_budget(opt_.memory_bytes);
   std::vector<RawEdge> batch;
   SG_RETURN_IF_ERROR(reader_->next_batch(&batch, read_batch_edges()));
   shape_ = reader_->shape();

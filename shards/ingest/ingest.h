@@ -65,6 +65,11 @@ struct IngestOptions {
   // (an out-only graph, Manifest::out_only, which is all its traversal
   // order reads), dropping the routed in-space. Directed inputs only.
   std::function<bool(uint64_t num_vertices)> out_space_only;
+  // Keep only arcs whose destination (after any permutation) is in
+  // [keep_destinations_begin, keep_destinations_end): one part of a
+  // partitioned graph (apps/partition.h). Directed inputs only.
+  uint32_t keep_destinations_begin = 0;
+  uint32_t keep_destinations_end = UINT32_MAX;
   bool progress = false;  // a progress line on stderr (a terminal)
   // Called as each phase begins ("route", "sort", "commit"; ordered ingest
   // adds "order"): tests interrupt ingest there.

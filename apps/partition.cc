@@ -1,0 +1,269 @@
+#include "apps/partition.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "compression/checksum.h"
+#include "shards/format/graph.h"
+#include "shards/format/manifest.h"
+#include "shards/format/verify.h"
+#include "shards/ingest/ingest.h"
+#include "shards/ingest/leftovers.h"
+#include "shards/util/file_util.h"
+#include "shards/util/interrupt.h"
+
+namespace sg {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kPartitionFile = "partition.json";
+constexpr const char* kOutDegreeFile = "out.degrees";
+
+std::string part_name(uint32_t k) { return "part-" + std::to_string(k); }
+
+// Cuts vertices given in id order with their in-degrees into ranges of
+// about equal alpha * vertices + arcs; every range keeps at least one vertex.
+class RangeCutter {
+ public:
+  RangeCutter(uint64_t vertices, uint32_t parts, uint64_t arcs)
+      : vertices_(vertices), parts_(parts), alpha_(8 * (uint64_t{parts} - 1)), total_(alpha_ * vertices + arcs) {
+    ranges_.push_back(PartRange{});
+  }
+  void add(uint32_t v, uint32_t in_degree) {
+    const uint64_t k = ranges_.size();  // the range being filled is k - 1
+    const bool room_left = vertices_ - v >= parts_ - (k - 1);
+    const bool target_reached = k < parts_ && seen_ * parts_ >= total_ * k;
+    if (v > ranges_.back().begin && k < parts_ && (target_reached || !room_left)) {
+      ranges_.back().end = v;
+      ranges_.push_back(PartRange{v, v, 0});
+    }
+    ranges_.back().arcs += in_degree;
+    seen_ += alpha_ + in_degree;
+  }
+  std::vector<PartRange> finish() {
+    ranges_.back().end = static_cast<uint32_t>(vertices_);
+    return ranges_;
+  }
+
+ private:
+  uint64_t vertices_;
+  uint32_t parts_;
+  uint64_t alpha_, total_;
+  uint64_t seen_ = 0;
+  std::vector<PartRange> ranges_;
+};
+
+std::string hidden_work_dir(const std::string& output) {
+  const fs::path out = fs::absolute(output).lexically_normal();
+  std::random_device device;
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
+  return (out.parent_path() / ("." + out.filename().string() + ".partition" + owner_marker() + suffix)).string();
+}
+
+Status write_partition_file(const std::string& dir, const Graph& graph, const std::vector<PartRange>& ranges,
+                            const std::vector<std::string>& part_ids, uint64_t degree_checksum) {
+  json parts = json::array();
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    parts.push_back({{"dir", part_name(static_cast<uint32_t>(k))},
+                     {"graph_id", part_ids[k]},
+                     {"vertex_begin", ranges[k].begin},
+                     {"vertex_end", ranges[k].end},
+                     {"arcs", ranges[k].arcs}});
+  }
+  json j{{"format", "shardgraph-partition"},
+         {"version", 1},
+         {"source_graph_id", graph.manifest().graph_id},
+         {"num_vertices", graph.manifest().num_vertices},
+         {"num_edges", graph.manifest().num_edges},
+         {"out_degrees", {{"file", kOutDegreeFile}, {"xxh3", hex64(degree_checksum)}}},
+         {"parts", parts}};
+  j["content_xxh3"] = hex64(checksum64(j.dump().data(), j.dump().size()));
+  const std::string text = j.dump(1) + "\n";
+  return write_file_atomic(dir + "/" + kPartitionFile, text.data(), text.size());
+}
+
+struct PartitionFile {
+  uint64_t num_vertices = 0, num_edges = 0;
+  uint64_t out_degree_checksum = 0;
+  std::vector<PartRange> ranges;
+  std::vector<std::string> part_ids;
+};
+
+Status read_partition_file(const std::string& dir, PartitionFile* file) {
+  const std::string path = dir + "/" + kPartitionFile;
+  std::string text;
+  Status s = read_whole_file(path, &text);
+  if (s.code() == Status::Code::kNotFound) return Status::InvalidArgument(dir + ": not a partitioned graph (no " + kPartitionFile + ")");
+  SG_RETURN_IF_ERROR(s);
+  try {
+    const json j = json::parse(text);
+    if (j.at("format").get<std::string>() != "shardgraph-partition") return Status::Corruption(path + ": not a shardgraph partition");
+    json content = j;
+    content.erase("content_xxh3");
+    const std::string canonical = content.dump();
+    if (parse_hex64(j.at("content_xxh3").get<std::string>()) != checksum64(canonical.data(), canonical.size())) {
+      return Status::Corruption(path + ": checksum mismatch (edited or damaged); partition the graph again");
+    }
+    file->num_vertices = j.at("num_vertices").get<uint64_t>();
+    file->num_edges = j.at("num_edges").get<uint64_t>();
+    file->out_degree_checksum = parse_hex64(j.at("out_degrees").at("xxh3").get<std::string>());
+    for (const json& part : j.at("parts")) {
+      file->ranges.push_back(PartRange{part.at("vertex_begin").get<uint32_t>(), part.at("vertex_end").get<uint32_t>(),
+                                       part.at("arcs").get<uint64_t>()});
+      file->part_ids.push_back(part.at("graph_id").get<std::string>());
+    }
+  } catch (const std::exception& e) {
+    return Status::Corruption(path + ": not a valid partition file (" + std::string(e.what()) + ")");
+  }
+  return Status::OK();
+}
+
+// Every arc of a part ends in its range: its in-degrees outside are zero,
+// and they add up to the arcs recorded.
+Status check_part_arcs(const Graph& part, const PartRange& range, const std::string& name) {
+  uint64_t inside = 0, outside = 0;
+  SG_RETURN_IF_ERROR(part.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t v = first + i;
+      (v >= range.begin && v < range.end ? inside : outside) += degrees[i];
+    }
+  }));
+  if (outside > 0) return Status::Corruption(name + ": holds " + std::to_string(outside) + " arcs into vertices it does not own");
+  if (inside != range.arcs || part.manifest().num_edges != range.arcs) {
+    return Status::Corruption(name + ": holds " + std::to_string(inside) + " arcs, the partition says " + std::to_string(range.arcs));
+  }
+  return Status::OK();
+}
+
+// The whole graph's out-degrees: |V| of them, checksum as recorded.
+Status check_out_degrees(const std::string& path, const PartitionFile& file) {
+  File degrees;
+  SG_RETURN_IF_ERROR(File::open_read(path, &degrees));
+  uint64_t bytes = 0;
+  SG_RETURN_IF_ERROR(degrees.size(&bytes));
+  if (bytes != file.num_vertices * sizeof(uint32_t)) return Status::Corruption(path + ": unexpected size " + std::to_string(bytes));
+  Checksum64Stream sum;
+  std::vector<uint8_t> buffer(size_t{1} << 20);
+  for (uint64_t offset = 0; offset < bytes;) {
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(buffer.size(), bytes - offset));
+    SG_RETURN_IF_ERROR(degrees.pread_all(buffer.data(), piece, offset));
+    sum.update(buffer.data(), piece);
+    offset += piece;
+  }
+  if (sum.digest() != file.out_degree_checksum) return Status::Corruption(path + ": checksum mismatch");
+  return Status::OK();
+}
+
+}  // namespace
+
+std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, uint32_t parts) {
+  uint64_t arcs = 0;
+  for (uint32_t d : in_degrees) arcs += d;
+  RangeCutter cutter(in_degrees.size(), parts, arcs);
+  for (size_t v = 0; v < in_degrees.size(); ++v) cutter.add(static_cast<uint32_t>(v), in_degrees[v]);
+  return cutter.finish();
+}
+
+Status partition_graph(const PartitionOptions& options, PartitionSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (options.output.empty()) return Status::InvalidArgument("no output directory given (-o)");
+  if (fs::exists(options.output, ec)) return Status::InvalidArgument(options.output + ": already exists; remove it or choose another output");
+  Graph graph;
+  SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, GraphOpenOptions{false, false, false, false}));
+  if (!graph.directed()) return Status::InvalidArgument(options.graph + ": partitioning an undirected graph is not supported yet");
+  if (options.parts == 0 || options.parts > graph.num_vertices()) {
+    return Status::InvalidArgument("--parts must be between 1 and the vertex count (" + std::to_string(graph.num_vertices()) + ")");
+  }
+  // Two streamed passes over the in-degrees: their sum, then the cuts.
+  uint64_t arcs = 0;
+  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) arcs += degrees[i];
+  }));
+  RangeCutter cutter(graph.num_vertices(), options.parts, arcs);
+  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) cutter.add(first + static_cast<uint32_t>(i), degrees[i]);
+  }));
+  const std::vector<PartRange> ranges = cutter.finish();
+
+  const std::string work = hidden_work_dir(options.output);
+  if (!fs::create_directory(work, ec)) return Status::IOError(work + ": cannot create: " + ec.message());
+  struct RemoveOnExit {
+    std::string path;
+    bool kept = false;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      if (!kept) fs::remove_all(path, ignored);
+    }
+  } cleanup{work};
+  std::vector<std::string> part_ids;
+  for (uint32_t k = 0; k < options.parts; ++k) {
+    if (interrupt_requested()) return Status::Interrupted("partition stopped by a signal");
+    IngestOptions part;
+    part.input = options.graph;
+    part.format = "graph";
+    part.output = work + "/" + part_name(k);
+    part.memory_bytes = options.memory_bytes;
+    part.chunk_bytes = graph.manifest().chunk_bytes;
+    part.keep_destinations_begin = ranges[k].begin;
+    part.keep_destinations_end = ranges[k].end;
+    IngestSummary part_summary;
+    SG_RETURN_IF_ERROR(ingest_graph(part, &part_summary));
+    Graph written;
+    SG_RETURN_IF_ERROR(Graph::open(part.output, &written, GraphOpenOptions{false, false, false, false}));
+    SG_RETURN_IF_ERROR(check_part_arcs(written, ranges[k], part_name(k)));
+    part_ids.push_back(written.manifest().graph_id);
+  }
+  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut));  // whole before it is copied
+  SG_RETURN_IF_ERROR(copy_file_synced(graph.degree_path(SpaceKind::kOut), work + "/" + kOutDegreeFile));
+  SG_RETURN_IF_ERROR(write_partition_file(work, graph, ranges, part_ids, graph.space(SpaceKind::kOut).meta.degree_checksum));
+  SG_RETURN_IF_ERROR(fsync_directory(work));
+  const fs::path target = fs::absolute(options.output).lexically_normal();
+  if (::rename(work.c_str(), target.c_str()) != 0) return Status::IOError(options.output + ": rename into place: " + errno_text(errno));
+  cleanup.kept = true;
+  SG_RETURN_IF_ERROR(fsync_directory(target.parent_path().string()));
+  summary->parts = ranges;
+  summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+Status verify_partition(const std::string& dir, uint64_t* arcs) {
+  PartitionFile file;
+  SG_RETURN_IF_ERROR(read_partition_file(dir, &file));
+  *arcs = 0;
+  uint64_t next = 0;
+  for (size_t k = 0; k < file.ranges.size(); ++k) {
+    const PartRange& range = file.ranges[k];
+    const std::string name = dir + "/" + part_name(static_cast<uint32_t>(k));
+    if (range.begin != next || range.end <= range.begin) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+    next = range.end;
+    std::error_code ec;
+    if (!fs::exists(name + "/manifest.json", ec)) {
+      return Status::InvalidArgument(name + ": missing (a partitioned graph needs every part)");
+    }
+    Graph part;
+    SG_RETURN_IF_ERROR(Graph::open(name, &part));
+    if (part.manifest().graph_id != file.part_ids[k] || part.num_vertices() != file.num_vertices) {
+      return Status::InvalidArgument(name + ": not the part this partition wrote (another graph's part?)");
+    }
+    VerifyReport report;
+    SG_RETURN_IF_ERROR(verify_graph(part, &report));
+    SG_RETURN_IF_ERROR(check_part_arcs(part, range, name));
+    *arcs += range.arcs;
+  }
+  if (next != file.num_vertices) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+  SG_RETURN_IF_ERROR(check_out_degrees(dir + "/" + kOutDegreeFile, file));
+  if (*arcs != file.num_edges) return Status::Corruption(dir + ": the parts hold " + std::to_string(*arcs) + " arcs, the graph " + std::to_string(file.num_edges));
+  return Status::OK();
+}
+
+}  // namespace sg

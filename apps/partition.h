@@ -1,0 +1,49 @@
+// `shardgraph partition`: one stored graph cut into N parts for a run over
+// MPI (docs/scale-out.md). Part k owns the contiguous vertex range
+// [begin_k, end_k) and is an ordinary graph directory (|V| vertices, global
+// ids) holding every arc whose destination it owns, in both spaces. Ranges
+// are balanced by alpha * vertices + in-arcs with alpha = 8 (N - 1), Gemini's
+// chunk-based rule (Zhu et al., OSDI'16). The output directory holds
+// part-0 … part-(N-1), the whole graph's out-degrees (a part's own are
+// partial; PageRank divides by the global ones) and partition.json, written
+// last: until it exists the directory is a hidden work directory that a
+// failed or killed run leaves to `gc`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace sg {
+
+struct PartitionOptions {
+  std::string graph;   // a stored, directed graph
+  std::string output;  // must not exist
+  uint32_t parts = 2;
+  uint64_t memory_bytes = uint64_t{1} << 30;  // each part's ingest
+};
+
+struct PartRange {
+  uint32_t begin = 0, end = 0;  // owned vertices
+  uint64_t arcs = 0;            // arcs into them
+};
+
+struct PartitionSummary {
+  std::vector<PartRange> parts;
+  double seconds = 0;
+};
+
+// Cuts [0, n) into `parts` contiguous ranges of about equal
+// alpha * vertices + in-degree sum (every range at least one vertex).
+std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, uint32_t parts);
+
+Status partition_graph(const PartitionOptions& options, PartitionSummary* summary);
+
+// Checks a partitioned graph: partition.json, every part present and
+// verified (verify_graph), the ranges tiling [0, |V|), each part's arcs all
+// into its range, and the arcs adding up to the graph's.
+Status verify_partition(const std::string& dir, uint64_t* arcs);
+
+}  // namespace sg

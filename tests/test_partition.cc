@@ -1,0 +1,128 @@
+// `shardgraph partition` (issue 14's first part, docs/scale-out.md): parts
+// own contiguous destination ranges, hold exactly the arcs into them, add
+// up to the graph, and a damaged or missing part is refused by verify.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "apps/partition.h"
+#include "shards/format/graph.h"
+#include "test_util.h"
+
+using namespace sg;
+using sgtest::Arc;
+
+namespace {
+
+// A random directed graph with a hub, self-loops and isolated vertices.
+std::vector<Arc> random_graph(uint64_t seed, uint64_t vertices, uint64_t arcs) {
+  uint64_t state = seed;
+  std::vector<Arc> out;
+  for (uint64_t i = 0; i < arcs; ++i) {
+    const uint64_t src = sgtest::next_random(&state) % 3 == 0 ? 5 : sgtest::next_random(&state) % vertices;
+    out.push_back(Arc{src, sgtest::next_random(&state) % (vertices - 7), 1.0f});  // the last 7 get no in-arcs
+  }
+  out.push_back(Arc{vertices - 1, 0, 1.0f});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("balanced ranges tile the vertices, each non-empty, balanced by 8 (N - 1) per vertex plus in-arcs") {
+  std::vector<uint32_t> degrees(1000, 1);
+  degrees[0] = 5000;  // a hub of in-arcs
+  for (uint32_t parts : {1u, 2u, 3u, 7u}) {
+    const std::vector<PartRange> ranges = balanced_ranges(degrees, parts);
+    REQUIRE(ranges.size() == parts);
+    uint64_t arcs = 0;
+    for (uint32_t k = 0; k < parts; ++k) {
+      CHECK(ranges[k].begin == (k == 0 ? 0 : ranges[k - 1].end));
+      CHECK(ranges[k].end > ranges[k].begin);
+      arcs += ranges[k].arcs;
+    }
+    CHECK(ranges.back().end == 1000);
+    CHECK(arcs == 5999);
+    // Balanced: no range weighs more than its share plus one vertex's weight.
+    const uint64_t alpha = 8 * (parts - 1);
+    const uint64_t total = alpha * 1000 + 5999;
+    for (const PartRange& r : ranges) CHECK(alpha * (r.end - r.begin) + r.arcs <= total / parts + alpha + 5000);
+  }
+  const std::vector<PartRange> all = balanced_ranges(std::vector<uint32_t>(3, 0), 3);
+  CHECK(all.size() == 3);
+  CHECK(all[2].end == 3);
+}
+
+TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify checks them, a missing part is refused") {
+  for (const uint64_t seed : {1u, 2u, 3u}) {
+    for (const uint32_t parts : {1u, 2u, 3u}) {
+      CAPTURE(seed);
+      CAPTURE(parts);
+      sgtest::TempDir dir;
+      const std::vector<Arc> input = random_graph(seed, 300, 2000);
+      sgtest::write_snap(dir / "e.txt", input, false);
+      std::string output;
+      REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 128 --order none", &output) == 0);
+      REQUIRE(sgtest::run_cli("partition " + (dir / "g") + " --parts " + std::to_string(parts) + " -o " + (dir / "p") + " --memory 8M",
+                              &output) == 0);
+      // "part-K: vertices [B, E), A arcs", one line a part (ids here are dense: SNAP from 0, no order).
+      std::vector<std::pair<uint64_t, uint64_t>> ranges;
+      for (uint32_t k = 0; k < parts; ++k) {
+        const size_t at = output.find("part-" + std::to_string(k) + ": vertices [");
+        REQUIRE(at != std::string::npos);
+        unsigned long long begin = 0, end = 0;
+        REQUIRE(std::sscanf(output.c_str() + at, "part-%*u: vertices [%llu, %llu)", &begin, &end) == 2);
+        ranges.emplace_back(begin, end);
+      }
+      REQUIRE(sgtest::run_cli("verify " + (dir / "p"), &output) == 0);
+      CHECK(output.find("ok: partitioned graph, 2001 arcs") != std::string::npos);
+
+      Graph whole;
+      REQUIRE(Graph::open(dir / "g", &whole).ok());
+      std::vector<Arc> expected = sgtest::read_space(whole, SpaceKind::kOut);
+      std::sort(expected.begin(), expected.end());
+      std::vector<Arc> joined;
+      for (uint32_t k = 0; k < parts; ++k) {
+        CHECK(ranges[k].first == (k == 0 ? 0 : ranges[k - 1].second));
+        CHECK(ranges[k].second > ranges[k].first);
+        Graph part;
+        REQUIRE(Graph::open(dir / ("p/part-" + std::to_string(k)), &part).ok());
+        CHECK(part.num_vertices() == whole.num_vertices());
+        for (const Arc& a : sgtest::read_space(part, SpaceKind::kIn)) {  // (destination, source)
+          CHECK(a.src >= ranges[k].first);
+          CHECK(a.src < ranges[k].second);
+        }
+        for (const Arc& a : sgtest::read_space(part, SpaceKind::kOut)) {
+          CHECK(a.dst >= ranges[k].first);
+          CHECK(a.dst < ranges[k].second);
+          joined.push_back(a);
+        }
+      }
+      CHECK(ranges.back().second == whole.num_vertices());
+      std::sort(joined.begin(), joined.end());
+      CHECK(joined == expected);
+
+      if (parts > 1) {
+        std::filesystem::rename(dir / "p/part-1", dir / "p/gone");
+        CHECK(sgtest::run_cli("verify " + (dir / "p"), &output) != 0);
+        CHECK(output.find("part-1: missing") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("partition refuses an undirected graph, an existing output and too many parts, leaving nothing") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "e.txt", "0 1\n1 2\n2 0\n");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "u") + " --undirected --order none", &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --order none", &output) == 0);
+  CHECK(sgtest::run_cli("partition " + (dir / "u") + " --parts 2 -o " + (dir / "p"), &output) != 0);
+  CHECK(output.find("undirected") != std::string::npos);
+  CHECK(sgtest::run_cli("partition " + (dir / "g") + " --parts 4 -o " + (dir / "p"), &output) != 0);
+  CHECK(output.find("--parts must be between 1 and the vertex count (3)") != std::string::npos);
+  CHECK(sgtest::run_cli("partition " + (dir / "g") + " --parts 2 -o " + (dir / "g"), &output) != 0);
+  CHECK(output.find("already exists") != std::string::npos);
+  CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"e.txt", "g", "u"});
+}
