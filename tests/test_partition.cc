@@ -103,6 +103,8 @@ TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify 
       std::sort(joined.begin(), joined.end());
       CHECK(joined == expected);
 
+      CHECK(sgtest::run_cli("run pagerank " + (dir / "p"), &output) == 2);
+      CHECK(output.find("a partitioned graph") != std::string::npos);
       if (parts > 1) {
         std::filesystem::rename(dir / "p/part-1", dir / "p/gone");
         CHECK(sgtest::run_cli("verify " + (dir / "p"), &output) != 0);

@@ -5,6 +5,8 @@
 #include <functional>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "compression/checksum.h"
 #include "shards/util/file_util.h"
 
@@ -46,6 +48,10 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   std::string text;
   Status s = read_whole_file(manifest_path, &text);
   if (s.code() == Status::Code::kNotFound) {
+    if (::access((dir + "/partition.json").c_str(), F_OK) == 0) {
+      return Status::InvalidArgument(dir + ": a partitioned graph (its parts are " + dir +
+                                     "/part-K, each a graph; runs over MPI are not built yet, see docs/scale-out.md)");
+    }
     return Status::InvalidArgument(dir + ": not a graph (no manifest.json; was the ingest completed?)");
   }
   SG_RETURN_IF_ERROR(s);
