@@ -159,6 +159,14 @@ int run_gc(const std::vector<std::string>& dirs) {
 }
 
 int run_info(const std::string& dir, bool as_json) {
+  std::error_code ec;
+  if (!as_json && std::filesystem::exists(dir + "/partition.json", ec)) {
+    std::string text;
+    sg::Status s = sg::partition_info_text(dir, &text);
+    if (!s.ok()) return fail(s);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
   sg::Graph graph;
   sg::Status s = sg::Graph::open(dir, &graph);
   if (!s.ok()) return fail(s);

@@ -266,4 +266,19 @@ Status verify_partition(const std::string& dir, uint64_t* arcs) {
   return Status::OK();
 }
 
+Status partition_info_text(const std::string& dir, std::string* text) {
+  PartitionFile file;
+  SG_RETURN_IF_ERROR(read_partition_file(dir, &file));
+  char line[160];
+  std::snprintf(line, sizeof(line), "partitioned graph: %zu parts, %llu vertices, %llu arcs\n", file.ranges.size(),
+                static_cast<unsigned long long>(file.num_vertices), static_cast<unsigned long long>(file.num_edges));
+  *text = line;
+  for (size_t k = 0; k < file.ranges.size(); ++k) {
+    std::snprintf(line, sizeof(line), "%s: vertices [%u, %u), %llu arcs\n", part_name(static_cast<uint32_t>(k)).c_str(),
+                  file.ranges[k].begin, file.ranges[k].end, static_cast<unsigned long long>(file.ranges[k].arcs));
+    text->append(line);
+  }
+  return Status::OK();
+}
+
 }  // namespace sg

@@ -46,4 +46,8 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
 // into its range, and the arcs adding up to the graph's.
 Status verify_partition(const std::string& dir, uint64_t* arcs);
 
+// `info DIR` of a partitioned graph: its size and each part's range and
+// arcs, from partition.json (checked).
+Status partition_info_text(const std::string& dir, std::string* text);
+
 }  // namespace sg

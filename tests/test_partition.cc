@@ -77,6 +77,8 @@ TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify 
       }
       REQUIRE(sgtest::run_cli("verify " + (dir / "p"), &output) == 0);
       CHECK(output.find("ok: partitioned graph, 2001 arcs") != std::string::npos);
+      REQUIRE(sgtest::run_cli("info " + (dir / "p"), &output) == 0);
+      CHECK(output.find("partitioned graph: " + std::to_string(parts) + " parts, 300 vertices, 2001 arcs") != std::string::npos);
 
       Graph whole;
       REQUIRE(Graph::open(dir / "g", &whole).ok());
