@@ -372,7 +372,7 @@ int main(int argc, char** argv) {
   PartitionArgs partition_args;
   auto* partition = app.add_subcommand("partition", "cut a directed graph into parts by destination range, for a run over MPI (docs/scale-out.md)");
   partition->add_option("graph", partition_args.options.graph, "graph directory")->required();
-  partition->add_option("--parts", partition_args.options.parts, "number of parts")->required()->check(CLI::Range(1, 1 << 20));
+  partition->add_option("--parts", partition_args.options.parts, "number of parts")->required()->check(CLI::Range(1, 1 << 16));
   partition->add_option("-o,--output", partition_args.options.output, "output directory (must not exist)")->required();
   partition->add_option("--memory", partition_args.memory, "memory budget of each part's ingest")->capture_default_str();
 

@@ -40,7 +40,8 @@ class RangeCutter {
   void add(uint32_t v, uint32_t in_degree) {
     const uint64_t k = ranges_.size();  // the range being filled is k - 1
     const bool room_left = vertices_ - v >= parts_ - (k - 1);
-    const bool target_reached = k < parts_ && seen_ * parts_ >= total_ * k;
+    // In 128 bits: seen and total reach 2^32 vertices x 8 (N - 1) + arcs.
+    const bool target_reached = k < parts_ && static_cast<unsigned __int128>(seen_) * parts_ >= static_cast<unsigned __int128>(total_) * k;
     if (v > ranges_.back().begin && k < parts_ && (target_reached || !room_left)) {
       ranges_.back().end = v;
       ranges_.push_back(PartRange{v, v, 0});
