@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
-#include <random>
 
 #include "apps/kernels.h"
 #include "shards/format/remove_graph.h"
@@ -37,31 +36,43 @@ struct DropGraphOnExit {
   }
 };
 
-std::string hidden_sibling(const std::string& output, const std::string& tag) {
-  const fs::path out = fs::absolute(output).lexically_normal();
-  std::random_device device;
-  char suffix[17];
-  std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
-  std::string name = ".";
-  name.append(out.filename().string()).append(".").append(tag).append(owner_marker()).append(suffix);
-  return (out.parent_path() / name).string();
-}
-
-// Computes the order of the unordered graph at `dir`, or leaves new_id
-// empty and says in *needed_bytes what it would take when that exceeds
-// `memory_bytes`.
 // What a traversal order read, for the ingest summary.
 struct OrderStats {
   size_t steps = 0;
   uint64_t bytes_read = 0;
 };
 
+// Opens the hidden unordered graph, out-only or whole, without loading
+// degrees or the id map.
+Status open_unordered(const std::string& dir, Graph* graph) {
+  GraphOpenOptions open_options{false, false, false, false};
+  open_options.out_only = true;
+  return Graph::open(dir, graph, open_options);
+}
+
+// Options that ingest the hidden unordered graph again: its ids are dense
+// and its loops and duplicates were filtered by the first pass.
+IngestOptions reingest_options(const IngestOptions& options, const std::string& input, const std::string& output) {
+  IngestOptions again = options;
+  again.input = input;
+  again.output = output;
+  again.format = "graph";
+  again.order = "none";
+  again.remap = false;
+  again.undirected = false;
+  again.dedup = false;
+  again.drop_self_loops = false;
+  again.out_space_only = nullptr;
+  return again;
+}
+
+// Computes the order of the unordered graph at `dir`, or leaves new_id
+// empty and says in *needed_bytes what it would take when that exceeds
+// `memory_bytes`.
 Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, std::vector<uint32_t>* new_id,
                      uint64_t* needed_bytes, OrderStats* stats) {
   Graph graph;
-  GraphOpenOptions open_options{false, false, false, false};
-  open_options.out_only = true;
-  SG_RETURN_IF_ERROR(Graph::open(dir, &graph, open_options));
+  SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
   const uint64_t n = graph.num_vertices();
   if (order == VertexOrder::kDegree) {
     *needed_bytes = n * kDegreeOrderBytesPerVertex + kMinimumWorkBytes;
@@ -133,26 +144,12 @@ bool order_fits(VertexOrder order, uint64_t vertices, uint64_t memory_bytes) {
 // first completed (its in-space built by an ingest that reads it).
 Status complete_into_place(const IngestOptions& options, DropGraphOnExit* unordered, IngestSummary* summary) {
   Graph graph;
-  GraphOpenOptions open_options{false, false, false, false};
-  open_options.out_only = true;
-  SG_RETURN_IF_ERROR(Graph::open(unordered->path, &graph, open_options));
+  SG_RETURN_IF_ERROR(open_unordered(unordered->path, &graph));
   if (!graph.manifest().out_only()) return move_into_place(unordered, options.output);
-  const IngestRecord first = graph.manifest().ingest;
   DropGraphOnExit whole{hidden_sibling(options.output, "whole")};
-  IngestOptions complete = options;
-  complete.input = unordered->path;
-  complete.output = whole.path;
-  complete.format = "graph";
-  complete.order = "none";
-  complete.remap = false;
-  complete.undirected = false;
-  complete.dedup = false;
-  complete.drop_self_loops = false;
-  complete.out_space_only = nullptr;
-  IngestSummary whole_summary;
-  SG_RETURN_IF_ERROR(ingest_graph(complete, &whole_summary));
+  IngestSummary whole_summary;  // its input edges are the first pass's (write_metadata keeps the ingest record)
+  SG_RETURN_IF_ERROR(ingest_graph(reingest_options(options, unordered->path, whole.path), &whole_summary));
   SG_RETURN_IF_ERROR(move_into_place(&whole, options.output));
-  whole_summary.input_edges = first.input_edges;
   whole_summary.phases = summary->phases + "; in-space: " + whole_summary.phases;
   whole_summary.seconds += summary->seconds;
   whole_summary.note = summary->note;  // the first pass's (leftovers removed)
@@ -208,16 +205,9 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   const double order_seconds = seconds_since(order_start);
 
   DropGraphOnExit ordered{hidden_sibling(options.output, "ordered")};
-  IngestOptions second = options;
-  second.input = unordered.path;
-  second.output = ordered.path;
-  second.format = "graph";
+  IngestOptions second = reingest_options(options, unordered.path, ordered.path);
   second.order = vertex_order_name(order);
   second.permutation = &new_id;
-  second.remap = false;  // ids were made dense, loops and duplicates filtered, by the first pass
-  second.undirected = false;
-  second.dedup = false;
-  second.drop_self_loops = false;
   SG_RETURN_IF_ERROR(ingest_graph(second, summary));
   if (automatic && summary->out_space_bytes >= first_summary.out_space_bytes) {
     ordered.drop();  // now: its space is needed

@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
-#include "compression/checksum.h"
 #include "shards/format/graph.h"
 #include "shards/format/manifest.h"
+#include "shards/format/sealed_json.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/ingest.h"
 #include "shards/ingest/leftovers.h"
@@ -62,14 +61,6 @@ class RangeCutter {
   std::vector<PartRange> ranges_;
 };
 
-std::string hidden_work_dir(const std::string& output) {
-  const fs::path out = fs::absolute(output).lexically_normal();
-  std::random_device device;
-  char suffix[17];
-  std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
-  return (out.parent_path() / ("." + out.filename().string() + ".partition" + owner_marker() + suffix)).string();
-}
-
 Status write_partition_file(const std::string& dir, const Graph& graph, const std::vector<PartRange>& ranges,
                             const std::vector<std::string>& part_ids, uint64_t degree_checksum) {
   json parts = json::array();
@@ -87,7 +78,7 @@ Status write_partition_file(const std::string& dir, const Graph& graph, const st
          {"num_edges", graph.manifest().num_edges},
          {"out_degrees", {{"file", kOutDegreeFile}, {"xxh3", hex64(degree_checksum)}}},
          {"parts", parts}};
-  j["content_xxh3"] = hex64(checksum64(j.dump().data(), j.dump().size()));
+  seal_json(&j);
   const std::string text = j.dump(1) + "\n";
   return write_file_atomic(dir + "/" + kPartitionFile, text.data(), text.size());
 }
@@ -108,12 +99,7 @@ Status read_partition_file(const std::string& dir, PartitionFile* file) {
   try {
     const json j = json::parse(text);
     if (j.at("format").get<std::string>() != "shardgraph-partition") return Status::Corruption(path + ": not a shardgraph partition");
-    json content = j;
-    content.erase("content_xxh3");
-    const std::string canonical = content.dump();
-    if (parse_hex64(j.at("content_xxh3").get<std::string>()) != checksum64(canonical.data(), canonical.size())) {
-      return Status::Corruption(path + ": checksum mismatch (edited or damaged); partition the graph again");
-    }
+    if (!sealed_json_intact(j, true)) return Status::Corruption(path + ": checksum mismatch (edited or damaged); partition the graph again");
     file->num_vertices = j.at("num_vertices").get<uint64_t>();
     file->num_edges = j.at("num_edges").get<uint64_t>();
     file->out_degree_checksum = parse_hex64(j.at("out_degrees").at("xxh3").get<std::string>());
@@ -142,25 +128,6 @@ Status check_part_arcs(const Graph& part, const PartRange& range, const std::str
   if (inside != range.arcs || part.manifest().num_edges != range.arcs) {
     return Status::Corruption(name + ": holds " + std::to_string(inside) + " arcs, the partition says " + std::to_string(range.arcs));
   }
-  return Status::OK();
-}
-
-// The whole graph's out-degrees: |V| of them, checksum as recorded.
-Status check_out_degrees(const std::string& path, const PartitionFile& file) {
-  File degrees;
-  SG_RETURN_IF_ERROR(File::open_read(path, &degrees));
-  uint64_t bytes = 0;
-  SG_RETURN_IF_ERROR(degrees.size(&bytes));
-  if (bytes != file.num_vertices * sizeof(uint32_t)) return Status::Corruption(path + ": unexpected size " + std::to_string(bytes));
-  Checksum64Stream sum;
-  std::vector<uint8_t> buffer(size_t{1} << 20);
-  for (uint64_t offset = 0; offset < bytes;) {
-    const size_t piece = static_cast<size_t>(std::min<uint64_t>(buffer.size(), bytes - offset));
-    SG_RETURN_IF_ERROR(degrees.pread_all(buffer.data(), piece, offset));
-    sum.update(buffer.data(), piece);
-    offset += piece;
-  }
-  if (sum.digest() != file.out_degree_checksum) return Status::Corruption(path + ": checksum mismatch");
   return Status::OK();
 }
 
@@ -196,7 +163,7 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   }));
   const std::vector<PartRange> ranges = cutter.finish();
 
-  const std::string work = hidden_work_dir(options.output);
+  const std::string work = hidden_sibling(options.output, "partition");
   if (!fs::create_directory(work, ec)) return Status::IOError(work + ": cannot create: " + ec.message());
   struct RemoveOnExit {
     std::string path;
@@ -262,7 +229,7 @@ Status verify_partition(const std::string& dir, uint64_t* arcs) {
     *arcs += range.arcs;
   }
   if (next != file.num_vertices) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
-  SG_RETURN_IF_ERROR(check_out_degrees(dir + "/" + kOutDegreeFile, file));
+  SG_RETURN_IF_ERROR(check_degree_file(dir + "/" + kOutDegreeFile, file.out_degree_checksum, file.num_vertices));
   if (*arcs != file.num_edges) return Status::Corruption(dir + ": the parts hold " + std::to_string(*arcs) + " arcs, the graph " + std::to_string(file.num_edges));
   return Status::OK();
 }

@@ -131,15 +131,13 @@ TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
   REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
   CHECK(output.find("ok:") != std::string::npos);
 
-  // Flip one byte inside the third chunk of the in-space.
   Graph g;
   REQUIRE(Graph::open(dir / "g", &g).ok());
-  const EdgeSpace& in = g.space(SpaceKind::kIn);
-  REQUIRE(in.index.size() > 3);
-  const uint64_t logical = in.index[2].offset + in.index[2].bytes / 2;
-  const uint32_t device = g.layout().device_of(logical);
-  const std::string path = in.device_paths[device];
-  {
+  // Flips one byte in the middle of chunk 2 of `space`; returns the device file it is in.
+  auto flip_byte_in_chunk_2 = [&](const EdgeSpace& space) {
+    REQUIRE(space.index.size() > 3);
+    const uint64_t logical = space.index[2].offset + space.index[2].bytes / 2;
+    const std::string path = space.device_paths[g.layout().device_of(logical)];
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
     f.seekg(static_cast<std::streamoff>(g.layout().device_offset_of(logical)));
     char c = 0;
@@ -147,7 +145,10 @@ TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
     c = static_cast<char>(c ^ 0x40);
     f.seekp(static_cast<std::streamoff>(g.layout().device_offset_of(logical)));
     f.write(&c, 1);
-  }
+    return path;
+  };
+  const EdgeSpace& in = g.space(SpaceKind::kIn);
+  const std::string path = flip_byte_in_chunk_2(in);
   CHECK(sgtest::run_cli("verify " + (dir / "g"), &output) == 1);
   CHECK_MESSAGE(output.find("chunk 2 of in") != std::string::npos, output);
   CHECK_MESSAGE(output.find(path) != std::string::npos, output);
@@ -158,19 +159,7 @@ TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
 
   // Re-ingesting the graph reads its out-space back in windows of chunks:
   // a flipped byte there is named too, and no graph is left.
-  const EdgeSpace& out = g.space(SpaceKind::kOut);
-  REQUIRE(out.index.size() > 3);
-  const uint64_t out_logical = out.index[2].offset + out.index[2].bytes / 2;
-  const std::string out_path = out.device_paths[g.layout().device_of(out_logical)];
-  {
-    std::fstream f(out_path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(g.layout().device_offset_of(out_logical)));
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x40);
-    f.seekp(static_cast<std::streamoff>(g.layout().device_offset_of(out_logical)));
-    f.write(&c, 1);
-  }
+  flip_byte_in_chunk_2(g.space(SpaceKind::kOut));
   CHECK(sgtest::run_cli("ingest " + (dir / "g") + " --format graph -o " + (dir / "g2"), &output) != 0);
   CHECK_MESSAGE(output.find("chunk 2 of out") != std::string::npos, output);
   CHECK(output.find("checksum mismatch") != std::string::npos);

@@ -116,6 +116,10 @@ Status scan_array_file(const std::string& path, uint64_t expected_checksum, size
   return Status::OK();
 }
 
+Status check_degree_file(const std::string& path, uint64_t checksum, uint64_t vertices) {
+  return scan_array_file<uint32_t>(path, checksum, static_cast<size_t>(vertices), nullptr);
+}
+
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
   const uint64_t checksum = stored_in_degrees(kind) ? manifest_.in_degree_checksum : space(kind).meta.degree_checksum;
   return scan_array_file<uint32_t>(degree_path(kind), checksum, manifest_.num_vertices, fn);
@@ -262,21 +266,7 @@ std::string Graph::describe_chunk(const EdgeSpace& space, size_t chunk) const {
 }
 
 Status Graph::read_chunk_of(const EdgeSpace& space, size_t chunk, uint8_t* payload) const {
-  const ChunkIndexEntry& e = space.index[chunk];
-  if (e.offset + e.bytes > space.meta.logical_bytes) {
-    return Status::Corruption(describe_chunk(space, chunk) + ": extends past the end of the space");
-  }
-  Status status;
-  layout_.split(e.offset, e.bytes, [&](const StripePiece& piece) {
-    if (!status.ok()) return;
-    status = space.device_files[piece.device].pread_all(payload + (piece.logical_offset - e.offset), piece.bytes,
-                                                        piece.device_offset);
-  });
-  if (!status.ok()) return Status::IOError(describe_chunk(space, chunk) + ": " + status.message());
-  if (checksum64(payload, e.bytes) != e.checksum) {
-    return Status::Corruption(describe_chunk(space, chunk) + ": checksum mismatch");
-  }
-  return Status::OK();
+  return read_chunk_range(space, chunk, chunk + 1, payload);
 }
 
 Status Graph::read_chunk_range(const EdgeSpace& space, size_t first, size_t end, uint8_t* payload) const {

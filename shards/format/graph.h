@@ -57,6 +57,10 @@ struct GraphOpenOptions {
   bool out_only = false;
 };
 
+// Checks a file of `vertices` uint32 degrees against its checksum in one
+// streamed pass (a degree file, or a copy of one).
+Status check_degree_file(const std::string& path, uint64_t checksum, uint64_t vertices);
+
 class Graph {
  public:
   // Opens `dir`; checks the manifest, index/degree checksums and that every

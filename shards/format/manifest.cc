@@ -1,5 +1,5 @@
 #include "shards/format/manifest.h"
-#include "compression/checksum.h"
+#include "shards/format/sealed_json.h"
 #include "shards/util/file_util.h"
 
 #include <nlohmann/json.hpp>
@@ -140,9 +140,7 @@ std::string Manifest::to_json() const {
            {"sorted_runs", ingest.sorted_runs},
            {"memory_bytes", ingest.memory_bytes}}}};
   if (out_only()) j["out_only_in_degrees"] = {{"file", in_degree_file}, {"xxh3", hex64(in_degree_checksum)}};
-  // A checksum over everything else (keys sorted, compact), so an edited or
-  // damaged manifest is refused instead of trusted.
-  j["content_xxh3"] = hex64(checksum64(j.dump().data(), j.dump().size()));
+  seal_json(&j);
   return j.dump(1) + "\n";
 }
 
@@ -154,13 +152,8 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
       return Status::Corruption(path + ": not a valid shardgraph manifest (the number " + bad + " is not a whole number >= 0)");
     }
     if (j.at("format").get<std::string>() != "shardgraph") return Status::Corruption(path + ": not a shardgraph manifest");
-    if (j.contains("content_xxh3")) {  // graphs from before it have none
-      json content = j;
-      content.erase("content_xxh3");
-      const std::string canonical = content.dump();
-      if (parse_hex64(j.at("content_xxh3").get<std::string>()) != checksum64(canonical.data(), canonical.size())) {
-        return Status::Corruption(path + ": manifest checksum mismatch (edited or damaged); restore it or re-ingest the graph");
-      }
+    if (!sealed_json_intact(j, false)) {  // graphs from before the checksum have none
+      return Status::Corruption(path + ": manifest checksum mismatch (edited or damaged); restore it or re-ingest the graph");
     }
     m->format_version = j.at("format_version").get<int>();
     if (m->format_version < kOldestFormatVersion || m->format_version > kFormatVersion) {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <random>
 
 #include "shards/format/remove_graph.h"
 
@@ -53,6 +54,16 @@ bool owner_gone(long pid, const std::string& boot) {
 }  // namespace
 
 std::string owner_marker() { return "~sg~" + std::to_string(::getpid()) + "-" + boot_prefix() + "~"; }
+
+std::string hidden_sibling(const std::string& output, const std::string& tag) {
+  const std::filesystem::path out = std::filesystem::absolute(output).lexically_normal();
+  std::random_device device;
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
+  std::string name = ".";
+  name.append(out.filename().string()).append(".").append(tag).append(owner_marker()).append(suffix);
+  return (out.parent_path() / name).string();
+}
 
 Status remove_leftovers(const std::string& dir, LeftoverReport* report) {
   std::error_code ec;

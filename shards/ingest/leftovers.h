@@ -16,6 +16,10 @@ namespace sg {
 // "~sg~<pid>-<8 hex of the boot id>~": put it in every temporary name.
 std::string owner_marker();
 
+// A hidden path beside `output` for work that becomes it (or is dropped):
+// ".<name>.<tag>" + owner_marker() + 16 random hex digits.
+std::string hidden_sibling(const std::string& output, const std::string& tag);
+
 struct LeftoverReport {
   uint64_t entries = 0;
   uint64_t bytes = 0;
