@@ -5,6 +5,8 @@
 # Prints one JSON line per target: executions, seconds, crashes; exits 1 if
 # any target crashed (its reproducer is saved under build-fuzz/crashes/:
 # add it to tests/fuzz/corpus/<target>/ once fixed, so the replay test keeps it).
+# The seed is fixed (FUZZ_SEED, default 1) so that a CI run's inputs can be
+# replayed on another machine: the same binary and corpus try the same inputs.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: varint chunk manifest edge_reader bvgraph)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +28,7 @@ for target in "${targets[@]}"; do
   log=$build/fuzz_$target.log
   set +e
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$build/tests/fuzz_$target" -max_total_time="$seconds" \
-    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$build/crashes/$target/" \
+    -seed="${FUZZ_SEED:-1}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$build/crashes/$target/" \
     "$build/corpus/$target" "$root/tests/fuzz/corpus/$target" >"$log" 2>&1
   rc=$?
   set -e

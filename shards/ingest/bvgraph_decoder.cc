@@ -256,6 +256,24 @@ Status BvDecoder::copy_blocks(BitReader* bits, const std::vector<uint64_t>& ref,
   return Status::OK();
 }
 
+namespace {
+
+// The first successor is coded relative to the node itself and the later
+// ones as gaps; a corrupt code may point below zero or past 2^64, which is
+// reported instead of wrapping.
+bool first_successor(uint64_t x, uint64_t code, uint64_t* value) {
+  int64_t signed_value = 0;
+  if (__builtin_add_overflow(static_cast<int64_t>(x), nat_to_int(code), &signed_value) || signed_value < 0) return false;
+  *value = static_cast<uint64_t>(signed_value);
+  return true;
+}
+
+bool next_successor(uint64_t previous, uint64_t code, uint64_t* value) {
+  return !__builtin_add_overflow(previous, code, value) && !__builtin_add_overflow(*value, uint64_t{1}, value);
+}
+
+}  // namespace
+
 Status BvDecoder::intervals_and_residuals(BitReader* bits, uint64_t x, uint64_t extra, std::vector<uint64_t>* part) {
   part->clear();
   const uint64_t n = props_.nodes;
@@ -266,14 +284,15 @@ Status BvDecoder::intervals_and_residuals(BitReader* bits, uint64_t x, uint64_t 
     uint64_t next = 0;
     for (uint64_t i = 0; i < intervals; ++i) {
       const uint64_t code = bits->read_gamma();
-      const int64_t left = i == 0 ? static_cast<int64_t>(x) + nat_to_int(code) : static_cast<int64_t>(next + code + 1);
+      uint64_t left = 0;
+      const bool in_range = i == 0 ? first_successor(x, code, &left) : next_successor(next, code, &left);
       const uint64_t length = bits->read_gamma() + props_.min_interval;
       if (bits->failed()) return corrupt(x, "truncated .graph file");
-      if (left < 0 || static_cast<uint64_t>(left) > n || length > n - static_cast<uint64_t>(left) || length > residuals) {
+      if (!in_range || left > n || length > n - left || length > residuals) {
         return corrupt(x, "an interval outside the node range or the outdegree");
       }
-      for (uint64_t v = 0; v < length; ++v) part->push_back(static_cast<uint64_t>(left) + v);
-      next = static_cast<uint64_t>(left) + length;
+      for (uint64_t v = 0; v < length; ++v) part->push_back(left + v);
+      next = left + length;
       residuals -= length;
     }
   }
@@ -281,10 +300,11 @@ Status BvDecoder::intervals_and_residuals(BitReader* bits, uint64_t x, uint64_t 
   uint64_t previous = 0;
   for (uint64_t i = 0; i < residuals; ++i) {
     const uint64_t code = read(bits, props_.residuals);
-    const int64_t value = i == 0 ? static_cast<int64_t>(x) + nat_to_int(code) : static_cast<int64_t>(previous + code + 1);
+    uint64_t value = 0;
+    const bool in_range = i == 0 ? first_successor(x, code, &value) : next_successor(previous, code, &value);
     if (bits->failed()) return corrupt(x, "truncated .graph file");
-    if (value < 0 || static_cast<uint64_t>(value) >= n) return corrupt(x, "a successor outside the node range");
-    previous = static_cast<uint64_t>(value);
+    if (!in_range || value >= n) return corrupt(x, "a successor outside the node range");
+    previous = value;
     part->push_back(previous);
   }
   std::inplace_merge(part->begin(), part->begin() + static_cast<ptrdiff_t>(interval_end), part->end());
