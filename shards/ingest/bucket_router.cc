@@ -6,14 +6,16 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <utility>
 
+#include "compression/bit_stream.h"
 #include "shards/ingest/arc_record.h"
 
 namespace sg {
 
 template <typename Record>
 Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records,
-                                  uint64_t base, int width_bits, bool can_grow) {
+                                  uint64_t base, int width_bits, bool can_grow, bool coded) {
   assert(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0 && buffer_records > 0);
   assert(width_bits >= 0 && width_bits <= 64);
   spill_path_ = spill_path;
@@ -26,6 +28,8 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   slot_bucket_.clear();
   first_slot_.clear();
   buffers_.assign(size_t{bucket_count} * buffer_records, Record{});
+  scratch_.assign(coded ? buffer_records : 0, Record{});
+  block_ends_.clear();
   fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
   segments_.assign(bucket_count, {});
@@ -36,10 +40,10 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
 
 template <typename Record>
 Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot,
-                                         uint32_t slot_count, int slot_bits, size_t buffer_records) {
+                                         uint32_t slot_count, int slot_bits, size_t buffer_records, bool coded) {
   assert(!first_slot.empty() && first_slot[0] == 0 && first_slot.back() < slot_count);
   assert(slot_bits >= 0 && slot_bits < 64 && (uint64_t{slot_count} << slot_bits >> slot_bits) == slot_count);
-  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false));
+  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false, coded));
   bucket_count_ = static_cast<uint32_t>(first_slot.size());
   first_slot_ = first_slot;
   first_slot_.push_back(slot_count);
@@ -72,9 +76,8 @@ template <typename Record>
 Status BucketRouter<Record>::flush(uint32_t bucket) {
   const uint32_t count = fill_[bucket];
   if (count == 0) return Status::OK();
-  // The packing: whole keys (a range starting at a key) keep only the
-  // neighbour bits the segment's largest neighbour needs; otherwise the
-  // offset is kept whole.
+  // Whole keys (a range starting at a key) keep only the neighbour bits the
+  // segment's largest neighbour needs; otherwise the offset is kept whole.
   Record* records = buffers_.data() + size_t{bucket} * buffer_records_;
   const uint64_t base = first_value(bucket);
   const int range_bits = static_cast<int>(std::bit_width(last_value(bucket) - base));
@@ -83,6 +86,18 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
   const int neighbour_bits = std::max(1, static_cast<int>(std::bit_width(largest_neighbour)));
   const bool compact = neighbour_bits < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
   const int value_bits = compact ? range_bits - 32 + neighbour_bits : range_bits;
+  if (compact && !scratch_.empty()) {
+    const int key_bits = range_bits - 32;
+    Record* sorted = sort_by_key(records, count, base, key_bits);
+    Record* other = sorted == records ? scratch_.data() : records;
+    size_t size = 0;
+    SpillSegment segment{};
+    if (code_segment(sorted, count, base, key_bits, neighbour_bits, reinterpret_cast<uint8_t*>(other),
+                     size_t{count} * sizeof(Record), &size, &segment)) {
+      return write_segment(bucket, other, size, segment);
+    }
+    records = sorted;  // a block would not decode in place: packed instead
+  }
   const size_t value_bytes = static_cast<size_t>(std::max(1, (value_bits + 7) / 8));
   // Packed in place: a record's packed bytes never reach past its own slot.
   uint8_t* dst = reinterpret_cast<uint8_t*>(records);
@@ -103,14 +118,91 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
     }
   }
   const size_t bytes = static_cast<size_t>(dst - reinterpret_cast<uint8_t*>(records));
-  SG_RETURN_IF_ERROR(spill_.pwrite_all(records, bytes, spill_end_));
-  segments_[bucket].push_back(SpillSegment{spill_end_, count, base, static_cast<uint8_t>(value_bytes),
-                                           static_cast<uint8_t>(compact ? neighbour_bits : 32)});
-  spill_end_ += bytes;
-  records_[bucket] += count;
-  total_records_ += count;
+  return write_segment(bucket, records, bytes,
+                       SpillSegment{0, count, base, static_cast<uint8_t>(value_bytes),
+                                    static_cast<uint8_t>(compact ? neighbour_bits : 32), SpillSegment::kPacked, 0});
+}
+
+template <typename Record>
+Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, size_t size, const SpillSegment& segment) {
+  SG_RETURN_IF_ERROR(spill_.pwrite_all(bytes, size, spill_end_));
+  segments_[bucket].push_back(segment);
+  segments_[bucket].back().offset = spill_end_;
+  spill_end_ += size;
+  records_[bucket] += segment.records;
+  total_records_ += segment.records;
   fill_[bucket] = 0;
   return Status::OK();
+}
+
+// LSD radix sort by key offset, 11 bits a pass, between the records and the
+// scratch buffer; returns where the sorted records are.
+template <typename Record>
+Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits) {
+  constexpr int kDigitBits = 11;
+  Record* from = records;
+  Record* to = scratch_.data();
+  std::vector<uint32_t> counts(size_t{1} << kDigitBits);
+  for (int shift = 32; shift < 32 + key_bits; shift += kDigitBits) {
+    std::fill(counts.begin(), counts.end(), 0);
+    const uint64_t mask = (uint64_t{1} << kDigitBits) - 1;
+    for (uint32_t i = 0; i < count; ++i) ++counts[((from[i].arc - base) >> shift) & mask];
+    uint32_t at = 0;
+    for (uint32_t& c : counts) at += std::exchange(c, at);
+    for (uint32_t i = 0; i < count; ++i) to[counts[((from[i].arc - base) >> shift) & mask]++] = from[i];
+    std::swap(from, to);
+  }
+  return from;
+}
+
+// Codes sorted records in blocks into out[0, capacity). Decoding happens in
+// place (read_coded: a block range is read into the end of the records it
+// becomes and decoded from the front), so every record must be decoded
+// before its bytes are overwritten: a block of n records and B bytes needs
+// B <= R n, and for each record i before its last, B - (bytes through
+// record i) <= R (n - 1 - i), R being sizeof(Record). False when a block
+// breaks that (a long gap near a block's end) or out is too small.
+template <typename Record>
+bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, uint64_t base, int key_bits,
+                                        int neighbour_bits, uint8_t* out, size_t capacity, size_t* size,
+                                        SpillSegment* segment) {
+  constexpr int64_t R = sizeof(Record);
+  const int rice_bits = std::max(0, key_bits - static_cast<int>(std::bit_width(count)));
+  const size_t first_block = block_ends_.size();
+  LsbBitWriter bits(out, capacity);
+  for (uint32_t begin = 0; begin < count; begin += kBlockRecords) {
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kBlockRecords, count - begin));
+    const int64_t block_start = static_cast<int64_t>(bits.bytes());
+    int64_t slack = INT64_MAX;  // min over i < n - 1 of (bytes through i) - R i
+    uint64_t previous = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const Record& record = records[begin + i];
+      const uint64_t offset = record.arc - base;
+      const uint64_t key = offset >> 32;
+      if (i == 0) {
+        bits.put(key, key_bits);
+      } else {
+        const uint64_t gap = key - previous;
+        bits.put_unary(gap >> rice_bits);
+        bits.put(gap & ((uint64_t{1} << rice_bits) - 1), rice_bits);
+      }
+      previous = key;
+      bits.put(offset & UINT32_MAX, neighbour_bits);
+      if constexpr (kExtraBytes<Record> > 0) bits.put(std::bit_cast<uint32_t>(weight_of(record)), 32);
+      if (i + 1 < n) slack = std::min(slack, static_cast<int64_t>(bits.bytes()) - block_start - R * i);
+    }
+    bits.align();
+    const int64_t block_bytes = static_cast<int64_t>(bits.bytes()) - block_start;
+    if (bits.overflowed() || block_bytes > R * n || (n > 1 && block_bytes > R * (n - 1) + slack)) {
+      block_ends_.resize(first_block);
+      return false;
+    }
+    block_ends_.push_back(static_cast<uint32_t>(bits.bytes()));
+  }
+  *size = bits.bytes();
+  *segment = SpillSegment{0, count, base, static_cast<uint8_t>(key_bits), static_cast<uint8_t>(neighbour_bits),
+                          static_cast<uint8_t>(rice_bits), static_cast<uint32_t>(first_block)};
+  return true;
 }
 
 // Doubles the bucket width until `offset` fits: bucket i takes over buckets
@@ -181,6 +273,7 @@ void BucketRouter<Record>::remove() {
 template <typename Record>
 Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const {
   assert(first + count <= segment.records);
+  if (segment.rice_bits != SpillSegment::kPacked) return read_coded(segment, first, count, out);
   const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
   uint8_t* bytes = reinterpret_cast<uint8_t*>(out);
   SG_RETURN_IF_ERROR(spill_.pread_all(bytes, count * record_bytes, segment.offset + first * record_bytes));
@@ -200,6 +293,45 @@ Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, u
     if constexpr (kExtraBytes<Record> > 0) std::memcpy(&weight, src + segment.value_bytes, sizeof(weight));
     const uint64_t offset = compact ? (value >> segment.neighbour_bits) << 32 | (value & neighbour_mask) : value;
     out[i] = record_of(segment.base + offset, weight, out);
+  }
+  return Status::OK();
+}
+
+template <typename Record>
+Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const {
+  assert(first % kBlockRecords == 0 && (count % kBlockRecords == 0 || first + count == segment.records));
+  if (count == 0) return Status::OK();
+  const size_t block = segment.first_block + first / kBlockRecords;
+  const size_t end_block = segment.first_block + (first + count - 1) / kBlockRecords + 1;
+  const uint64_t begin_byte = first == 0 ? 0 : block_ends_[block - 1];
+  const uint64_t size = block_ends_[end_block - 1] - begin_byte;
+  if (size > count * sizeof(Record)) return Status::Corruption("spill segment larger than its records");
+  uint8_t* const records_begin = reinterpret_cast<uint8_t*>(out);
+  uint8_t* const coded = records_begin + count * sizeof(Record) - size;
+  SG_RETURN_IF_ERROR(spill_.pread_all(coded, size, segment.offset + begin_byte));
+  const int key_bits = segment.value_bytes;
+  const int rice_bits = segment.rice_bits;
+  const uint64_t max_gap = key_bits >= 63 ? UINT64_MAX : uint64_t{1} << key_bits;
+  uint64_t at = 0;
+  for (size_t b = block; b < end_block; ++b) {
+    const uint64_t block_begin = (b == segment.first_block ? 0 : block_ends_[b - 1]) - begin_byte;
+    LsbBitReader bits(coded + block_begin, block_ends_[b] - begin_byte - block_begin);
+    const uint64_t n = std::min<uint64_t>(kBlockRecords, count - at);
+    uint64_t key = 0;
+    for (uint64_t i = 0; i < n; ++i, ++at) {
+      if (i == 0) {
+        key = bits.get(key_bits);
+      } else {
+        const uint64_t q = bits.get_unary(max_gap >> rice_bits);
+        key += q << rice_bits | bits.get(rice_bits);
+      }
+      const uint64_t neighbour = bits.get(segment.neighbour_bits);
+      float weight = 0;
+      if constexpr (kExtraBytes<Record> > 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
+      if (bits.failed() || key >= max_gap) return Status::Corruption("spill segment block does not decode");
+      assert(records_begin + (at + 1) * sizeof(Record) <= bits.loaded_end() || i + 1 == n);
+      out[at] = record_of(segment.base + (key << 32 | neighbour), weight, out);
+    }
   }
   return Status::OK();
 }

@@ -394,7 +394,7 @@ void IngestJob::router_shape(size_t record_bytes, size_t spaces, size_t sort_rec
     count = std::min<uint64_t>(count, std::max<uint64_t>(16, std::bit_floor(route_buffer_bytes(spaces) / kMinSegmentBytes)));
   }
   *buckets = static_cast<uint32_t>(count);
-  *buffer_records = route_buffer_records(record_bytes, spaces, count);
+  *buffer_records = route_buffer_records(record_bytes, spaces, count + 1);  // + the coding buffer
 }
 
 uint64_t IngestJob::route_buffer_bytes(size_t spaces) const {
@@ -458,15 +458,17 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
   uint32_t buckets = 0;
   size_t buffer_records = 0;
   router_shape(sizeof(Record), spaces, sort_records, &buckets, &buffer_records);
+  // Coded segments are read back in whole blocks: a sort batch holds some.
+  const bool coded = sort_records >= 2 * BucketRouter<Record>::block_records();
   for (size_t s = 0; s < spaces; ++s) {
     const std::string path = temp_dir_ + "/" + names[s] + ".spill";
     BucketRanges ranges;
     SG_RETURN_IF_ERROR(known_bucket_ranges(s, sort_records, &ranges));
     if (ranges.first_slot.empty()) {
-      SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true));
+      SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true, coded));
     } else {
-      const size_t buffer = route_buffer_records(sizeof(Record), spaces, ranges.first_slot.size());
-      SG_RETURN_IF_ERROR((*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer));
+      const size_t buffer = route_buffer_records(sizeof(Record), spaces, ranges.first_slot.size() + 1);
+      SG_RETURN_IF_ERROR((*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, coded));
     }
   }
   return Status::OK();

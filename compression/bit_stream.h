@@ -1,0 +1,122 @@
+// Little-endian bit streams: the first value takes the lowest bits of the
+// first byte. Ingest's spill codes sorted arcs with them (a Rice code of the
+// key gaps, then fixed-width fields; bucket_router.cc); they are the
+// byte-at-a-time kind, which is fast enough at a few bytes a record.
+//
+// The writer stops at a hard end and reports it (`overflowed()`); the reader
+// takes a hard end too and, past it, reads zeros and sets a sticky failure
+// flag, so a decoder checks `failed()` once per block instead of per field.
+#pragma once
+
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+
+namespace sg {
+
+class LsbBitWriter {
+ public:
+  LsbBitWriter(uint8_t* out, size_t capacity_bytes) : begin_(out), out_(out), end_(out + capacity_bytes) {}
+
+  // The low `bits` bits of value; bits <= 32.
+  void put(uint64_t value, int bits) {
+    assert(bits >= 0 && bits <= 32 && (bits == 32 || value >> bits == 0));
+    acc_ |= value << fill_;
+    fill_ += bits;
+    drain();
+  }
+  // q zeros, then a one.
+  void put_unary(uint64_t q) {
+    for (; q >= 32; q -= 32) put(0, 32);
+    put(uint64_t{1} << q, static_cast<int>(q) + 1);
+  }
+  // Pads the last byte with zeros.
+  void align() {
+    if (fill_ > 0) put(0, 8 - fill_);
+  }
+  bool overflowed() const { return overflowed_; }
+  // Whole bytes written so far (a partial last byte is not counted).
+  size_t bytes() const { return static_cast<size_t>(out_ - begin_); }
+
+ private:
+  void drain() {
+    while (fill_ >= 8) {
+      if (out_ == end_) {
+        overflowed_ = true;
+        fill_ = 0;
+        acc_ = 0;
+        return;
+      }
+      *out_++ = static_cast<uint8_t>(acc_);
+      acc_ >>= 8;
+      fill_ -= 8;
+    }
+  }
+
+  uint8_t* begin_;
+  uint8_t* out_;
+  uint8_t* end_;
+  uint64_t acc_ = 0;
+  int fill_ = 0;
+  bool overflowed_ = false;
+};
+
+class LsbBitReader {
+ public:
+  LsbBitReader(const uint8_t* data, size_t size_bytes) : in_(data), end_(data + size_bytes) {}
+
+  // `bits` bits; bits <= 32.
+  uint64_t get(int bits) {
+    assert(bits >= 0 && bits <= 32);
+    refill();
+    if (fill_ < bits) return fail();
+    const uint64_t value = bits == 0 ? 0 : acc_ & ((uint64_t{1} << bits) - 1);
+    acc_ >>= bits;
+    fill_ -= bits;
+    return value;
+  }
+  // The count of zeros before the next one; at most `limit` (more is a
+  // failure: a corrupt stream cannot make a caller loop long).
+  uint64_t get_unary(uint64_t limit) {
+    uint64_t q = 0;
+    for (;;) {
+      refill();
+      if (acc_ != 0) {
+        const int zeros = std::countr_zero(acc_);
+        q += static_cast<uint64_t>(zeros);
+        acc_ >>= zeros + 1;
+        fill_ -= zeros + 1;
+        return q > limit ? fail() : q;
+      }
+      q += static_cast<uint64_t>(fill_);
+      acc_ = 0;
+      fill_ = 0;
+      if (q > limit || in_ == end_) return fail();
+    }
+  }
+  bool failed() const { return failed_; }
+  // The first byte not loaded yet: a decoder writing over its own input
+  // may write up to here.
+  const uint8_t* loaded_end() const { return in_; }
+
+ private:
+  void refill() {
+    while (fill_ <= 56 && in_ != end_) {
+      acc_ |= uint64_t{*in_++} << fill_;
+      fill_ += 8;
+    }
+  }
+  uint64_t fail() {
+    failed_ = true;
+    return 0;
+  }
+
+  const uint8_t* in_;
+  const uint8_t* end_;
+  uint64_t acc_ = 0;
+  int fill_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace sg

@@ -1,0 +1,176 @@
+// The spill's coded segments (bucket_router.cc): a router's records come back
+// exactly, whole or in pieces of whole blocks, plain and weighted; a segment
+// whose blocks would not decode in place falls back to the packed form; and
+// an ingest whose bucket outgrows the sort batch reads coded segments in
+// pieces and stores every arc.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "apps/ingest_ordered.h"
+#include "compression/bit_stream.h"
+#include "shards/ingest/arc_record.h"
+#include "shards/ingest/bucket_router.h"
+#include "test_util.h"
+
+using namespace sg;
+
+namespace {
+
+template <typename Record>
+std::vector<uint64_t> arcs_of(const std::vector<Record>& records) {
+  std::vector<uint64_t> arcs;
+  for (const Record& r : records) arcs.push_back(r.arc);
+  std::sort(arcs.begin(), arcs.end());
+  return arcs;
+}
+
+// Every record of every bucket, read segment by segment in pieces of
+// `piece_blocks` blocks (0: whole segments).
+template <typename Record>
+std::vector<Record> read_back(const BucketRouter<Record>& router, uint64_t piece_blocks, size_t* coded_segments) {
+  std::vector<Record> all;
+  for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+    for (const SpillSegment& segment : router.segments(b)) {
+      if (segment.rice_bits != SpillSegment::kPacked) ++*coded_segments;
+      const uint64_t piece = piece_blocks == 0 ? segment.records : piece_blocks * router.block_records();
+      for (uint64_t done = 0; done < segment.records; done += piece) {
+        const uint64_t take = std::min(piece, segment.records - done);
+        std::vector<Record> out(take);
+        const Status s = router.read(segment, done, take, out.data());
+        REQUIRE_MESSAGE(s.ok(), s.ToString());
+        all.insert(all.end(), out.begin(), out.end());
+      }
+    }
+  }
+  return all;
+}
+
+template <typename Record>
+void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t buffer_records, size_t* coded_segments) {
+  sgtest::TempDir dir;
+  BucketRouter<Record> router;
+  REQUIRE(router.open(dir / "spill", buckets, buffer_records, 0, 32, true, true).ok());
+  REQUIRE(router.add_many(input.data(), input.size()).ok());
+  REQUIRE(router.finish().ok());
+  CHECK(router.total_records() == input.size());
+  for (const uint64_t piece_blocks : {0, 1, 3}) {
+    CAPTURE(piece_blocks);
+    size_t coded = 0;
+    const std::vector<Record> back = read_back(router, piece_blocks, &coded);
+    CHECK(arcs_of(back) == arcs_of(input));
+    if constexpr (sizeof(Record) > 8) {
+      std::vector<std::pair<uint64_t, float>> a, b;
+      for (const Record& r : input) a.emplace_back(r.arc, r.weight);
+      for (const Record& r : back) b.emplace_back(r.arc, r.weight);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      CHECK(a == b);
+    }
+    *coded_segments = coded;
+  }
+  router.remove();
+}
+
+}  // namespace
+
+TEST_CASE("bit streams: fields and unary codes come back, and a read past the end fails") {
+  std::vector<uint8_t> bytes(64);
+  LsbBitWriter w(bytes.data(), bytes.size());
+  w.put(5, 3);
+  w.put_unary(0);
+  w.put_unary(40);
+  w.put(0xFFFFFFFFu, 32);
+  w.put(1, 1);
+  w.align();
+  CHECK(!w.overflowed());
+  LsbBitReader r(bytes.data(), w.bytes());
+  CHECK(r.get(3) == 5);
+  CHECK(r.get_unary(100) == 0);
+  CHECK(r.get_unary(100) == 40);
+  CHECK(r.get(32) == 0xFFFFFFFFu);
+  CHECK(r.get(1) == 1);
+  CHECK(!r.failed());
+  r.get(32);
+  CHECK(r.failed());
+  LsbBitReader limited(bytes.data(), w.bytes());
+  limited.get(4);
+  CHECK(!limited.failed());
+  limited.get_unary(39);  // 40 zeros: beyond the limit
+  CHECK(limited.failed());
+  std::vector<uint8_t> small(2);
+  LsbBitWriter tight(small.data(), small.size());
+  tight.put(0, 16);
+  CHECK(!tight.overflowed());
+  tight.put(0, 1);
+  tight.align();
+  CHECK(tight.overflowed());
+}
+
+TEST_CASE("spill coding: records come back exactly, whole and in pieces of blocks, plain and weighted") {
+  uint64_t state = 3;
+  for (const uint32_t vertices : {1u, 300u, 70000u}) {
+    CAPTURE(vertices);
+    std::vector<PlainArc> plain;
+    std::vector<WeightedArc> weighted;
+    for (int i = 0; i < 30000; ++i) {
+      // Skewed keys (a third on vertex 0) and neighbours of every width.
+      const uint32_t key = i % 3 == 0 ? 0 : static_cast<uint32_t>(sgtest::next_random(&state) % vertices);
+      const uint32_t neighbour = static_cast<uint32_t>(sgtest::next_random(&state)) >> (1 + sgtest::next_random(&state) % 31);
+      plain.push_back(PlainArc::make(key, neighbour, 0));
+      weighted.push_back(WeightedArc::make(key, neighbour, static_cast<float>(i) / 7));
+    }
+    size_t coded = 0;
+    check_round_trip(plain, 16, 12000, &coded);
+    CHECK(coded > 0);
+    check_round_trip(weighted, 4, 9000, &coded);
+    CHECK(coded > 0);
+  }
+}
+
+TEST_CASE("spill coding: a block that would not decode in place is packed instead, and still comes back") {
+  // One bucket: arcs on key 0, then two on the bucket's last keys, far
+  // away: the first one's gap takes a unary code of 2 KB, more than the
+  // records after those before it.
+  std::vector<PlainArc> input;
+  for (int i = 0; i < 8190; ++i) input.push_back(PlainArc::make(0, static_cast<uint32_t>(i), 0));
+  input.push_back(PlainArc::make((1u << 20) - 2, 5, 0));
+  input.push_back(PlainArc::make((1u << 20) - 1, 6, 0));
+  sgtest::TempDir dir;
+  BucketRouter<PlainArc> router;
+  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, true).ok());
+  REQUIRE(router.add_many(input.data(), input.size()).ok());
+  REQUIRE(router.finish().ok());
+  size_t coded = 0;
+  CHECK(arcs_of(read_back(router, 0, &coded)) == arcs_of(input));
+  CHECK(coded == 0);
+}
+
+TEST_CASE("ingest: a bucket larger than the sort batch is read back from coded segments in pieces, every arc kept") {
+  std::vector<sgtest::Arc> input;
+  uint64_t state = 41;
+  for (int i = 0; i < 40000; ++i) input.push_back(sgtest::Arc{5, static_cast<uint32_t>(sgtest::next_random(&state) % 50000), 1.0f});
+  for (int i = 0; i < 20000; ++i) {
+    input.push_back(sgtest::Arc{static_cast<uint32_t>(sgtest::next_random(&state) % 50000),
+                                static_cast<uint32_t>(sgtest::next_random(&state) % 50000), 1.0f});
+  }
+  sgtest::TempDir dir;
+  sgtest::write_snap(dir / "e.txt", input, false);
+  IngestOptions o;
+  o.input = dir / "e.txt";
+  o.output = dir / "g";
+  o.sort_buffer_edges = 16384;  // 8 Ki a space: coded segments; the hub's bucket is several batches
+  o.route_buckets = 4;
+  IngestSummary summary;
+  const Status s = ingest_ordered(o, &summary);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  Graph g;
+  REQUIRE(Graph::open(o.output, &g).ok());
+  std::vector<sgtest::Arc> expected = input, in_expected;
+  std::sort(expected.begin(), expected.end());
+  for (const sgtest::Arc& a : input) in_expected.push_back(sgtest::Arc{a.dst, a.src, 1.0f});
+  std::sort(in_expected.begin(), in_expected.end());
+  CHECK(sgtest::read_space(g, SpaceKind::kOut) == expected);
+  CHECK(sgtest::read_space(g, SpaceKind::kIn) == in_expected);
+}
