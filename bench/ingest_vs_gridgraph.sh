@@ -6,11 +6,13 @@
 #   bench/ingest_vs_gridgraph.sh EDGES.bin32 VERTICES MEMORY [ROUNDS] [GRIDGRAPH_BIN] [P] [ORDERS] [WORKDIR]
 # GRIDGRAPH_BIN: the bin/ directory of a GridGraph build made outside this
 # repository (never commit its code); "" skips it. ORDERS default "none bfds".
+# SG_BIN runs another shardgraph build (an older commit, side by side),
+# recorded under the name SG_NAME (default shardgraph).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 edges=$1; vertices=$2; mem=$3; rounds=${4:-3}; gg=${5:-}; parts=${6:-8}
 orders=${7:-none bfds}; work=${8:-$(dirname "$edges")}
-sg="$root/build/shardgraph"
+sg=${SG_BIN:-$root/build/shardgraph}; sg_name=${SG_NAME:-shardgraph}
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install time)" >&2; exit 2; }
 record() {  # name order seconds rss_kib bytes
   printf '{"bench":"ingest-vs-gridgraph","system":"%s","order":"%s","input":"%s","memory":"%s","seconds":%s,"peak_rss_bytes":%s,"bytes":%s,"round":%s}\n' \
@@ -29,7 +31,7 @@ for round in $(seq 1 "$rounds"); do
     /usr/bin/time -f "%e %M" -o "$work/time.txt" "$sg" ingest "$edges" -o "$work/sg-graph" --memory "$mem" --order "$order" >"$work/sg.txt"
     read -r secs rss < "$work/time.txt"
     echo "# $(cat "$work/sg.txt")" >&2
-    record shardgraph "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)"
+    record "$sg_name" "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)"
     rm -rf "$work/sg-graph"
   done
 done

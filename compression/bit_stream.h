@@ -1,7 +1,7 @@
 // Little-endian bit streams: the first value takes the lowest bits of the
-// first byte. Ingest's spill codes sorted arcs with them (a Rice code of the
-// key gaps, then fixed-width fields; bucket_router.cc); they are the
-// byte-at-a-time kind, which is fast enough at a few bytes a record.
+// first byte (the host is little-endian: x86-64, AArch64). Ingest's spill
+// codes sorted arcs with them (a Rice code of the key gaps, then
+// fixed-width fields; bucket_router.cc).
 //
 // The writer stops at a hard end and reports it (`overflowed()`); the reader
 // takes a hard end too and, past it, reads zeros and sets a sticky failure
@@ -12,6 +12,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace sg {
 
@@ -33,26 +34,33 @@ class LsbBitWriter {
   }
   // Pads the last byte with zeros.
   void align() {
-    if (fill_ > 0) put(0, 8 - fill_);
+    if (fill_ % 8 != 0) put(0, 8 - fill_ % 8);
+    aligning_ = true;
+    drain();
+    aligning_ = false;
   }
   bool overflowed() const { return overflowed_; }
   // Whole bytes written so far (a partial last byte is not counted).
-  size_t bytes() const { return static_cast<size_t>(out_ - begin_); }
+  size_t bytes() const { return static_cast<size_t>(out_ - begin_) + static_cast<size_t>(fill_ / 8); }
 
  private:
+  // Four bytes at a time once 32 bits are held (then a put of up to 32
+  // bits still fits the accumulator); align() writes the rest.
   void drain() {
-    while (fill_ >= 8) {
-      if (out_ == end_) {
-        overflowed_ = true;
-        fill_ = 0;
-        acc_ = 0;
-        return;
-      }
-      *out_++ = static_cast<uint8_t>(acc_);
-      acc_ >>= 8;
-      fill_ -= 8;
+    if (fill_ < 32 && !aligning_) return;
+    const int whole = aligning_ ? fill_ / 8 : 4;
+    if (end_ - out_ < whole) {
+      overflowed_ = true;
+      fill_ = 0;
+      acc_ = 0;
+      return;
     }
+    for (int i = 0; i < whole; ++i) out_[i] = static_cast<uint8_t>(acc_ >> (8 * i));
+    out_ += whole;
+    acc_ = whole == 8 ? 0 : acc_ >> (8 * whole);
+    fill_ -= 8 * whole;
   }
+  bool aligning_ = false;
 
   uint8_t* begin_;
   uint8_t* out_;
@@ -82,8 +90,10 @@ class LsbBitReader {
     uint64_t q = 0;
     for (;;) {
       refill();
-      if (acc_ != 0) {
-        const int zeros = std::countr_zero(acc_);
+      // Only the bits counted in fill_ (a refill may hold more).
+      const uint64_t held = fill_ >= 64 ? acc_ : acc_ & ((uint64_t{1} << fill_) - 1);
+      if (held != 0) {
+        const int zeros = std::countr_zero(held);
         q += static_cast<uint64_t>(zeros);
         acc_ >>= zeros + 1;
         fill_ -= zeros + 1;
@@ -101,7 +111,18 @@ class LsbBitReader {
   const uint8_t* loaded_end() const { return in_; }
 
  private:
+  // Eight bytes in one load while that many are left (a little-endian
+  // host); byte by byte near the end.
   void refill() {
+    if (fill_ > 56) return;
+    if (end_ - in_ >= 8) {
+      uint64_t word;
+      std::memcpy(&word, in_, sizeof(word));
+      acc_ |= word << fill_;
+      in_ += (63 - fill_) >> 3;
+      fill_ |= 56;
+      return;
+    }
     while (fill_ <= 56 && in_ != end_) {
       acc_ |= uint64_t{*in_++} << fill_;
       fill_ += 8;

@@ -135,17 +135,20 @@ Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, s
   return Status::OK();
 }
 
-// LSD radix sort by key offset, 11 bits a pass, between the records and the
-// scratch buffer; returns where the sorted records are.
+// LSD radix sort by key offset between the records and the scratch buffer,
+// in one pass up to 16 key bits (a bucket of R-MAT 24's 256 has 16), else
+// in passes of equal digits; returns where the sorted records are.
 template <typename Record>
 Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits) {
-  constexpr int kDigitBits = 11;
+  constexpr int kMaxDigitBits = 16;
+  const int passes = (key_bits + kMaxDigitBits - 1) / kMaxDigitBits;
+  const int digit_bits = passes == 0 ? 0 : (key_bits + passes - 1) / passes;
   Record* from = records;
   Record* to = scratch_.data();
-  std::vector<uint32_t> counts(size_t{1} << kDigitBits);
-  for (int shift = 32; shift < 32 + key_bits; shift += kDigitBits) {
+  std::vector<uint32_t> counts(size_t{1} << digit_bits);
+  for (int shift = 32; shift < 32 + key_bits; shift += digit_bits) {
     std::fill(counts.begin(), counts.end(), 0);
-    const uint64_t mask = (uint64_t{1} << kDigitBits) - 1;
+    const uint64_t mask = (uint64_t{1} << digit_bits) - 1;
     for (uint32_t i = 0; i < count; ++i) ++counts[((from[i].arc - base) >> shift) & mask];
     uint32_t at = 0;
     for (uint32_t& c : counts) at += std::exchange(c, at);

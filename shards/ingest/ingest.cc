@@ -726,6 +726,11 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
     records += (*routers)[s].total_records();
   }
   const size_t batch = std::max<size_t>(batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2);
+  uint64_t spilled_bytes = 0;
+  for (const BucketRouter<Record>& router : *routers) spilled_bytes += router.spilled_bytes();
+  char spilled[48];
+  std::snprintf(spilled, sizeof(spilled), "spilled %.2f GB", static_cast<double>(spilled_bytes) / 1e9);
+  progress_.add_detail(spilled);
   progress_.begin_phase("sort", records);
   parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) status[s] = build_space_files(s, &(*routers)[s], paths[s], batch, &metas[s], &stats[s]);

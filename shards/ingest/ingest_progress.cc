@@ -9,7 +9,7 @@ namespace sg {
 void IngestProgress::begin_phase(const std::string& name, uint64_t total_units) {
   end();
   open_ = true;
-  phases_.push_back(Phase{name, 0});
+  phases_.push_back(Phase{name, 0, 0, {}});
   phase_start_ = last_print_ = Clock::now();
   total_units_ = total_units;
   edges_ = 0;
@@ -41,13 +41,17 @@ void IngestProgress::end() {
   phases_.back().peak_rss_bytes = peak_rss_bytes();
 }
 
+void IngestProgress::add_detail(const std::string& text) {
+  if (open_) phases_.back().details += ", " + text;
+}
+
 std::string IngestProgress::summary() const {
   std::string text;
   for (const Phase& p : phases_) {
     char part[128];
-    std::snprintf(part, sizeof(part), "%s%s %.2f s (peak %llu MiB)", text.empty() ? "" : ", ", p.name.c_str(), p.seconds,
+    std::snprintf(part, sizeof(part), "%s%s %.2f s (peak %llu MiB", text.empty() ? "" : ", ", p.name.c_str(), p.seconds,
                   static_cast<unsigned long long>(p.peak_rss_bytes >> 20));
-    text += part;
+    text += part + p.details + ")";
   }
   return text;
 }

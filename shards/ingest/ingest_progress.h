@@ -20,7 +20,9 @@ class IngestProgress {
   // `edges` more edges done; `units_done` so far in this phase.
   void advance(uint64_t edges, uint64_t units_done);
   void end();
-  // "route 1.2 s (peak 40 MiB), sort out 0.8 s (peak 60 MiB), ..."
+  // Adds a figure to the open phase's parentheses (e.g. "spilled 0.91 GB").
+  void add_detail(const std::string& text);
+  // "route 1.2 s (peak 40 MiB, spilled 0.91 GB), sort 0.8 s (peak 60 MiB), ..."
   std::string summary() const;
 
  private:
@@ -29,6 +31,7 @@ class IngestProgress {
     std::string name;
     double seconds = 0;
     uint64_t peak_rss_bytes = 0;  // VmHWM when the phase ended
+    std::string details;          // ", spilled 0.91 GB"
   };
   bool terminal_ = false;
   std::function<void(const std::string&)> hook_;
