@@ -21,7 +21,7 @@ namespace {
 template <typename Record>
 std::vector<uint64_t> arcs_of(const std::vector<Record>& records) {
   std::vector<uint64_t> arcs;
-  for (const Record& r : records) arcs.push_back(r.arc);
+  for (const Record& r : records) arcs.push_back(uint64_t{r.arc});  // a copy: WeightedArc packs arc at 4 bytes
   std::sort(arcs.begin(), arcs.end());
   return arcs;
 }
@@ -62,8 +62,8 @@ void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t
     CHECK(arcs_of(back) == arcs_of(input));
     if constexpr (sizeof(Record) > 8) {
       std::vector<std::pair<uint64_t, float>> a, b;
-      for (const Record& r : input) a.emplace_back(r.arc, r.weight);
-      for (const Record& r : back) b.emplace_back(r.arc, r.weight);
+      for (const Record& r : input) a.emplace_back(uint64_t{r.arc}, float{r.weight});
+      for (const Record& r : back) b.emplace_back(uint64_t{r.arc}, float{r.weight});
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
       CHECK(a == b);
