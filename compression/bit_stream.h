@@ -35,9 +35,7 @@ class LsbBitWriter {
   // Pads the last byte with zeros.
   void align() {
     if (fill_ % 8 != 0) put(0, 8 - fill_ % 8);
-    aligning_ = true;
-    drain();
-    aligning_ = false;
+    write_bytes(fill_ / 8);
   }
   bool overflowed() const { return overflowed_; }
   // Whole bytes written so far (a partial last byte is not counted).
@@ -47,8 +45,9 @@ class LsbBitWriter {
   // Four bytes at a time once 32 bits are held (then a put of up to 32
   // bits still fits the accumulator); align() writes the rest.
   void drain() {
-    if (fill_ < 32 && !aligning_) return;
-    const int whole = aligning_ ? fill_ / 8 : 4;
+    if (fill_ >= 32) write_bytes(4);
+  }
+  void write_bytes(int whole) {
     if (end_ - out_ < whole) {
       overflowed_ = true;
       fill_ = 0;
@@ -60,7 +59,6 @@ class LsbBitWriter {
     acc_ = whole == 8 ? 0 : acc_ >> (8 * whole);
     fill_ -= 8 * whole;
   }
-  bool aligning_ = false;
 
   uint8_t* begin_;
   uint8_t* out_;
@@ -79,7 +77,7 @@ class LsbBitReader {
     assert(bits >= 0 && bits <= 32);
     refill();
     if (fill_ < bits) return fail();
-    const uint64_t value = bits == 0 ? 0 : acc_ & ((uint64_t{1} << bits) - 1);
+    const uint64_t value = acc_ & ((uint64_t{1} << bits) - 1);
     acc_ >>= bits;
     fill_ -= bits;
     return value;

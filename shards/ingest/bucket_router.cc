@@ -6,6 +6,7 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include "compression/bit_stream.h"
@@ -29,6 +30,7 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   first_slot_.clear();
   buffers_.assign(size_t{bucket_count} * buffer_records, Record{});
   scratch_.assign(coded ? buffer_records : 0, Record{});
+  key_counts_.assign(coded ? size_t{1} << kMaxDigitBits : 0, 0);
   block_ends_.clear();
   fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
@@ -140,12 +142,11 @@ Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, s
 // in passes of equal digits; returns where the sorted records are.
 template <typename Record>
 Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits) {
-  constexpr int kMaxDigitBits = 16;
   const int passes = (key_bits + kMaxDigitBits - 1) / kMaxDigitBits;
   const int digit_bits = passes == 0 ? 0 : (key_bits + passes - 1) / passes;
   Record* from = records;
   Record* to = scratch_.data();
-  std::vector<uint32_t> counts(size_t{1} << digit_bits);
+  const std::span<uint32_t> counts(key_counts_.data(), size_t{1} << digit_bits);
   for (int shift = 32; shift < 32 + key_bits; shift += digit_bits) {
     std::fill(counts.begin(), counts.end(), 0);
     const uint64_t mask = (uint64_t{1} << digit_bits) - 1;
@@ -314,7 +315,7 @@ Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t fi
   SG_RETURN_IF_ERROR(spill_.pread_all(coded, size, segment.offset + begin_byte));
   const int key_bits = segment.value_bytes;
   const int rice_bits = segment.rice_bits;
-  const uint64_t max_gap = key_bits >= 63 ? UINT64_MAX : uint64_t{1} << key_bits;
+  const uint64_t key_range = uint64_t{1} << key_bits;  // key_bits <= 32
   uint64_t at = 0;
   for (size_t b = block; b < end_block; ++b) {
     const uint64_t block_begin = (b == segment.first_block ? 0 : block_ends_[b - 1]) - begin_byte;
@@ -325,13 +326,13 @@ Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t fi
       if (i == 0) {
         key = bits.get(key_bits);
       } else {
-        const uint64_t q = bits.get_unary(max_gap >> rice_bits);
+        const uint64_t q = bits.get_unary(key_range >> rice_bits);
         key += q << rice_bits | bits.get(rice_bits);
       }
       const uint64_t neighbour = bits.get(segment.neighbour_bits);
       float weight = 0;
       if constexpr (kExtraBytes<Record> > 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
-      if (bits.failed() || key >= max_gap) return Status::Corruption("spill segment block does not decode");
+      if (bits.failed() || key >= key_range) return Status::Corruption("spill segment block does not decode");
       assert(records_begin + (at + 1) * sizeof(Record) <= bits.loaded_end() || i + 1 == n);
       out[at] = record_of(segment.base + (key << 32 | neighbour), weight, out);
     }

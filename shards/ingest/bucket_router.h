@@ -108,6 +108,7 @@ class BucketRouter {
 
  private:
   static constexpr uint64_t kBlockRecords = 4096;
+  static constexpr int kMaxDigitBits = 16;  // sort_by_key's radix digits
 
   Status flush(uint32_t bucket);
   Status write_segment(uint32_t bucket, const void* bytes, size_t size, const SpillSegment& segment);
@@ -129,6 +130,7 @@ class BucketRouter {
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
   std::vector<Record> scratch_;        // coded: a buffer's records sorted or coded
+  std::vector<uint32_t> key_counts_;   // coded: sort_by_key's digit counts
   std::vector<uint32_t> block_ends_;   // coded segments' blocks: byte ends from the segment's offset
   std::vector<uint32_t> fill_;
   std::vector<uint64_t> records_;
