@@ -79,8 +79,9 @@ TEST_CASE("a truncated or corrupt zstd input is refused") {
   ZSTD_freeCCtx(context);
   std::string flipped = whole;
   flipped[whole.size() / 2] ^= 0x10;
-  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [case_name, bytes] : std::vector<std::pair<std::string, std::string>>{
            {"half", whole.substr(0, whole.size() / 2)}, {"flipped", flipped}}) {
+    const std::string& name = case_name;  // CAPTURE's lambda cannot name a structured binding before clang 16
     CAPTURE(name);
     sgtest::TempDir work;
     sgtest::write_text(work / "t.zst", bytes);
@@ -234,7 +235,8 @@ TEST_CASE("a truncated or corrupt gzip input is refused, not ingested in part") 
       {"half-trailer", whole.substr(0, whole.size() - 4)},
       {"flipped", flipped},
   };
-  for (const auto& [name, bytes] : cases) {
+  for (const auto& [case_name, bytes] : cases) {
+    const std::string& name = case_name;  // CAPTURE's lambda cannot name a structured binding before clang 16
     CAPTURE(name);
     sgtest::TempDir work;
     sgtest::write_text(work / "t.gz", bytes);
@@ -282,7 +284,8 @@ TEST_CASE("an edited manifest is refused by every reader: its checksum, and the 
       {"num_edges", replaced("\"num_edges\": 4000", "\"num_edges\": 3999")},
       {"intervals", replaced("\"interval_starts\": [\n  0,", "\"interval_starts\": [\n  0,\n  1,")},
   };
-  for (const auto& [name, edited] : edits) {
+  for (const auto& [edit_name, edited] : edits) {
+    const std::string& name = edit_name;  // CAPTURE's lambda cannot name a structured binding before clang 16
     CAPTURE(name);
     sgtest::write_text(dir / "g/manifest.json", edited);
     for (const std::string command : {"info ", "verify ", "run bfs ", "run pagerank "}) {

@@ -61,7 +61,8 @@ void check(const std::map<uint64_t, double>& actual, const std::map<uint64_t, do
   REQUIRE(actual.size() == expected.size());
   std::map<double, double> label_of;  // expected label -> actual label (WCC)
   std::map<double, double> back;
-  for (const auto& [v, want] : expected) {
+  for (const auto& [vertex, want] : expected) {
+    const uint64_t v = vertex;  // CAPTURE's lambda cannot name a structured binding before clang 16
     CAPTURE(v);
     REQUIRE(actual.count(v) == 1);
     const double got = actual.at(v);

@@ -58,7 +58,8 @@ std::map<uint64_t, double> reference_distances(const std::vector<uint64_t>& vert
 
 void check_close(const std::map<uint64_t, double>& actual, const std::map<uint64_t, double>& expected) {
   REQUIRE(actual.size() == expected.size());
-  for (const auto& [v, want] : expected) {
+  for (const auto& [vertex, want] : expected) {
+    const uint64_t v = vertex;  // CAPTURE's lambda cannot name a structured binding before clang 16
     CAPTURE(v);
     REQUIRE(actual.count(v) == 1);
     const double got = actual.at(v);

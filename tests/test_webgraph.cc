@@ -142,7 +142,8 @@ TEST_CASE("instantaneous codes: random values written by the definitions read ba
 TEST_CASE("webgraph: the BVGraph datasets decode to the reference decoder's arcs, with and without offsets, 1 and 2 threads") {
   const std::vector<std::pair<std::string, std::string>> graphs = {
       {"cnr-2000", "cnr-2000"}, {"uk-2007-05-100000", "uk-2007-05@100000"}, {"dblp-2010", "dblp-2010"}};
-  for (const auto& [folder, name] : graphs) {
+  for (const auto& [folder, graph_name] : graphs) {
+    const std::string& name = graph_name;  // CAPTURE's lambda cannot name a structured binding before clang 16
     const std::string base = dataset_base(folder, name);
     if (!fs::exists(base + ".graph")) {
       MESSAGE("skipped: " << base << " not present");
