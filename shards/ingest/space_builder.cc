@@ -199,12 +199,6 @@ Status SpaceBuilder<Record>::read_in_pieces(const BucketRouter<Record>& router, 
   return Status::OK();
 }
 
-// Routes a bucket larger than a sort batch again, into about twice as many
-// sub-buckets as batches it holds (fewer sub-buckets: larger segments to
-// read back, which a disk that does 300 I/Os a second needs). The
-// sub-buckets' buffers take 1.5 times the batch's records (12 of the 28
-// bytes a batch record is budgeted): while routing, the lists and the
-// encoders' output are idle.
 template <typename Record>
 void SpaceBuilder<Record>::reserve_batch_arrays() {
   if (neighbours_.capacity() >= records_.size()) return;
@@ -222,6 +216,12 @@ void SpaceBuilder<Record>::release_batch_arrays() {
   std::vector<uint32_t>().swap(list_begin_);
 }
 
+// Routes a bucket larger than a sort batch again, into about twice as many
+// sub-buckets as batches it holds (fewer sub-buckets: larger segments to
+// read back, which a disk that does 300 I/Os a second needs). The
+// sub-buckets' buffers take 1.5 times the batch's records (12 of the 28
+// bytes a batch record is budgeted): while routing, the lists and the
+// encoders' output are idle.
 template <typename Record>
 Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth, uint64_t limit) {
   const uint64_t value = router.first_value(bucket);
