@@ -236,9 +236,11 @@ int run_run(RunArgs& a, const CLI::Option* source_option) {
   if (source_option->count() > 0) a.options.source = a.source;
   a.options.progress = ::isatty(2) != 0;
   std::string summary;
-  sg::Status s = sg::run_app(a.options, &summary);
+  bool report_error = true;
+  sg::Status s = sg::run_app(a.options, &summary, &report_error);
   if (!s.ok()) {
     if (a.options.progress) std::fputc('\n', stderr);
+    if (!report_error) return s.code() == sg::Status::Code::kInvalidArgument ? kExitUsage : kExitRuntime;
     return fail(s);
   }
   std::fputs(summary.c_str(), stdout);

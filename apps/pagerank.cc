@@ -178,7 +178,8 @@ Status pagerank_by_maps(Engine* engine, const PageRankOptions& options, VertexAr
 Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<double>* ranks, int* iterations_run) {
   VertexArray<float> contribution;
   SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution", VertexUse::kSource));
-  if (options.tolerance > 0) return pagerank_by_maps(engine, options, &contribution, ranks, false, iterations_run);
+  // Distributed, the dangling mass is a reduction over every rank: maps.
+  if (options.tolerance > 0 || engine->distributed()) return pagerank_by_maps(engine, options, &contribution, ranks, false, iterations_run);
   VertexArray<float> next_contribution;
   SG_RETURN_IF_ERROR(engine->allocate(&next_contribution, "pagerank.next_contribution", VertexUse::kSource));
   SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kDestination));

@@ -83,12 +83,7 @@ Status write_partition_file(const std::string& dir, const Graph& graph, const st
   return write_file_atomic(dir + "/" + kPartitionFile, text.data(), text.size());
 }
 
-struct PartitionFile {
-  uint64_t num_vertices = 0, num_edges = 0;
-  uint64_t out_degree_checksum = 0;
-  std::vector<PartRange> ranges;
-  std::vector<std::string> part_ids;
-};
+using PartitionFile = PartitionLayout;
 
 Status read_partition_file(const std::string& dir, PartitionFile* file) {
   const std::string path = dir + "/" + kPartitionFile;
@@ -132,6 +127,25 @@ Status check_part_arcs(const Graph& part, const PartRange& range, const std::str
 }
 
 }  // namespace
+
+bool is_partitioned(const std::string& dir) {
+  std::error_code ec;
+  return fs::exists(dir + "/" + kPartitionFile, ec);
+}
+
+Status read_partition_layout(const std::string& dir, PartitionLayout* layout) {
+  SG_RETURN_IF_ERROR(read_partition_file(dir, layout));
+  uint64_t next = 0;
+  for (const PartRange& range : layout->ranges) {
+    if (range.begin != next || range.end <= range.begin) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+    next = range.end;
+  }
+  if (next != layout->num_vertices || layout->ranges.empty()) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+  return Status::OK();
+}
+
+std::string part_dir(const std::string& dir, uint32_t part) { return dir + "/" + part_name(part); }
+std::string partition_out_degree_path(const std::string& dir) { return dir + "/" + kOutDegreeFile; }
 
 std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, uint32_t parts) {
   uint64_t arcs = 0;

@@ -41,6 +41,18 @@ std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, 
 
 Status partition_graph(const PartitionOptions& options, PartitionSummary* summary);
 
+// partition.json of a partitioned graph, checked.
+struct PartitionLayout {
+  uint64_t num_vertices = 0, num_edges = 0;
+  uint64_t out_degree_checksum = 0;
+  std::vector<PartRange> ranges;
+  std::vector<std::string> part_ids;  // each part's graph_id
+};
+bool is_partitioned(const std::string& dir);
+Status read_partition_layout(const std::string& dir, PartitionLayout* layout);
+std::string part_dir(const std::string& dir, uint32_t part);
+std::string partition_out_degree_path(const std::string& dir);
+
 // Checks a partitioned graph: partition.json, every part present and
 // verified (verify_graph), the ranges tiling [0, |V|), each part's arcs all
 // into its range, and the arcs adding up to the graph's.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "apps/cli_util.h"
 #include "apps/kernels.h"
+#include "apps/partition.h"
 #include "shards/util/interrupt.h"
 
 namespace sg {
@@ -106,6 +108,9 @@ Status top_values(const Graph& graph, const VertexArray<double>& values, const R
   return Status::OK();
 }
 
+// Only one rank of a distributed run writes --output and --stats.
+bool writes_output(const RunOptions& o) { return !o.output.empty() && o.writes_files; }
+
 Status resolve_source(Engine* engine, const RunOptions& o, uint32_t* source) {
   const Graph& graph = engine->graph();
   if (o.source.has_value()) {
@@ -152,7 +157,8 @@ nlohmann::json device_json(const Engine& engine) {
   return devices;
 }
 
-Status write_stats(const RunOptions& o, const Engine& engine, double seconds, const std::string& extra_json) {
+Status write_stats(const RunOptions& o, const Engine& engine, double seconds, const std::string& extra_json,
+                   const nlohmann::json& ranks) {
   const RunTotals totals = sum_steps(engine.steps());
   nlohmann::json j{{"app", o.app},
                    {"graph", o.graph},
@@ -180,6 +186,7 @@ Status write_stats(const RunOptions& o, const Engine& engine, double seconds, co
                    {"result", nlohmann::json::parse(extra_json)},
                    {"iteration_seconds", engine.iteration_seconds()},
                    {"steps", nlohmann::json::parse(steps_to_json(engine.steps()))}};
+  if (!ranks.is_null()) j["ranks"] = ranks;
   const std::string text = j.dump(1) + "\n";
   std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(o.stats.c_str(), "w"), &std::fclose);
   if (!out || std::fwrite(text.data(), 1, text.size(), out.get()) != text.size()) {
@@ -199,7 +206,7 @@ Status finish_app(Engine* engine, const RunOptions& o) {
   malloc_trim(0);  // cached chunks came from the heap: give their pages back
   const Graph& graph = engine->graph();
   SG_RETURN_IF_ERROR(graph.check_id_map());
-  if (o.output.empty()) return Status::OK();
+  if (!writes_output(o)) return Status::OK();
   return graph.id_map_load_bytes() <= engine->unheld_memory() ? graph.load_id_map() : graph.map_id_map();
 }
 
@@ -239,7 +246,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     std::string top;
     SG_RETURN_IF_ERROR(top_values(graph, values, pages, o.top, &top));
     *summary = line + top;
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, "%.9g", values[v]); });
   }
   if (o.app == "bfs") {
@@ -268,7 +275,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     *summary = line;
     *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) +
                    ", \"max_depth\": " + std::to_string(max_depth) + "}";
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t size) {
       if (o.parents && parent[v] != kNoParent) {
         std::snprintf(buf, size, "%d %llu", depth[v], static_cast<unsigned long long>(graph.original_id(parent[v])));
@@ -301,7 +308,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     std::snprintf(line, sizeof(line), "wcc: %llu components, largest %u vertices\n", static_cast<unsigned long long>(components), largest);
     *summary = line;
     *result_json = "{\"components\": " + std::to_string(components) + ", \"largest\": " + std::to_string(largest) + "}";
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     // A component's label is its smallest original id. A label is the
     // smallest dense id, so its original id when the ids keep their order.
     // Otherwise a label's smallest original id, per label (file-backed
@@ -337,7 +344,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     SG_RETURN_IF_ERROR(graph.lookup_original_id(source, &source_id));
     *summary = "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n" + *summary;
     *result_json = "{\"source\": " + std::to_string(source_id) + "}";
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", dependency[v]); });
   }
   if (o.app == "cdlp") {
@@ -356,7 +363,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     std::snprintf(line, sizeof(line), "cdlp: %d iterations, %s communities\n", iterations, communities.c_str());
     *summary = line;
     *result_json = "{\"iterations\": " + std::to_string(iterations) + "}";
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t n) {
       std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(labels[v]));
     });
@@ -388,7 +395,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
       *summary = line + top;
       *result_json = "{\"arcs_among_neighbours\": " + std::to_string(arcs) + "}";
     }
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%.17g", coefficient[v]); });
   }
   if (o.app == "kcore") {
@@ -410,7 +417,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
     std::snprintf(line, sizeof(line), "kcore: largest core %u (%llu vertices)\n", degeneracy, static_cast<unsigned long long>(in_top));
     *summary = line;
     *result_json = "{\"largest_core\": " + std::to_string(degeneracy) + ", \"vertices\": " + std::to_string(in_top) + "}";
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%u", core[v]); });
   }
   if (o.app == "sssp") {
@@ -435,7 +442,7 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
                   static_cast<unsigned long long>(source_id), static_cast<unsigned long long>(reached), farthest);
     *summary = line;
     *result_json = "{\"source\": " + std::to_string(source_id) + ", \"reached\": " + std::to_string(reached) + "}";
-    if (o.output.empty()) return Status::OK();
+    if (!writes_output(o)) return Status::OK();
     return write_output(o.output, graph, pages, summary, [&](uint32_t v, char* buf, size_t n) {
       if (std::isinf(distance[v])) std::snprintf(buf, n, o.graphalytics_output ? "infinity" : "inf");
       else std::snprintf(buf, n, "%.9g", distance[v]);
@@ -444,20 +451,78 @@ Status run_kernel(const RunOptions& o, Engine* engine, std::string* summary, std
   return Status::InvalidArgument("unknown app '" + o.app + "' (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore, betweenness, cdlp, lcc, triangles)");
 }
 
-}  // namespace
-
-Status run_app(const RunOptions& o, std::string* summary) {
-  std::unique_ptr<tbb::global_control> threads;
-  if (o.threads > 0) {
-    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(o.threads));
+// What a rank did, for --stats and the summary (docs/scale-out.md).
+nlohmann::json rank_json(const Engine& engine, double seconds) {
+  const RunTotals totals = sum_steps(engine.steps());
+  const ExchangeCounters& c = engine.communicator()->counters();
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepStats& step : engine.steps()) {
+    steps.push_back({{"iteration", step.iteration},
+                     {"bytes_read", step.bytes_read()},
+                     {"bytes_sent", step.bytes_sent},
+                     {"bytes_received", step.bytes_received},
+                     {"exchange_seconds", step.exchange_seconds}});
   }
-  const auto start = std::chrono::steady_clock::now();
-  Graph graph;
-  GraphOpenOptions open_options;
-  open_options.id_map = false;      // loaded after the kernel (finish_app)
-  open_options.degrees = false;  // the engine reads them, whole or by range (vertex_residency.h)
-  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
-  Engine engine;
+  return {{"rank", engine.communicator()->rank()},
+          {"vertices_owned", engine.owned_end() - engine.owned_begin()},
+          {"arcs", engine.graph().manifest().num_edges},
+          {"seconds", seconds},
+          {"bytes_read", totals.bytes_read},
+          {"io_wait_seconds", totals.io_wait_seconds},
+          {"bytes_sent", c.bytes_sent},
+          {"bytes_received", c.bytes_received},
+          {"collectives", c.collectives},
+          {"exchange_seconds", c.wait_seconds},
+          {"peak_rss_bytes", peak_rss_bytes()},
+          {"steps", steps}};
+}
+
+// Every rank's rank_json, in rank order (a collective).
+Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks) {
+  const std::string mine = rank_json(engine, seconds).dump();
+  std::vector<uint8_t> all;
+  std::vector<uint64_t> counts;
+  SG_RETURN_IF_ERROR(engine.communicator()->all_gather({reinterpret_cast<const uint8_t*>(mine.data()), mine.size()}, &all, &counts));
+  *ranks = nlohmann::json::array();
+  uint64_t at = 0;
+  for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
+    ranks->push_back(nlohmann::json::parse(std::string(reinterpret_cast<const char*>(all.data() + at), counts[r])));
+  }
+  return Status::OK();
+}
+
+// The kernel on an opened engine, then the summary and --stats.
+Status run_opened(const RunOptions& o, Engine* engine, std::chrono::steady_clock::time_point start, std::string* summary) {
+  std::string result_json = "{}";
+  try {
+    SG_RETURN_IF_ERROR(run_kernel(o, engine, summary, &result_json));
+  } catch (const ResultsStopped&) {
+    return Status::Interrupted("run stopped by a signal");
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (o.progress) std::fputc('\n', stderr);
+  const RunTotals totals = sum_steps(engine->steps());
+  char line[256];
+  std::snprintf(line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n", seconds,
+                static_cast<unsigned long long>(totals.bytes_read), static_cast<unsigned long long>(totals.requests),
+                backend_name(engine->backend()), totals.io_wait_seconds, static_cast<unsigned long long>(peak_rss_bytes() / 1024));
+  *summary += line;
+  nlohmann::json ranks;
+  if (engine->distributed()) {
+    SG_RETURN_IF_ERROR(gather_ranks(*engine, seconds, &ranks));
+    for (const nlohmann::json& r : ranks) {
+      std::snprintf(line, sizeof(line), "rank %d: %.3f s, %llu bytes read, %llu sent, %llu received, exchange %.3f s\n", r["rank"].get<int>(),
+                    r["seconds"].get<double>(), static_cast<unsigned long long>(r["bytes_read"].get<uint64_t>()),
+                    static_cast<unsigned long long>(r["bytes_sent"].get<uint64_t>()),
+                    static_cast<unsigned long long>(r["bytes_received"].get<uint64_t>()), r["exchange_seconds"].get<double>());
+      *summary += line;
+    }
+  }
+  if (!o.stats.empty() && o.writes_files) SG_RETURN_IF_ERROR(write_stats(o, *engine, seconds, result_json, ranks));
+  return Status::OK();
+}
+
+EngineOptions engine_options(const RunOptions& o) {
   EngineOptions e;
   e.memory_bytes = o.memory_bytes;
   e.backend = o.backend;
@@ -469,23 +534,105 @@ Status run_app(const RunOptions& o, std::string* summary) {
   e.scratch_dir = o.scratch_dir;
   e.label = o.app;
   e.window_bytes = o.window_bytes;
-  SG_RETURN_IF_ERROR(engine.open(graph, e));
-  std::string result_json = "{}";
-  try {
-    SG_RETURN_IF_ERROR(run_kernel(o, &engine, summary, &result_json));
-  } catch (const ResultsStopped&) {
-    return Status::Interrupted("run stopped by a signal");
+  return e;
+}
+
+GraphOpenOptions run_open_options() {
+  GraphOpenOptions open_options;
+  open_options.id_map = false;   // loaded after the kernel (finish_app)
+  open_options.degrees = false;  // the engine reads them, whole or by range (vertex_residency.h)
+  return open_options;
+}
+
+// Apps made of edge_map / vertex_map steps over owned vertices only.
+bool runs_distributed(const std::string& app) {
+  for (const char* name : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp"}) {
+    if (app == name) return true;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (o.progress) std::fputc('\n', stderr);
-  const RunTotals totals = sum_steps(engine.steps());
-  char line[256];
-  std::snprintf(line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n", seconds,
-                static_cast<unsigned long long>(totals.bytes_read), static_cast<unsigned long long>(totals.requests),
-                backend_name(engine.backend()), totals.io_wait_seconds, static_cast<unsigned long long>(peak_rss_bytes() / 1024));
-  *summary += line;
-  if (!o.stats.empty()) SG_RETURN_IF_ERROR(write_stats(o, engine, seconds, result_json));
-  return Status::OK();
+  return false;
+}
+
+// Rank k of a distributed run: opens part k of the partitioned graph (and
+// its reverse part) and makes the engine one rank.
+Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
+                 bool* has_reverse) {
+  if (!runs_distributed(o.app)) {
+    return Status::InvalidArgument(o.app + " does not run distributed yet (pagerank, pagerank-delta, spmv, bfs, wcc and sssp do)");
+  }
+  PartitionLayout layout;
+  SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));
+  const auto parts = static_cast<int>(layout.ranges.size());
+  if (comm->size() != parts) {
+    return Status::InvalidArgument(o.graph + " has " + std::to_string(parts) + " parts: run it with mpirun -np " + std::to_string(parts) +
+                                   " (this run has " + std::to_string(comm->size()) + (mpi_available() ? " ranks)" : " rank: this build has no MPI)"));
+  }
+  const auto k = static_cast<uint32_t>(comm->rank());
+  const std::string dir = part_dir(o.graph, k);
+  std::error_code ec;
+  if (!std::filesystem::exists(dir + "/manifest.json", ec)) return Status::InvalidArgument(dir + ": missing (a partitioned graph needs every part)");
+  SG_RETURN_IF_ERROR(Graph::open(dir, graph, run_open_options()));
+  if (graph->manifest().graph_id != layout.part_ids[k] || graph->num_vertices() != layout.num_vertices) {
+    return Status::InvalidArgument(dir + ": not the part this partition wrote (another graph's part?)");
+  }
+  // The engine and the reverse engine share the budget: the reverse one
+  // holds only its indexes, I/O windows and cache.
+  EngineOptions e = engine_options(o);
+  *has_reverse = false;
+  (void)reverse_graph;
+  (void)reverse_engine;
+  SG_RETURN_IF_ERROR(engine->open(*graph, e));
+  Distribution distribution;
+  distribution.communicator = comm;
+  for (const PartRange& range : layout.ranges) distribution.bounds.push_back(range.begin);
+  distribution.bounds.push_back(static_cast<uint32_t>(layout.num_vertices));
+  distribution.out_degree_path = partition_out_degree_path(o.graph);
+  distribution.out_degree_checksum = layout.out_degree_checksum;
+  return engine->distribute(distribution, *has_reverse ? reverse_engine : nullptr);
+}
+
+// A distributed run's rank (docs/scale-out.md). Errors every rank agreed on
+// are reported by rank 0; one rank's own error ends the whole job (the
+// others may be waiting for it in a collective).
+Status run_rank(const RunOptions& given, std::chrono::steady_clock::time_point start, std::string* summary, bool* report_error) {
+  struct Finalize {
+    ~Finalize() { mpi_finalize(); }
+  } finalize;  // after the communicator is gone
+  std::string error;
+  std::unique_ptr<Communicator> comm = mpi_available() ? mpi_communicator(&error) : local_communicator();
+  if (comm == nullptr) return Status::InvalidArgument(error);
+  RunOptions o = given;
+  o.writes_files = comm->rank() == 0;
+  Graph graph, reverse_graph;
+  Engine engine, reverse_engine;
+  bool has_reverse = false;
+  Status s = comm->agree(open_rank(o, comm.get(), &graph, &engine, &reverse_graph, &reverse_engine, &has_reverse));
+  if (s.ok()) s = run_opened(o, &engine, start, summary);
+  if (!s.ok() && !comm->agreed_failure()) {
+    std::fprintf(stderr, "shardgraph: error: rank %d: %s (ending the job)\n", comm->rank(), s.message().c_str());
+    comm->abort(1);
+  }
+  if (comm->rank() != 0) summary->clear();
+  *report_error = comm->rank() == 0;
+  return s;
+}
+
+}  // namespace
+
+Status run_app(const RunOptions& o, std::string* summary, bool* report_error) {
+  std::unique_ptr<tbb::global_control> threads;
+  if (o.threads > 0) {
+    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(o.threads));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  bool report = true;
+  if (report_error == nullptr) report_error = &report;
+  *report_error = true;
+  if (is_partitioned(o.graph)) return run_rank(o, start, summary, report_error);
+  Graph graph;
+  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, run_open_options()));
+  Engine engine;
+  SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));
+  return run_opened(o, &engine, start, summary);
 }
 
 }  // namespace sg

@@ -36,9 +36,13 @@ struct RunOptions {
   int top = 10;
   uint64_t window_bytes = 0;  // tests
   std::string scratch_dir;    // file-backed vertex arrays; "" = the graph directory if writable, else $TMPDIR
+  bool writes_files = true;   // false on the ranks of a distributed run but rank 0
 };
 
-// Runs and returns the summary text (printed by the CLI) in *summary.
-Status run_app(const RunOptions& options, std::string* summary);
+// Runs and returns the summary text (printed by the CLI) in *summary. A
+// partitioned graph (shardgraph partition) runs as one rank of an MPI job;
+// *report_error (optional) is false on the ranks that leave an error all
+// ranks share to rank 0's report (their summary is empty too).
+Status run_app(const RunOptions& options, std::string* summary, bool* report_error = nullptr);
 
 }  // namespace sg

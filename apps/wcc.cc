@@ -32,8 +32,9 @@ struct MinLabel {
 
 Status wcc(Engine* engine, VertexArray<uint32_t>* labels) {
   const uint32_t n = engine->num_vertices();
-  // One pass of union-find when its parent array fits whole (wcc_union_find.cc).
-  if (engine->fits_whole(uint64_t{n} * sizeof(uint32_t))) return wcc_union_find(engine, labels);
+  // One pass of union-find when its parent array fits whole
+  // (wcc_union_find.cc), and every arc is on this machine.
+  if (!engine->distributed() && engine->fits_whole(uint64_t{n} * sizeof(uint32_t))) return wcc_union_find(engine, labels);
   ReplicatedArray<uint32_t> label;
   SG_RETURN_IF_ERROR(label.allocate(engine, "wcc.label"));
   SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { label.old_values()[v] = label.latest()[v] = v; }));

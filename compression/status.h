@@ -18,6 +18,8 @@ class Status {
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
   static Status NotFound(std::string msg) { return Status(Code::kNotFound, std::move(msg)); }
   static Status Interrupted(std::string msg) { return Status(Code::kInterrupted, std::move(msg)); }
+  // A status received from elsewhere (another rank) by its code.
+  static Status FromCode(Code code, std::string msg) { return Status(code, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

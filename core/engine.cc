@@ -55,6 +55,8 @@ bool parse_io_mode(const std::string& name, IoMode* mode) {
 Status Engine::open(const Graph& graph, const EngineOptions& options) {
   graph_ = &graph;
   options_ = options;
+  distribution_ = Distribution();
+  reverse_ = nullptr;
   notices_.clear();
   steps_.clear();
   released_ = false;
@@ -163,6 +165,10 @@ Status Engine::setup_degrees(SpaceKind kind) {
 
 Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out) {
   assert(begin <= end && end <= num_vertices());
+  if (distributed() && kind == SpaceKind::kOut) {
+    std::copy(global_out_degrees_.data() + begin, global_out_degrees_.data() + end, out);
+    return Status::OK();
+  }
   const size_t slot = kind_slot(kind);
   if (degrees_ready_[slot] && !degrees_[slot].ranged()) {
     std::copy(degrees_[slot].data() + begin, degrees_[slot].data() + end, out);
@@ -236,6 +242,15 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
 Status Engine::max_out_degree_vertex(uint32_t* vertex) {
   uint32_t most = 0;
   *vertex = 0;
+  if (distributed()) {  // the whole graph's degrees, as a single-machine run
+    for (uint32_t v = 0; v < num_vertices(); ++v) {
+      if (global_out_degrees_[v] > most) {
+        most = global_out_degrees_[v];
+        *vertex = v;
+      }
+    }
+    return Status::OK();
+  }
   auto visit = [&](uint32_t first, const uint32_t* degrees, size_t count) {
     for (size_t i = 0; i < count; ++i) {
       if (degrees[i] > most) {

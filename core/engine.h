@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/chunk_cache.h"
+#include "core/communicator.h"
 #include "core/run_stats.h"
 #include "core/vertex_array.h"
 #include "core/vertex_residency.h"
@@ -77,6 +78,18 @@ struct EdgeMapOptions {
   uint32_t destinations_end = UINT32_MAX;
 };
 
+// A rank's share of a partitioned graph (docs/scale-out.md): it owns the
+// destinations [owned_begin, owned_end) and its part holds every arc into
+// them; vertex arrays span every vertex, the others' values mirrored.
+struct Distribution {
+  Communicator* communicator = nullptr;
+  // Rank r owns [bounds[r], bounds[r + 1]); bounds has a rank more, ending at |V|.
+  std::vector<uint32_t> bounds;
+  uint32_t owned_begin = 0, owned_end = 0;  // set by Engine::distribute
+  std::string out_degree_path;  // the whole graph's out-degrees (a part's own are partial)
+  uint64_t out_degree_checksum = 0;
+};
+
 // What a step will read of one block of a space (the whole space when it
 // is 1-D), and why.
 struct BlockPlan {
@@ -117,6 +130,7 @@ class Engine {
   // when the budget allows, else loaded by range like kVertex arrays).
   // Requires ensure_out_degrees().
   const VertexArray<uint32_t>& out_degree() const {
+    if (distributed()) return global_out_degrees_;
     assert(degrees_ready_[kind_slot(SpaceKind::kOut)]);
     return degrees_[kind_slot(SpaceKind::kOut)];
   }
@@ -132,9 +146,24 @@ class Engine {
   // Sets up degrees not set up at open (in-degrees, or out-degrees too
   // large to read before an app asks).
   Status ensure_in_degrees() { return setup_degrees(SpaceKind::kIn); }
-  Status ensure_out_degrees() { return setup_degrees(SpaceKind::kOut); }
+  Status ensure_out_degrees() { return distributed() ? Status::OK() : setup_degrees(SpaceKind::kOut); }
   uint64_t num_arcs() const { return graph_->arcs(SpaceKind::kOut); }
   const CostModel& cost_model() const { return cost_model_; }
+
+  // Makes this engine one rank of a distributed run (after open, before
+  // any array is allocated). `reverse` (may be null: undirected graphs)
+  // is an engine over the rank's reverse part, the transposed arcs out of
+  // its vertices, for reversed steps. From here on edge_map updates owned
+  // destinations and shares the next frontier; vertex_map, vertex_filter
+  // and vertex_reduce visit owned vertices (reductions and subsets are then
+  // agreed by all ranks); arrays are held whole (in memory, else
+  // file-backed), and finish_array gathers every value. Out-degrees are
+  // the whole graph's.
+  Status distribute(const Distribution& distribution, Engine* reverse);
+  bool distributed() const { return distribution_.communicator != nullptr; }
+  uint32_t owned_begin() const { return distributed() ? distribution_.owned_begin : 0; }
+  uint32_t owned_end() const { return distributed() ? distribution_.owned_end : num_vertices(); }
+  Communicator* communicator() const { return distribution_.communicator; }
 
   // Allocates a zeroed vertex array used as `use` (core/vertex_residency.h).
   // kAny arrays are placed at once: in memory, or file-backed when the
@@ -144,7 +173,7 @@ class Engine {
   template <typename T>
   Status allocate(VertexArray<T>* array, const std::string& name, VertexUse use = VertexUse::kAny) {
     const uint64_t bytes = uint64_t{num_vertices()} * sizeof(T);
-    if (use != VertexUse::kAny) {
+    if (use != VertexUse::kAny && !distributed()) {
       static_assert(sizeof(T) >= 4, "ranged arrays load whole pages of slabs (vertex_array.h)");
       SG_RETURN_IF_ERROR(array->raw().allocate_ranged(num_vertices(), sizeof(T), scratch_path(name)));
       array->set_size(num_vertices());
@@ -206,6 +235,96 @@ class Engine {
 
   template <typename F>
   Status edge_map(const VertexSubset& frontier, F& f, VertexSubset* next, EdgeMapOptions options = {}) {
+    if (!distributed()) return local_edge_map(frontier, f, next, options);
+    // Sources' values first (updates read them), then the local step, then
+    // the next frontier from every rank (engine_distributed.cc).
+    Communicator* comm = distribution_.communicator;
+    const ExchangeCounters before = comm->counters();
+    const size_t steps_before = steps_.size();
+    SG_RETURN_IF_ERROR(share_sources(frontier));
+    if (options.finish_range) {
+      options.finish_range = [this, finish = options.finish_range](uint32_t begin, uint32_t end) {
+        begin = std::max(begin, distribution_.owned_begin);
+        end = std::min(end, distribution_.owned_end);
+        return begin < end ? finish(begin, end) : Status::OK();
+      };
+    }
+    Status status;
+    if (options.reversed && reverse_ != nullptr) {
+      options.reversed = false;
+      status = reverse_->local_edge_map(frontier, f, next, options);
+      adopt_reverse_steps();
+    } else if (options.reversed && graph_->directed()) {
+      status = Status::InvalidArgument("a reversed step needs the partition's reverse parts (partition the graph again)");
+    } else {
+      status = local_edge_map(frontier, f, next, options);
+    }
+    SG_RETURN_IF_ERROR(comm->agree(status));
+    SG_RETURN_IF_ERROR(share_members(next));
+    record_exchange(before, steps_before);
+    return Status::OK();
+  }
+
+  // Calls f(v) for every v in the subset, in parallel; with arrays loaded
+  // by range, a range at a time (every such array's range is loaded).
+  // `access` (optional) names the arrays f touches, so the others' ranges
+  // are not moved. Distributed: the owned members only.
+  template <typename F>
+  Status vertex_map(const VertexSubset& subset, F&& f, const VertexAccess& access = {}) {
+    SG_RETURN_IF_ERROR(prepare_vertices());
+    const uint32_t begin = owned_begin(), end = owned_end();
+    if (!residency_.any_ranged()) {
+      map_members(subset, begin, end, f);
+      return Status::OK();
+    }
+    VertexSubset dense_copy;
+    const VertexSubset* members = &subset;
+    if (!subset.is_dense()) {
+      dense_copy = subset;
+      dense_copy.to_dense();
+      members = &dense_copy;
+    }
+    return for_each_vertex_range(members, access, [&](uint32_t lo, uint32_t hi) {
+      lo = std::max(lo, begin);
+      hi = std::min(hi, end);
+      if (lo < hi) map_members(*members, lo, hi, f);
+    });
+  }
+
+  // The subset of `subset` for which f(v) is true (distributed: the same
+  // on every rank, each rank testing its owned vertices).
+  template <typename F>
+  Status vertex_filter(const VertexSubset& subset, F&& f, VertexSubset* out, const VertexAccess& access = {}) {
+    *out = VertexSubset::dense_builder(num_vertices());
+    SG_RETURN_IF_ERROR(vertex_map(subset, [&](uint32_t v) {
+      if (f(v)) out->set_atomic(v);
+    }, access));
+    out->recount();
+    return distributed() ? share_members(out) : Status::OK();
+  }
+
+  // *total = the sum of f(v) over every vertex (T has += and T{}), in
+  // parallel; distributed, each rank's owned sum added in rank order.
+  template <typename T, typename F>
+  Status vertex_reduce(F&& f, T* total, const VertexAccess& access = {}) {
+    SG_RETURN_IF_ERROR(prepare_vertices());
+    *total = T{};
+    const uint32_t begin = owned_begin(), end = owned_end();
+    if (!residency_.any_ranged()) {
+      *total = parallel_sum<T>(begin, end, f);
+    } else {
+      SG_RETURN_IF_ERROR(for_each_vertex_range(nullptr, access, [&](uint32_t lo, uint32_t hi) {
+        lo = std::max(lo, begin);
+        hi = std::min(hi, end);
+        if (lo < hi) *total += parallel_sum<T>(lo, hi, f);
+      }));
+    }
+    return distributed() ? distribution_.communicator->sum(total) : Status::OK();
+  }
+
+ private:
+  template <typename F>
+  Status local_edge_map(const VertexSubset& frontier, F& f, VertexSubset* next, EdgeMapOptions options) {
     // The planner prices push steps over the reversed graph with in-degrees
     // when they are cheap to hold, else with estimates.
     if (options.reversed && degrees_cheap()) SG_RETURN_IF_ERROR(ensure_in_degrees());
@@ -289,50 +408,7 @@ class Engine {
     return status;
   }
 
-  // Calls f(v) for every v in the subset, in parallel; with arrays loaded
-  // by range, a range at a time (every such array's range is loaded).
-  // `access` (optional) names the arrays f touches, so the others' ranges
-  // are not moved.
-  template <typename F>
-  Status vertex_map(const VertexSubset& subset, F&& f, const VertexAccess& access = {}) {
-    SG_RETURN_IF_ERROR(prepare_vertices());
-    if (!residency_.any_ranged()) {
-      map_members(subset, 0, num_vertices(), f);
-      return Status::OK();
-    }
-    VertexSubset dense_copy;
-    const VertexSubset* members = &subset;
-    if (!subset.is_dense()) {
-      dense_copy = subset;
-      dense_copy.to_dense();
-      members = &dense_copy;
-    }
-    return for_each_vertex_range(members, access, [&](uint32_t begin, uint32_t end) { map_members(*members, begin, end, f); });
-  }
-
-  // The subset of `subset` for which f(v) is true.
-  template <typename F>
-  Status vertex_filter(const VertexSubset& subset, F&& f, VertexSubset* out, const VertexAccess& access = {}) {
-    *out = VertexSubset::dense_builder(num_vertices());
-    SG_RETURN_IF_ERROR(vertex_map(subset, [&](uint32_t v) {
-      if (f(v)) out->set_atomic(v);
-    }, access));
-    out->recount();
-    return Status::OK();
-  }
-
-  // *total = the sum of f(v) over every vertex (T has += and T{}), in parallel.
-  template <typename T, typename F>
-  Status vertex_reduce(F&& f, T* total, const VertexAccess& access = {}) {
-    SG_RETURN_IF_ERROR(prepare_vertices());
-    *total = T{};
-    if (!residency_.any_ranged()) {
-      *total = parallel_sum<T>(uint32_t{0}, num_vertices(), f);
-      return Status::OK();
-    }
-    return for_each_vertex_range(nullptr, access, [&](uint32_t begin, uint32_t end) { *total += parallel_sum<T>(begin, end, f); });
-  }
-
+ public:
   // Sets every value of `array` to zero (a ranged one without any I/O).
   template <typename T>
   Status clear(VertexArray<T>* array) {
@@ -345,8 +421,10 @@ class Engine {
 
   // A result array after the app: ranged ones are mapped read only, so the
   // caller may read them in vertex order (the kernel pages them in).
+  // Distributed: every rank gets every value from its owner (collective).
   template <typename T>
   Status finish_array(VertexArray<T>* array) {
+    if (distributed()) return gather_owned(&array->raw(), sizeof(T));
     return array->ranged() ? array->raw().map_for_reading() : Status::OK();
   }
 
@@ -379,6 +457,19 @@ class Engine {
   uint64_t cache_evictions() const { return cache_.evictions(); }
 
  private:
+  // Distributed runs (engine_distributed.cc).
+  // Every rank's owned members of `frontier` send the values of the arrays
+  // updates read at sources (kSource, kAny) to every other rank.
+  Status share_sources(const VertexSubset& frontier);
+  // *subset (each rank's owned members) becomes the union over the ranks.
+  Status share_members(VertexSubset* subset);
+  // Every value of `array` from its owner, in rounds of bounded size.
+  Status gather_owned(RawVertexArray* array, size_t value_bytes);
+  // The reverse engine's step, told as this engine's.
+  void adopt_reverse_steps();
+  // The exchange since `before` into the steps since `steps_before`.
+  void record_exchange(const ExchangeCounters& before, size_t steps_before);
+
   template <typename F>
   static constexpr bool ignores_weights() {
     if constexpr (requires { F::kIgnoresWeights; }) return F::kIgnoresWeights;
@@ -401,7 +492,9 @@ class Engine {
     }
     const auto& ids = subset.list();
     parallel_for(size_t{0}, ids.size(), size_t{1024}, [&](size_t ids_begin, size_t ids_end) {
-      for (size_t i = ids_begin; i < ids_end; ++i) f(ids[i]);
+      for (size_t i = ids_begin; i < ids_end; ++i) {
+        if (ids[i] >= begin && ids[i] < end) f(ids[i]);
+      }
     });
   }
   // Calls fn(begin, end) for each vertex range holding a member of
@@ -533,6 +626,9 @@ class Engine {
   std::vector<std::chrono::steady_clock::time_point> iteration_starts_;
   std::vector<StepStats> steps_;
   std::string notices_;
+  Distribution distribution_;
+  Engine* reverse_ = nullptr;
+  VertexArray<uint32_t> global_out_degrees_;
 };
 
 }  // namespace sg

@@ -60,6 +60,11 @@ struct StepStats {
   uint64_t vertex_bytes_loaded = 0;
   uint64_t vertex_bytes_written = 0;
   double vertex_io_seconds = 0;
+  // Distributed runs: this rank's exchange for the step (source values
+  // before it, the next frontier after it; docs/scale-out.md).
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  double exchange_seconds = 0;
 
   uint64_t bytes_read() const {
     uint64_t total = 0;

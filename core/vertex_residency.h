@@ -108,6 +108,12 @@ class VertexResidency {
   uint64_t bytes_written_back() const;
   double io_seconds() const { return io_seconds_; }
 
+  // fn(array, use, value_bytes) for every array tracked, in the order added.
+  template <typename F>
+  void for_each_array(F&& fn) const {
+    for (const Entry& e : entries_) fn(e.array, e.use, e.value_bytes);
+  }
+
   // Told by RawVertexArray.
   void forget(RawVertexArray* array);
   void moved(RawVertexArray* from, RawVertexArray* to);

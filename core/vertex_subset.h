@@ -47,6 +47,10 @@ class VertexSubset {
 
   // Adds every vertex of `other`; the result is dense.
   void add_all(const VertexSubset& other);
+  // ORs `words` into the bitmap from word `first` (dense; recount() after).
+  void or_words(size_t first, const std::vector<uint64_t>& words) {
+    for (size_t i = 0; i < words.size(); ++i) bits_[first + i] |= words[i];
+  }
 
   // Whether any vertex in [begin, end) is in the subset (dense).
   bool any_in(uint32_t begin, uint32_t end) const;

@@ -1,0 +1,225 @@
+// The engine as one rank of a distributed run (docs/scale-out.md). A rank
+// owns a contiguous range of destinations and its part holds every arc into
+// them, so every update runs where its destination lives; what crosses the
+// network is the state of sources. Frontiers and reductions are the same on
+// every rank; arrays span every vertex, non-owned values being mirrors that
+// share_sources refreshes for the active sources before each step.
+#include <algorithm>
+#include <cstring>
+
+#include "core/engine.h"
+
+namespace sg {
+namespace {
+
+// How a rank sends its owned members of a subset.
+enum class MemberEncoding : uint8_t { kList = 1, kBitmap = 2 };
+
+// Vertices per round of gather_owned: the values in flight stay bounded.
+constexpr uint64_t kGatherValues = uint64_t{1} << 22;
+
+void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  out->insert(out->end(), p, p + bytes);
+}
+
+}  // namespace
+
+Status Engine::distribute(const Distribution& given, Engine* reverse) {
+  Distribution distribution = given;
+  Communicator* comm = distribution.communicator;
+  if (comm == nullptr) return Status::InvalidArgument("a distributed run needs a communicator");
+  const std::vector<uint32_t>& bounds = distribution.bounds;
+  if (bounds.size() != static_cast<size_t>(comm->size()) + 1 || bounds.front() != 0 || bounds.back() != num_vertices() ||
+      !std::is_sorted(bounds.begin(), bounds.end())) {
+    return Status::InvalidArgument(graph_->dir() + ": the parts' ranges do not tile the graph's vertices");
+  }
+  distribution.owned_begin = bounds[static_cast<size_t>(comm->rank())];
+  distribution.owned_end = bounds[static_cast<size_t>(comm->rank()) + 1];
+  if (residency_.resident_bytes() != 0) return Status::InvalidArgument("distribute() comes before any vertex array");
+  if (reverse != nullptr && reverse->num_vertices() != num_vertices()) {
+    return Status::InvalidArgument(reverse->graph().dir() + ": the reverse part has another vertex count");
+  }
+  const uint64_t n = num_vertices();
+  SG_RETURN_IF_ERROR(check_degree_file(distribution.out_degree_path, distribution.out_degree_checksum, n));
+  SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(distribution.out_degree_path, &file));
+  SG_RETURN_IF_ERROR(file.pread_all(global_out_degrees_.data(), n * sizeof(uint32_t), 0));
+  memory_used_ += n * sizeof(uint32_t);
+  distribution_ = distribution;
+  reverse_ = reverse;
+  if (reverse_ != nullptr) reverse_->distribution_ = distribution;  // its steps update owned vertices too
+  shrink_cache();
+  return Status::OK();
+}
+
+Status Engine::share_sources(const VertexSubset& frontier) {
+  SG_RETURN_IF_ERROR(prepare_vertices());
+  struct Shared {
+    uint8_t* data;
+    size_t value_bytes;
+  };
+  std::vector<Shared> arrays;
+  residency_.for_each_array([&](RawVertexArray* array, VertexUse use, size_t value_bytes) {
+    if ((use == VertexUse::kSource || use == VertexUse::kAny) && array->data() != nullptr && !array->ranged()) {
+      arrays.push_back({static_cast<uint8_t*>(array->data()), value_bytes});
+    }
+  });
+  if (arrays.empty()) return Status::OK();
+  VertexSubset dense_copy;
+  const VertexSubset* active = &frontier;
+  if (!frontier.is_dense()) {
+    dense_copy = frontier;
+    dense_copy.to_dense();
+    active = &dense_copy;
+  }
+  const bool all = active->is_all();
+  // Each rank's values, array by array, in vertex order of its active
+  // owned members (the frontier is the same on every rank: no ids sent).
+  auto pack_range = [&](const Shared& a, uint32_t begin, uint32_t end, std::vector<uint8_t>* out) {
+    if (all) {
+      append(out, a.data + uint64_t{begin} * a.value_bytes, uint64_t{end - begin} * a.value_bytes);
+      return;
+    }
+    active->for_each_in(begin, end, [&](uint32_t v) { append(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes); });
+  };
+  std::vector<uint8_t> mine;
+  for (const Shared& a : arrays) pack_range(a, distribution_.owned_begin, distribution_.owned_end, &mine);
+  std::vector<uint8_t> received;
+  std::vector<uint64_t> counts;
+  Communicator* comm = distribution_.communicator;
+  SG_RETURN_IF_ERROR(comm->all_gather(mine, &received, &counts));
+  const std::vector<uint32_t>& bounds = distribution_.bounds;
+  uint64_t at = 0;
+  for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
+    if (static_cast<int>(r) == comm->rank()) continue;
+    const uint32_t begin = bounds[r], end = bounds[r + 1];
+    const uint64_t members = all ? end - begin : [&] {
+      uint64_t count = 0;
+      active->for_each_in(begin, end, [&](uint32_t) { ++count; });
+      return count;
+    }();
+    uint64_t expected = 0;
+    for (const Shared& a : arrays) expected += members * a.value_bytes;
+    if (expected != counts[r]) return Status::Corruption("rank " + std::to_string(r) + " sent source values for another frontier");
+    const uint8_t* p = received.data() + at;
+    for (const Shared& a : arrays) {
+      if (all) {
+        std::memcpy(a.data + uint64_t{begin} * a.value_bytes, p, uint64_t{end - begin} * a.value_bytes);
+        p += uint64_t{end - begin} * a.value_bytes;
+        continue;
+      }
+      active->for_each_in(begin, end, [&](uint32_t v) {
+        std::memcpy(a.data + uint64_t{v} * a.value_bytes, p, a.value_bytes);
+        p += a.value_bytes;
+      });
+    }
+  }
+  return Status::OK();
+}
+
+Status Engine::share_members(VertexSubset* subset) {
+  const uint32_t n = num_vertices();
+  const uint32_t begin = distribution_.owned_begin, end = distribution_.owned_end;
+  // A list of ids when shorter than the range's bitmap words.
+  std::vector<uint32_t> ids;
+  subset->for_each([&](uint32_t v) {
+    if (v >= begin && v < end) ids.push_back(v);
+  });
+  const size_t first_word = begin >> 6, end_word = (size_t{end} + 63) >> 6;
+  std::vector<uint8_t> mine;
+  if (ids.size() * sizeof(uint32_t) <= (end_word - first_word) * sizeof(uint64_t)) {
+    mine.push_back(static_cast<uint8_t>(MemberEncoding::kList));
+    append(&mine, ids.data(), ids.size() * sizeof(uint32_t));
+  } else {
+    VertexSubset dense = *subset;
+    dense.to_dense();
+    mine.push_back(static_cast<uint8_t>(MemberEncoding::kBitmap));
+    append(&mine, &first_word, sizeof(first_word));
+    append(&mine, dense.bits().data() + first_word, (end_word - first_word) * sizeof(uint64_t));
+  }
+  std::vector<uint8_t> received;
+  std::vector<uint64_t> counts;
+  SG_RETURN_IF_ERROR(distribution_.communicator->all_gather(mine, &received, &counts));
+  VertexSubset merged = VertexSubset::dense_builder(n);
+  std::vector<uint64_t> words;
+  uint64_t at = 0;
+  for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
+    const uint8_t* p = received.data() + at;
+    const uint64_t bytes = counts[r];
+    const bool list = bytes >= 1 && p[0] == static_cast<uint8_t>(MemberEncoding::kList) && (bytes - 1) % sizeof(uint32_t) == 0;
+    const bool bitmap = bytes >= 1 + sizeof(size_t) && p[0] == static_cast<uint8_t>(MemberEncoding::kBitmap) &&
+                        (bytes - 1 - sizeof(size_t)) % sizeof(uint64_t) == 0;
+    if (!list && !bitmap) return Status::Corruption("rank " + std::to_string(r) + " sent a malformed frontier");
+    if (list) {
+      for (uint64_t i = 1; i < bytes; i += sizeof(uint32_t)) {
+        uint32_t v = 0;
+        std::memcpy(&v, p + i, sizeof(v));
+        if (v >= n) return Status::Corruption("rank " + std::to_string(r) + " sent a vertex out of range");
+        merged.set(v);
+      }
+      continue;
+    }
+    size_t word = 0;
+    std::memcpy(&word, p + 1, sizeof(word));
+    const uint64_t count = (bytes - 1 - sizeof(size_t)) / sizeof(uint64_t);
+    if (word + count > merged.bits().size()) return Status::Corruption("rank " + std::to_string(r) + " sent a frontier out of range");
+    words.resize(count);
+    std::memcpy(words.data(), p + 1 + sizeof(size_t), count * sizeof(uint64_t));
+    merged.or_words(word, words);
+  }
+  merged.recount();
+  if (merged.size() < n / 64) merged.to_sparse();  // the engine's rule for small frontiers
+  *subset = std::move(merged);
+  return Status::OK();
+}
+
+Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
+  if (array->ranged()) SG_RETURN_IF_ERROR(array->map_for_reading());  // not made by a distributed engine; kept safe
+  Communicator* comm = distribution_.communicator;
+  const std::vector<uint32_t>& bounds = distribution_.bounds;
+  auto* data = static_cast<uint8_t*>(array->data());
+  std::vector<uint8_t> received;
+  std::vector<uint64_t> counts;
+  // Round k: every rank sends values [begin + k * kGatherValues, ...) of its range.
+  uint64_t rounds = 0;
+  for (size_t r = 0; r + 1 < bounds.size(); ++r) rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + kGatherValues - 1) / kGatherValues);
+  for (uint64_t k = 0; k < rounds; ++k) {
+    auto piece = [&](size_t r, uint64_t* first, uint64_t* count) {
+      const uint64_t size = bounds[r + 1] - bounds[r];
+      *first = bounds[r] + std::min(size, k * kGatherValues);
+      *count = std::min(kGatherValues, bounds[r] + size - *first);
+    };
+    uint64_t first = 0, count = 0;
+    piece(static_cast<size_t>(comm->rank()), &first, &count);
+    SG_RETURN_IF_ERROR(comm->all_gather({data + first * value_bytes, count * value_bytes}, &received, &counts));
+    uint64_t at = 0;
+    for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
+      piece(r, &first, &count);
+      if (counts[r] != count * value_bytes) return Status::Corruption("rank " + std::to_string(r) + " sent a result piece of another size");
+      if (static_cast<int>(r) != comm->rank()) std::memcpy(data + first * value_bytes, received.data() + at, counts[r]);
+    }
+  }
+  return Status::OK();
+}
+
+void Engine::adopt_reverse_steps() {
+  for (StepStats& step : reverse_->steps_) {
+    step.reversed = true;
+    step.iteration = iteration_;
+    steps_.push_back(std::move(step));
+  }
+  reverse_->steps_.clear();
+}
+
+void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before) {
+  if (steps_.size() <= steps_before) return;  // the step planned nothing
+  const ExchangeCounters& now = distribution_.communicator->counters();
+  StepStats& step = steps_.back();
+  step.bytes_sent += now.bytes_sent - before.bytes_sent;
+  step.bytes_received += now.bytes_received - before.bytes_received;
+  step.exchange_seconds += now.wait_seconds - before.wait_seconds;
+}
+
+}  // namespace sg

@@ -1,0 +1,108 @@
+// Open MPI's MPI_COMM_WORLD as a Communicator (built with SG_MPI). A rank
+// killed mid-run is seen by Open MPI's runtime, which ends the job; an error
+// one rank finds is agreed on by all (Communicator::agree), or ends the job
+// through abort(): no rank waits forever for a dead one.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+
+#include "core/communicator.h"
+
+namespace sg {
+namespace {
+
+class MpiCommunicator : public Communicator {
+ public:
+  MpiCommunicator() {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  Status all_gather(std::span<const uint8_t> mine, std::vector<uint8_t>* all, std::vector<uint64_t>* counts) override {
+    const auto start = std::chrono::steady_clock::now();
+    counts->assign(static_cast<size_t>(size_), 0);
+    uint64_t mine_bytes = mine.size();
+    SG_RETURN_IF_ERROR(check(MPI_Allgather(&mine_bytes, 1, MPI_UINT64_T, counts->data(), 1, MPI_UINT64_T, MPI_COMM_WORLD), "allgather"));
+    uint64_t total = 0;
+    for (uint64_t c : *counts) total += c;
+    all->resize(total);
+    // MPI counts are ints: rounds of at most kRoundBytes from each rank.
+    std::vector<uint64_t> base(counts->size(), 0);
+    for (size_t r = 1; r < counts->size(); ++r) base[r] = base[r - 1] + (*counts)[r - 1];
+    const uint64_t largest = *std::max_element(counts->begin(), counts->end());
+    std::vector<uint8_t> round_buffer;
+    std::vector<int> round_counts(counts->size()), displacements(counts->size());
+    for (uint64_t offset = 0; offset < largest || (offset == 0 && largest == 0); offset += kRoundBytes) {
+      int round_total = 0;
+      for (size_t r = 0; r < counts->size(); ++r) {
+        const uint64_t left = (*counts)[r] > offset ? (*counts)[r] - offset : 0;
+        round_counts[r] = static_cast<int>(std::min<uint64_t>(left, kRoundBytes));
+        displacements[r] = round_total;
+        round_total += round_counts[r];
+      }
+      round_buffer.resize(static_cast<size_t>(round_total));
+      const uint8_t* send = mine.data() + std::min<uint64_t>(offset, mine.size());
+      SG_RETURN_IF_ERROR(check(MPI_Allgatherv(send, round_counts[static_cast<size_t>(rank_)], MPI_BYTE, round_buffer.data(),
+                                              round_counts.data(), displacements.data(), MPI_BYTE, MPI_COMM_WORLD),
+                               "allgatherv"));
+      for (size_t r = 0; r < counts->size(); ++r) {
+        std::copy_n(round_buffer.data() + displacements[r], round_counts[r], all->data() + base[r] + offset);
+      }
+      if (largest == 0) break;
+    }
+    ++counters_.collectives;
+    counters_.bytes_sent += mine_bytes * static_cast<uint64_t>(size_ - 1);
+    counters_.bytes_received += total - mine_bytes;
+    counters_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Status::OK();
+  }
+
+  [[noreturn]] void abort(int exit_code) override {
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code);
+  }
+
+ private:
+  static constexpr uint64_t kRoundBytes = uint64_t{1} << 30;
+  static Status check(int code, const char* what) {
+    if (code == MPI_SUCCESS) return Status::OK();
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    return Status::IOError(std::string("MPI ") + what + ": " + std::string(text, static_cast<size_t>(length)));
+  }
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+
+bool mpi_available() { return true; }
+
+std::unique_ptr<Communicator> mpi_communicator(std::string* error) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    // Only the thread that called init talks to MPI (the engine's main thread).
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+      *error = "MPI_Init failed";
+      return nullptr;
+    }
+    // Errors come back as codes (turned into a Status) instead of ending the job at once.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
+  return std::make_unique<MpiCommunicator>();
+}
+
+void mpi_finalize() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Finalize();
+}
+
+}  // namespace sg
