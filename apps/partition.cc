@@ -27,6 +27,7 @@ constexpr const char* kPartitionFile = "partition.json";
 constexpr const char* kOutDegreeFile = "out.degrees";
 
 std::string part_name(uint32_t k) { return "part-" + std::to_string(k); }
+std::string reverse_name(uint32_t k) { return part_name(k) + ".reverse"; }
 
 // Cuts vertices given in id order with their in-degrees into ranges of
 // about equal alpha * vertices + arcs; every range keeps at least one vertex.
@@ -62,17 +63,21 @@ class RangeCutter {
 };
 
 Status write_partition_file(const std::string& dir, const Graph& graph, const std::vector<PartRange>& ranges,
-                            const std::vector<std::string>& part_ids, uint64_t degree_checksum) {
+                            const std::vector<std::string>& part_ids, const std::vector<std::string>& reverse_ids,
+                            uint64_t degree_checksum) {
   json parts = json::array();
   for (size_t k = 0; k < ranges.size(); ++k) {
     parts.push_back({{"dir", part_name(static_cast<uint32_t>(k))},
                      {"graph_id", part_ids[k]},
+                     {"reverse_dir", reverse_name(static_cast<uint32_t>(k))},
+                     {"reverse_graph_id", reverse_ids[k]},
                      {"vertex_begin", ranges[k].begin},
                      {"vertex_end", ranges[k].end},
-                     {"arcs", ranges[k].arcs}});
+                     {"arcs", ranges[k].arcs},
+                     {"out_arcs", ranges[k].out_arcs}});
   }
   json j{{"format", "shardgraph-partition"},
-         {"version", 1},
+         {"version", 2},
          {"source_graph_id", graph.manifest().graph_id},
          {"num_vertices", graph.manifest().num_vertices},
          {"num_edges", graph.manifest().num_edges},
@@ -100,18 +105,22 @@ Status read_partition_file(const std::string& dir, PartitionFile* file) {
     file->out_degree_checksum = parse_hex64(j.at("out_degrees").at("xxh3").get<std::string>());
     for (const json& part : j.at("parts")) {
       file->ranges.push_back(PartRange{part.at("vertex_begin").get<uint32_t>(), part.at("vertex_end").get<uint32_t>(),
-                                       part.at("arcs").get<uint64_t>()});
+                                       part.at("arcs").get<uint64_t>(), part.value("out_arcs", uint64_t{0})});
       file->part_ids.push_back(part.at("graph_id").get<std::string>());
+      if (part.contains("reverse_graph_id")) file->reverse_ids.push_back(part.at("reverse_graph_id").get<std::string>());
     }
   } catch (const std::exception& e) {
     return Status::Corruption(path + ": not a valid partition file (" + std::string(e.what()) + ")");
+  }
+  if (!file->reverse_ids.empty() && file->reverse_ids.size() != file->part_ids.size()) {
+    return Status::Corruption(path + ": some parts have a reverse part and some do not");
   }
   return Status::OK();
 }
 
 // Every arc of a part ends in its range: its in-degrees outside are zero,
 // and they add up to the arcs recorded.
-Status check_part_arcs(const Graph& part, const PartRange& range, const std::string& name) {
+Status check_part_arcs(const Graph& part, const PartRange& range, uint64_t expected, const std::string& name) {
   uint64_t inside = 0, outside = 0;
   SG_RETURN_IF_ERROR(part.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
     for (size_t i = 0; i < count; ++i) {
@@ -120,10 +129,25 @@ Status check_part_arcs(const Graph& part, const PartRange& range, const std::str
     }
   }));
   if (outside > 0) return Status::Corruption(name + ": holds " + std::to_string(outside) + " arcs into vertices it does not own");
-  if (inside != range.arcs || part.manifest().num_edges != range.arcs) {
-    return Status::Corruption(name + ": holds " + std::to_string(inside) + " arcs, the partition says " + std::to_string(range.arcs));
+  if (inside != expected || part.manifest().num_edges != expected) {
+    return Status::Corruption(name + ": holds " + std::to_string(inside) + " arcs, the partition says " + std::to_string(expected));
   }
   return Status::OK();
+}
+
+// A part (or reverse part) is there, is the one the partition wrote, verifies
+// and holds `expected` arcs, all into its range.
+Status verify_part(const std::string& name, const std::string& graph_id, uint64_t vertices, const PartRange& range, uint64_t expected) {
+  std::error_code ec;
+  if (!fs::exists(name + "/manifest.json", ec)) return Status::InvalidArgument(name + ": missing (a partitioned graph needs every part)");
+  Graph part;
+  SG_RETURN_IF_ERROR(Graph::open(name, &part));
+  if (part.manifest().graph_id != graph_id || part.num_vertices() != vertices) {
+    return Status::InvalidArgument(name + ": not the part this partition wrote (another graph's part?)");
+  }
+  VerifyReport report;
+  SG_RETURN_IF_ERROR(verify_graph(part, &report));
+  return check_part_arcs(part, range, expected, name);
 }
 
 }  // namespace
@@ -145,6 +169,7 @@ Status read_partition_layout(const std::string& dir, PartitionLayout* layout) {
 }
 
 std::string part_dir(const std::string& dir, uint32_t part) { return dir + "/" + part_name(part); }
+std::string reverse_part_dir(const std::string& dir, uint32_t part) { return dir + "/" + reverse_name(part); }
 std::string partition_out_degree_path(const std::string& dir) { return dir + "/" + kOutDegreeFile; }
 
 std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, uint32_t parts) {
@@ -175,7 +200,14 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
     for (size_t i = 0; i < count; ++i) cutter.add(first + static_cast<uint32_t>(i), degrees[i]);
   }));
-  const std::vector<PartRange> ranges = cutter.finish();
+  std::vector<PartRange> ranges = cutter.finish();
+  size_t range_at = 0;  // the ranges' out-arcs: the reverse parts' sizes
+  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      while (first + i >= ranges[range_at].end) ++range_at;
+      ranges[range_at].out_arcs += degrees[i];
+    }
+  }));
 
   const std::string work = hidden_sibling(options.output, "partition");
   if (!fs::create_directory(work, ec)) return Status::IOError(work + ": cannot create: " + ec.message());
@@ -187,27 +219,35 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
       if (!kept) fs::remove_all(path, ignored);
     }
   } cleanup{work};
-  std::vector<std::string> part_ids;
-  for (uint32_t k = 0; k < options.parts; ++k) {
+  std::vector<std::string> part_ids, reverse_ids;
+  // Part k, then its reverse part: one ingest pass over the graph each.
+  auto write_part = [&](uint32_t k, bool reverse, std::vector<std::string>* ids) {
     if (interrupt_requested()) return Status::Interrupted("partition stopped by a signal");
+    const std::string name = reverse ? reverse_name(k) : part_name(k);
     IngestOptions part;
     part.input = options.graph;
     part.format = "graph";
-    part.output = work + "/" + part_name(k);
+    part.output = work + "/" + name;
     part.memory_bytes = options.memory_bytes;
     part.chunk_bytes = graph.manifest().chunk_bytes;
     part.keep_destinations_begin = ranges[k].begin;
     part.keep_destinations_end = ranges[k].end;
+    part.transpose = reverse;
     IngestSummary part_summary;
     SG_RETURN_IF_ERROR(ingest_graph(part, &part_summary));
     Graph written;
     SG_RETURN_IF_ERROR(Graph::open(part.output, &written, GraphOpenOptions{false, false, false, false}));
-    SG_RETURN_IF_ERROR(check_part_arcs(written, ranges[k], part_name(k)));
-    part_ids.push_back(written.manifest().graph_id);
+    SG_RETURN_IF_ERROR(check_part_arcs(written, ranges[k], reverse ? ranges[k].out_arcs : ranges[k].arcs, name));
+    ids->push_back(written.manifest().graph_id);
+    return Status::OK();
+  };
+  for (uint32_t k = 0; k < options.parts; ++k) {
+    SG_RETURN_IF_ERROR(write_part(k, false, &part_ids));
+    SG_RETURN_IF_ERROR(write_part(k, true, &reverse_ids));
   }
   SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut));  // whole before it is copied
   SG_RETURN_IF_ERROR(copy_file_synced(graph.degree_path(SpaceKind::kOut), work + "/" + kOutDegreeFile));
-  SG_RETURN_IF_ERROR(write_partition_file(work, graph, ranges, part_ids, graph.space(SpaceKind::kOut).meta.degree_checksum));
+  SG_RETURN_IF_ERROR(write_partition_file(work, graph, ranges, part_ids, reverse_ids, graph.space(SpaceKind::kOut).meta.degree_checksum));
   SG_RETURN_IF_ERROR(fsync_directory(work));
   const fs::path target = fs::absolute(options.output).lexically_normal();
   if (::rename(work.c_str(), target.c_str()) != 0) return Status::IOError(options.output + ": rename into place: " + errno_text(errno));
@@ -228,18 +268,10 @@ Status verify_partition(const std::string& dir, uint64_t* arcs) {
     const std::string name = dir + "/" + part_name(static_cast<uint32_t>(k));
     if (range.begin != next || range.end <= range.begin) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
     next = range.end;
-    std::error_code ec;
-    if (!fs::exists(name + "/manifest.json", ec)) {
-      return Status::InvalidArgument(name + ": missing (a partitioned graph needs every part)");
+    SG_RETURN_IF_ERROR(verify_part(name, file.part_ids[k], file.num_vertices, range, range.arcs));
+    if (!file.reverse_ids.empty()) {
+      SG_RETURN_IF_ERROR(verify_part(reverse_part_dir(dir, static_cast<uint32_t>(k)), file.reverse_ids[k], file.num_vertices, range, range.out_arcs));
     }
-    Graph part;
-    SG_RETURN_IF_ERROR(Graph::open(name, &part));
-    if (part.manifest().graph_id != file.part_ids[k] || part.num_vertices() != file.num_vertices) {
-      return Status::InvalidArgument(name + ": not the part this partition wrote (another graph's part?)");
-    }
-    VerifyReport report;
-    SG_RETURN_IF_ERROR(verify_graph(part, &report));
-    SG_RETURN_IF_ERROR(check_part_arcs(part, range, name));
     *arcs += range.arcs;
   }
   if (next != file.num_vertices) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
@@ -256,8 +288,9 @@ Status partition_info_text(const std::string& dir, std::string* text) {
                 static_cast<unsigned long long>(file.num_vertices), static_cast<unsigned long long>(file.num_edges));
   *text = line;
   for (size_t k = 0; k < file.ranges.size(); ++k) {
-    std::snprintf(line, sizeof(line), "%s: vertices [%u, %u), %llu arcs\n", part_name(static_cast<uint32_t>(k)).c_str(),
-                  file.ranges[k].begin, file.ranges[k].end, static_cast<unsigned long long>(file.ranges[k].arcs));
+    std::snprintf(line, sizeof(line), "%s: vertices [%u, %u), %llu arcs in, %llu out%s\n", part_name(static_cast<uint32_t>(k)).c_str(),
+                  file.ranges[k].begin, file.ranges[k].end, static_cast<unsigned long long>(file.ranges[k].arcs),
+                  static_cast<unsigned long long>(file.ranges[k].out_arcs), file.reverse_ids.empty() ? "" : " (reverse part)");
     text->append(line);
   }
   return Status::OK();

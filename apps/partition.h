@@ -1,7 +1,10 @@
 // `shardgraph partition`: one stored graph cut into N parts for a run over
 // MPI (docs/scale-out.md). Part k owns the contiguous vertex range
 // [begin_k, end_k) and is an ordinary graph directory (|V| vertices, global
-// ids) holding every arc whose destination it owns, in both spaces. Ranges
+// ids) holding every arc whose destination it owns, in both spaces; its
+// reverse part (part-k.reverse) holds the transposed arcs whose source it
+// owns, so reversed steps (WCC on a directed graph) update owned vertices
+// too. Ranges
 // are balanced by alpha * vertices + in-arcs with alpha = 8 (N - 1), Gemini's
 // chunk-based rule (Zhu et al., OSDI'16). The output directory holds
 // part-0 … part-(N-1), the whole graph's out-degrees (a part's own are
@@ -28,6 +31,7 @@ struct PartitionOptions {
 struct PartRange {
   uint32_t begin = 0, end = 0;  // owned vertices
   uint64_t arcs = 0;            // arcs into them
+  uint64_t out_arcs = 0;        // arcs out of them (the reverse part's)
 };
 
 struct PartitionSummary {
@@ -47,10 +51,14 @@ struct PartitionLayout {
   uint64_t out_degree_checksum = 0;
   std::vector<PartRange> ranges;
   std::vector<std::string> part_ids;  // each part's graph_id
+  // Each part's reverse part (the transposed arcs out of its vertices, for
+  // reversed steps); empty in a partition written before they existed.
+  std::vector<std::string> reverse_ids;
 };
 bool is_partitioned(const std::string& dir);
 Status read_partition_layout(const std::string& dir, PartitionLayout* layout);
 std::string part_dir(const std::string& dir, uint32_t part);
+std::string reverse_part_dir(const std::string& dir, uint32_t part);
 std::string partition_out_degree_path(const std::string& dir);
 
 // Checks a partitioned graph: partition.json, every part present and

@@ -575,11 +575,26 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
     return Status::InvalidArgument(dir + ": not the part this partition wrote (another graph's part?)");
   }
   // The engine and the reverse engine share the budget: the reverse one
-  // holds only its indexes, I/O windows and cache.
+  // holds only its indexes, I/O windows and cache (a quarter, or its least).
   EngineOptions e = engine_options(o);
-  *has_reverse = false;
-  (void)reverse_graph;
-  (void)reverse_engine;
+  *has_reverse = !layout.reverse_ids.empty() && graph->directed();
+  if (*has_reverse) {
+    const std::string reverse_dir = reverse_part_dir(o.graph, k);
+    if (!std::filesystem::exists(reverse_dir + "/manifest.json", ec)) {
+      return Status::InvalidArgument(reverse_dir + ": missing (a partitioned graph needs every part)");
+    }
+    SG_RETURN_IF_ERROR(Graph::open(reverse_dir, reverse_graph, run_open_options()));
+    if (reverse_graph->manifest().graph_id != layout.reverse_ids[k] || reverse_graph->num_vertices() != layout.num_vertices) {
+      return Status::InvalidArgument(reverse_dir + ": not the reverse part this partition wrote (another graph's part?)");
+    }
+    EngineOptions r = e;
+    r.memory_bytes = std::max(e.memory_bytes / 4, Engine::minimum_memory_bytes(*reverse_graph));
+    r.progress = false;
+    r.label = o.app + ".reverse";
+    if (r.memory_bytes >= e.memory_bytes) return Status::InvalidArgument("--memory is too small for a part and its reverse part");
+    e.memory_bytes -= r.memory_bytes;
+    SG_RETURN_IF_ERROR(reverse_engine->open(*reverse_graph, r));
+  }
   SG_RETURN_IF_ERROR(engine->open(*graph, e));
   Distribution distribution;
   distribution.communicator = comm;

@@ -629,6 +629,7 @@ class Engine {
   Distribution distribution_;
   Engine* reverse_ = nullptr;
   VertexArray<uint32_t> global_out_degrees_;
+  uint64_t distributed_steps_ = 0;
 };
 
 }  // namespace sg

@@ -5,6 +5,9 @@
 // every rank; arrays span every vertex, non-owned values being mirrors that
 // share_sources refreshes for the active sources before each step.
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 #include "core/engine.h"
@@ -21,6 +24,17 @@ constexpr uint64_t kGatherValues = uint64_t{1} << 22;
 void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
   out->insert(out->end(), p, p + bytes);
+}
+
+// A test hook: SHARDGRAPH_KILL_RANK=R@S kills rank R (SIGKILL, as the
+// kernel's OOM killer or a lost machine would) as it begins its step S,
+// counted from 1. The job must then end with an error, not hang.
+void kill_rank_for_test(int rank, uint64_t step) {
+  static const char* spec = std::getenv("SHARDGRAPH_KILL_RANK");
+  if (spec == nullptr) return;
+  int kill_rank = -1;
+  unsigned long long kill_step = 0;
+  if (std::sscanf(spec, "%d@%llu", &kill_rank, &kill_step) == 2 && kill_rank == rank && kill_step == step) std::raise(SIGKILL);
 }
 
 }  // namespace
@@ -49,12 +63,12 @@ Status Engine::distribute(const Distribution& given, Engine* reverse) {
   memory_used_ += n * sizeof(uint32_t);
   distribution_ = distribution;
   reverse_ = reverse;
-  if (reverse_ != nullptr) reverse_->distribution_ = distribution;  // its steps update owned vertices too
   shrink_cache();
   return Status::OK();
 }
 
 Status Engine::share_sources(const VertexSubset& frontier) {
+  kill_rank_for_test(distribution_.communicator->rank(), ++distributed_steps_);
   SG_RETURN_IF_ERROR(prepare_vertices());
   struct Shared {
     uint8_t* data;

@@ -5,6 +5,9 @@ set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config libtbb-dev liburing-dev libcli11-dev doctest-dev
           nlohmann-json3-dev libxxhash-dev zlib1g-dev libzstd-dev python3 fio)
+# --mpi: Open MPI too, for distributed runs and their tests (scripts/test.sh
+# asks for it; the single-machine build does not need it).
+if [ "${1:-}" = "--mpi" ]; then packages+=(libopenmpi-dev openmpi-bin); fi
 
 missing=()
 for p in "${packages[@]}"; do

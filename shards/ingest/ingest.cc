@@ -167,8 +167,8 @@ Status IngestJob::check_options() {
   }
   if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
   if (opt_.keep_destinations_begin >= opt_.keep_destinations_end) return Status::InvalidArgument("an empty range of destinations to keep");
-  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX) && opt_.undirected) {
-    return Status::InvalidArgument("keeping a range of destinations needs a directed graph");
+  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX || opt_.transpose) && opt_.undirected) {
+    return Status::InvalidArgument("keeping a range of destinations or transposing needs a directed graph");
   }
   if (opt_.chunk_bytes < 64) return Status::InvalidArgument("--chunk-bytes must be at least 64");
   if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
@@ -323,6 +323,7 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
           dst = (*new_id_)[dst];
         }
         max_id[p] = std::max<uint64_t>(max_id[p], std::max(src, dst));
+        if (opt_.transpose) std::swap(src, dst);
         (*arcs)[i] = Arc{src, dst, shape_.weighted ? raw.weight : 1.0f};
       }
     }

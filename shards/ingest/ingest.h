@@ -70,6 +70,9 @@ struct IngestOptions {
   // partitioned graph (apps/partition.h). Directed inputs only.
   uint32_t keep_destinations_begin = 0;
   uint32_t keep_destinations_end = UINT32_MAX;
+  // Swap every arc's ends (after any permutation, before the range above):
+  // the reverse part of a partitioned graph. Directed inputs only.
+  bool transpose = false;
   bool progress = false;  // a progress line on stderr (a terminal)
   // Called as each phase begins ("route", "sort", "commit"; ordered ingest
   // adds "order"): tests interrupt ingest there.

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Distributed runs (issue 14, docs/scale-out.md) against single-process
+# runs: every app that runs distributed, on random graphs (R-MAT, a grid;
+# tiny chunks; two devices with 4 KiB stripes) and on ../shared/datasets
+# graphs when present, partitioned into 1, 2 and 3 parts and run by
+# mpirun -np 1/2/3 --oversubscribe in every --io mode. BFS, WCC and SSSP
+# must match exactly, PageRank, PageRank-delta and SpMV within 1e-9
+# relative. Then the failures: a wrong rank count and a missing part are
+# refused up front, an error on one rank and a killed rank end the job.
+#
+# Usage: run_distributed.sh SHARDGRAPH_BINARY [WORK_DIR] [quick]
+set -euo pipefail
+SG=$(realpath "$1")
+WORK=${2:-$(mktemp -d)}
+QUICK=${3:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHARED=$(cd "$HERE/../../.." && pwd)/shared
+mkdir -p "$WORK"
+cd "$WORK"
+rm -rf ./*
+# mpirun refuses root unless told; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# No network beyond this machine: shared memory and loopback.
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+command -v mpirun > /dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
+"$SG" --version > /dev/null
+
+failures=0
+checks=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# compare KIND EXPECTED ACTUAL: exact, or within 1e-9 relative
+compare() {
+  local kind=$1 expected=$2 actual=$3
+  checks=$((checks + 1))
+  if [ "$kind" = exact ]; then
+    cmp -s "$expected" "$actual" || { fail "$actual differs from $expected"; diff "$expected" "$actual" | head -4; }
+    return
+  fi
+  [ "$(wc -l < "$expected")" = "$(wc -l < "$actual")" ] || { fail "$actual: another line count than $expected"; return; }
+  paste -d' ' "$expected" "$actual" | awk -v file="$actual" '
+    $1 != $3 { print "FAIL: " file " line " NR ": vertex " $3 " where " $1 " was expected"; bad = 1; exit }
+    { d = $2 - $4; if (d < 0) d = -d; m = $2 < 0 ? -$2 : $2; if (d > 1e-9 * m && d > 1e-300) { print "FAIL: " file " line " NR ": " $4 " vs " $2; bad = 1; exit } }
+    END { exit bad }' || failures=$((failures + 1))
+}
+
+# apps: name, comparison, extra options
+APPS=("pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "wcc exact" "sssp exact")
+IO_MODES=(auto full selective)
+[ -n "$QUICK" ] && IO_MODES=(auto)
+
+# check_graph NAME GRAPH_DIR: every app, 1/2/3 parts, every --io mode
+check_graph() {
+  local name=$1 graph=$2
+  for parts in 1 2 3; do
+    "$SG" partition "$graph" --parts "$parts" -o "$name.p$parts" > /dev/null
+    "$SG" verify "$name.p$parts" > /dev/null || fail "verify $name.p$parts"
+  done
+  for entry in "${APPS[@]}"; do
+    read -r app kind extra <<< "$entry"
+    local options=(--threads 1 --memory 64M)
+    [ -n "${extra:-}" ] && options+=("$extra")
+    [ "$app" = sssp ] && options+=(--unit-weights)
+    for io in "${IO_MODES[@]}"; do
+      "$SG" run "$app" "$graph" --io "$io" --output "$name.$app.$io.single" "${options[@]}" > /dev/null 2>&1 || fail "$app on $name"
+      for parts in 1 2 3; do
+        local out="$name.$app.$io.np$parts"
+        if ! "${MPIRUN[@]}" -np "$parts" "$SG" run "$app" "$name.p$parts" --io "$io" --output "$out" --stats "$out.json" "${options[@]}" > "$out.log" 2>&1; then
+          fail "mpirun -np $parts $app on $name (--io $io)"; tail -5 "$out.log"; continue
+        fi
+        compare "$kind" "$name.$app.$io.single" "$out"
+      done
+    done
+  done
+  echo "ok: $name ($checks checks so far)"
+}
+
+# Random graphs: R-MAT (weighted) and a shuffled grid, tiny chunks; one on
+# two devices with 4 KiB stripes.
+"$SG" generate rmat --scale 9 --seed 7 --weights -o rmat9.txt > /dev/null
+"$SG" ingest rmat9.txt -o rmat9 --chunk-bytes 512 > /dev/null 2>&1
+check_graph rmat9 rmat9
+if [ -z "$QUICK" ]; then
+  "$SG" generate rmat --scale 10 --edge-factor 8 --seed 11 -o rmat10.txt > /dev/null
+  mkdir -p dev0 dev1
+  "$SG" ingest rmat10.txt -o rmat10 --chunk-bytes 1K --device dev0 --device dev1 --stripe-bytes 4096 --order none > /dev/null 2>&1
+  check_graph rmat10 rmat10
+  "$SG" generate grid --rows 20 --cols 30 --seed 5 -o grid.txt > /dev/null
+  "$SG" ingest grid.txt -o grid --chunk-bytes 256 > /dev/null 2>&1
+  check_graph grid grid
+  # Real graphs, when ../shared is there (a user's clone has none).
+  # cit-HepTh's ids are sparse arXiv ids: remapped, so the output's
+  # original ids go through the id map.
+  for dataset in email-Enron cit-HepTh; do
+    file=$(ls "$SHARED/datasets/$dataset/"*.txt.gz 2> /dev/null | head -1 || true)
+    [ -n "$file" ] || { echo "skip: $SHARED/datasets/$dataset absent"; continue; }
+    "$SG" ingest "$file" -o "$dataset" --remap > "$dataset.ingest.log" 2>&1 || { fail "ingest $file"; tail -3 "$dataset.ingest.log"; continue; }
+    check_graph "$dataset" "$dataset"
+  done
+fi
+
+# Failures. A rank count other than the parts': refused by every rank.
+expect_failure() {  # expect_failure MESSAGE LOG command...
+  local message=$1 log=$2
+  shift 2
+  checks=$((checks + 1))
+  if timeout 120 "$@" > "$log" 2>&1; then fail "succeeded: $*"; return; fi
+  [ $? -eq 124 ] && { fail "hung: $*"; return; }
+  grep -q "$message" "$log" || { fail "no '$message' from: $*"; tail -5 "$log"; }
+}
+expect_failure "has 3 parts: run it with mpirun -np 3" wrong-count.log "${MPIRUN[@]}" -np 2 "$SG" run bfs rmat9.p3
+# A missing part: refused up front.
+mv rmat9.p3/part-1 rmat9.p3/part-1.away
+expect_failure "part-1: missing" missing.log "${MPIRUN[@]}" -np 3 "$SG" run bfs rmat9.p3
+expect_failure "part-1: missing" missing-verify.log "$SG" verify rmat9.p3
+mv rmat9.p3/part-1.away rmat9.p3/part-1
+# A read error on rank 1 only: every rank stops with rank 1's error.
+expect_failure "rank 1: " read-error.log "${MPIRUN[@]}" -np 1 "$SG" run pagerank rmat9.p2 --no-cache : \
+  -np 1 env SHARDGRAPH_FAULTS=read-eio@3 "$SG" run pagerank rmat9.p2 --no-cache
+# A rank killed mid-run: the job ends (Open MPI's runtime sees it), no hang.
+expect_failure "" killed.log env SHARDGRAPH_KILL_RANK=1@3 "${MPIRUN[@]}" -np 3 "$SG" run pagerank rmat9.p3
+grep -qi "signal 9\|killed" killed.log || { fail "the killed rank is not reported"; tail -5 killed.log; }
+
+# --stats: per-rank bytes sent and received, per step.
+checks=$((checks + 1))
+grep -q '"bytes_received"' rmat9.pagerank.auto.np2.json && grep -q '"ranks"' rmat9.pagerank.auto.np2.json || fail "no per-rank exchange in --stats"
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
