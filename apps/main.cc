@@ -203,10 +203,22 @@ int run_verify(const std::string& dir) {
 struct PartitionArgs {
   sg::PartitionOptions options;
   std::string memory = "1G";
+  std::vector<std::string> devices;  // PART:DIR
 };
 
 int run_partition(PartitionArgs& a) {
   a.options.memory_bytes = memory_option(a.memory);
+  for (const std::string& device : a.devices) {
+    const size_t colon = device.find(':');
+    const std::string number = colon == std::string::npos ? std::string() : device.substr(0, colon);
+    const bool digits = !number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos;
+    const uint64_t part = digits ? std::stoull(number) : UINT64_MAX;
+    if (!digits || colon + 1 == device.size() || part >= a.options.parts) {
+      throw UsageError("--device '" + device + "': expected PART:DIR with PART below --parts");
+    }
+    a.options.part_devices.resize(a.options.parts);
+    a.options.part_devices[part].push_back(device.substr(colon + 1));
+  }
   sg::PartitionSummary summary;
   sg::Status s = sg::partition_graph(a.options, &summary);
   if (!s.ok()) return fail(s);
@@ -377,6 +389,8 @@ int main(int argc, char** argv) {
   partition->add_option("--parts", partition_args.options.parts, "number of parts")->required()->check(CLI::Range(1, 1 << 16));
   partition->add_option("-o,--output", partition_args.options.output, "output directory (must not exist)")->required();
   partition->add_option("--memory", partition_args.memory, "memory budget of each part's ingest")->capture_default_str();
+  partition->add_option("--device", partition_args.devices,
+                        "PART:DIR: a device directory for part PART's edge data (repeatable, also per part; default: the part's directory)");
 
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");

@@ -233,6 +233,7 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
     part.keep_destinations_begin = ranges[k].begin;
     part.keep_destinations_end = ranges[k].end;
     part.transpose = reverse;
+    if (k < options.part_devices.size()) part.devices = options.part_devices[k];
     IngestSummary part_summary;
     SG_RETURN_IF_ERROR(ingest_graph(part, &part_summary));
     Graph written;

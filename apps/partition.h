@@ -26,6 +26,9 @@ struct PartitionOptions {
   std::string output;  // must not exist
   uint32_t parts = 2;
   uint64_t memory_bytes = uint64_t{1} << 30;  // each part's ingest
+  // Device directories of each part's edge data (and its reverse part's),
+  // e.g. the disks of the machine that will run it; none: the part's directory.
+  std::vector<std::vector<std::string>> part_devices;
 };
 
 struct PartRange {

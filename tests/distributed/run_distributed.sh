@@ -53,8 +53,14 @@ IO_MODES=(auto full selective)
 # check_graph NAME GRAPH_DIR: every app, 1/2/3 parts, every --io mode
 check_graph() {
   local name=$1 graph=$2
+  # Three parts on device directories of their own: part 1 striped over
+  # two, shared with parts 0 and 2 (as machines' disks would be).
+  mkdir -p "$name.disk0" "$name.disk1"
+  local devices=(--device "0:$name.disk0" --device "1:$name.disk0" --device "1:$name.disk1" --device "2:$name.disk1")
   for parts in 1 2 3; do
-    "$SG" partition "$graph" --parts "$parts" -o "$name.p$parts" > /dev/null
+    local extra_partition=()
+    [ "$parts" = 3 ] && extra_partition=("${devices[@]}")
+    "$SG" partition "$graph" --parts "$parts" -o "$name.p$parts" "${extra_partition[@]}" > /dev/null
     "$SG" verify "$name.p$parts" > /dev/null || fail "verify $name.p$parts"
   done
   for entry in "${APPS[@]}"; do
