@@ -4,10 +4,10 @@
 // ids) holding every arc whose destination it owns, in both spaces; its
 // reverse part (part-k.reverse) holds the transposed arcs whose source it
 // owns, so reversed steps (WCC on a directed graph) update owned vertices
-// too. Ranges
-// are balanced by alpha * vertices + in-arcs with alpha = 8 (N - 1), Gemini's
-// chunk-based rule (Zhu et al., OSDI'16). The output directory holds
-// part-0 … part-(N-1), the whole graph's out-degrees (a part's own are
+// too. Ranges are balanced by alpha * vertices + in-arcs, Gemini's
+// chunk-based rule (Zhu et al., OSDI'16), with alpha = 1 for out-of-core
+// ranks (partition.cc). The output directory holds part-0 … part-(N-1)
+// and their reverse parts, the whole graph's out-degrees (a part's own are
 // partial; PageRank divides by the global ones) and partition.json, written
 // last: until it exists the directory is a hidden work directory that a
 // failed or killed run leaves to `gc`.

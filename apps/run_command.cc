@@ -461,7 +461,10 @@ nlohmann::json rank_json(const Engine& engine, double seconds) {
                      {"bytes_read", step.bytes_read()},
                      {"bytes_sent", step.bytes_sent},
                      {"bytes_received", step.bytes_received},
-                     {"exchange_seconds", step.exchange_seconds}});
+                     {"exchange_seconds", step.exchange_seconds},
+                     {"active_vertices", step.active_vertices},
+                     {"active_owned", step.active_owned},
+                     {"next_owned", step.next_owned}});
   }
   return {{"rank", engine.communicator()->rank()},
           {"vertices_owned", engine.owned_end() - engine.owned_begin()},
@@ -552,6 +555,10 @@ bool runs_distributed(const std::string& app) {
   return false;
 }
 
+// Apps with reversed steps (over the transposed graph): their ranks open the
+// reverse parts too, whose engine takes a share of the budget.
+bool takes_reversed_steps(const std::string& app) { return app == "wcc"; }
+
 // Rank k of a distributed run: opens part k of the partitioned graph (and
 // its reverse part) and makes the engine one rank.
 Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
@@ -577,7 +584,7 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
   // The engine and the reverse engine share the budget: the reverse one
   // holds only its indexes, I/O windows and cache (a quarter, or its least).
   EngineOptions e = engine_options(o);
-  *has_reverse = !layout.reverse_ids.empty() && graph->directed();
+  *has_reverse = !layout.reverse_ids.empty() && graph->directed() && takes_reversed_steps(o.app);
   if (*has_reverse) {
     const std::string reverse_dir = reverse_part_dir(o.graph, k);
     if (!std::filesystem::exists(reverse_dir + "/manifest.json", ec)) {

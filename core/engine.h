@@ -180,10 +180,14 @@ class Engine {
       residency_.add(&array->raw(), use, sizeof(T), name, false, 0);
       return Status::OK();
     }
-    const bool fits = memory_used() + bytes <= options_.memory_bytes;
+    // A rank touches only its owned slice of an array that no step reads at
+    // sources (anonymous pages cost nothing untouched) until finish_array.
+    const bool owned_only = distributed() && use != VertexUse::kSource && use != VertexUse::kAny;
+    const uint64_t held = owned_only ? uint64_t{owned_end() - owned_begin()} * sizeof(T) : bytes;
+    const bool fits = memory_used() + held <= options_.memory_bytes;
     if (!fits) note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
     SG_RETURN_IF_ERROR(array->allocate(num_vertices(), fits ? std::string() : scratch_path(name)));
-    residency_.add(&array->raw(), use, sizeof(T), name, true, fits ? bytes : 0);
+    residency_.add(&array->raw(), use, sizeof(T), name, true, fits ? held : 0);
     if (fits) shrink_cache();  // arrays come before cached chunks
     peak_memory_used_ = std::max(peak_memory_used_, memory_used());
     return Status::OK();
@@ -630,6 +634,7 @@ class Engine {
   Engine* reverse_ = nullptr;
   VertexArray<uint32_t> global_out_degrees_;
   uint64_t distributed_steps_ = 0;
+  uint64_t active_owned_ = 0, next_owned_ = 0;  // of the last step (StepStats)
 };
 
 }  // namespace sg

@@ -70,6 +70,13 @@ Status Engine::distribute(const Distribution& given, Engine* reverse) {
 Status Engine::share_sources(const VertexSubset& frontier) {
   kill_rank_for_test(distribution_.communicator->rank(), ++distributed_steps_);
   SG_RETURN_IF_ERROR(prepare_vertices());
+  active_owned_ = 0;
+  const uint32_t own_begin = distribution_.owned_begin, own_end = distribution_.owned_end;
+  if (frontier.is_dense()) {
+    frontier.for_each_in(own_begin, own_end, [&](uint32_t) { ++active_owned_; });
+  } else {
+    for (uint32_t v : frontier.list()) active_owned_ += v >= own_begin && v < own_end;
+  }
   struct Shared {
     uint8_t* data;
     size_t value_bytes;
@@ -141,6 +148,7 @@ Status Engine::share_members(VertexSubset* subset) {
   subset->for_each([&](uint32_t v) {
     if (v >= begin && v < end) ids.push_back(v);
   });
+  next_owned_ = ids.size();
   const size_t first_word = begin >> 6, end_word = (size_t{end} + 63) >> 6;
   std::vector<uint8_t> mine;
   if (ids.size() * sizeof(uint32_t) <= (end_word - first_word) * sizeof(uint64_t)) {
@@ -234,6 +242,8 @@ void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before
   step.bytes_sent += now.bytes_sent - before.bytes_sent;
   step.bytes_received += now.bytes_received - before.bytes_received;
   step.exchange_seconds += now.wait_seconds - before.wait_seconds;
+  step.active_owned = active_owned_;
+  step.next_owned = next_owned_;
 }
 
 }  // namespace sg

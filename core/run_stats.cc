@@ -54,6 +54,8 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
                    {"bytes_sent", s.bytes_sent},
                    {"bytes_received", s.bytes_received},
                    {"exchange_seconds", s.exchange_seconds},
+                   {"active_owned", s.active_owned},
+                   {"next_owned", s.next_owned},
                    {"active_vertices", s.active_vertices},
                    {"next_active_vertices", s.next_active_vertices},
                    {"intervals", s.intervals},

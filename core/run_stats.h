@@ -65,6 +65,8 @@ struct StepStats {
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   double exchange_seconds = 0;
+  uint64_t active_owned = 0;  // of the active sources, those this rank owns (sent their values)
+  uint64_t next_owned = 0;    // of the next frontier, those this rank found
 
   uint64_t bytes_read() const {
     uint64_t total = 0;
