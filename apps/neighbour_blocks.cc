@@ -34,11 +34,12 @@ Status plan_vertex_blocks(Engine* engine, uint64_t room_bytes, uint64_t value_by
     return gathered_block_bytes(slots, b.end - b.begin + 1, value_bytes) + slots * extra_bytes;
   };
   blocks->clear();
-  const uint32_t n = engine->num_vertices();
+  // A rank plans its owned vertices (only they have lists on it).
+  const uint32_t first = engine->owned_begin(), n = engine->owned_end();
   std::vector<uint32_t> piece;
   std::vector<uint64_t> slots;
-  VertexBlock current;
-  for (uint32_t lo = 0; lo < n;) {
+  VertexBlock current{first, first, 0};
+  for (uint32_t lo = first; lo < n;) {
     const uint32_t hi = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{lo} + kPieceVertices));
     SG_RETURN_IF_ERROR(add_degrees(engine, lo, hi, &piece, &slots));
     for (uint32_t v = lo; v < hi; ++v) {
@@ -53,6 +54,13 @@ Status plan_vertex_blocks(Engine* engine, uint64_t room_bytes, uint64_t value_by
     lo = hi;
   }
   if (current.end > current.begin) blocks->push_back(current);
+  if (!engine->distributed()) return Status::OK();
+  // Every block is a pull step on every rank (a collective): ranks with
+  // fewer blocks pad with empty ones.
+  std::vector<uint64_t> counts;
+  SG_RETURN_IF_ERROR(engine->communicator()->gather_values(uint64_t{blocks->size()}, &counts));
+  const uint64_t most = *std::max_element(counts.begin(), counts.end());
+  blocks->resize(most, VertexBlock{n, n, 0});
   return Status::OK();
 }
 

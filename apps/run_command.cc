@@ -549,7 +549,7 @@ GraphOpenOptions run_open_options() {
 
 // Apps made of edge_map / vertex_map steps over owned vertices only.
 bool runs_distributed(const std::string& app) {
-  for (const char* name : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp"}) {
+  for (const char* name : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness", "cdlp"}) {
     if (app == name) return true;
   }
   return false;
@@ -557,14 +557,16 @@ bool runs_distributed(const std::string& app) {
 
 // Apps with reversed steps (over the transposed graph): their ranks open the
 // reverse parts too, whose engine takes a share of the budget.
-bool takes_reversed_steps(const std::string& app) { return app == "wcc"; }
+bool takes_reversed_steps(const std::string& app) {
+  return app == "wcc" || app == "kcore" || app == "betweenness" || app == "cdlp";
+}
 
 // Rank k of a distributed run: opens part k of the partitioned graph (and
 // its reverse part) and makes the engine one rank.
 Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
                  bool* has_reverse) {
   if (!runs_distributed(o.app)) {
-    return Status::InvalidArgument(o.app + " does not run distributed yet (pagerank, pagerank-delta, spmv, bfs, wcc and sssp do)");
+    return Status::InvalidArgument(o.app + " does not run distributed yet (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore, betweenness and cdlp do)");
   }
   PartitionLayout layout;
   SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));
@@ -595,10 +597,16 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
       return Status::InvalidArgument(reverse_dir + ": not the reverse part this partition wrote (another graph's part?)");
     }
     EngineOptions r = e;
-    r.memory_bytes = std::max(e.memory_bytes / 4, Engine::minimum_memory_bytes(*reverse_graph));
+    const uint64_t reverse_least = Engine::minimum_memory_bytes(*reverse_graph);
+    const uint64_t least = Engine::minimum_memory_bytes(*graph) + reverse_least;
+    if (e.memory_bytes < least) {
+      const std::string mib = std::to_string((least + (1 << 20) - 1) >> 20);
+      return Status::InvalidArgument("--memory is below the " + mib + " MiB a rank of " + o.app +
+                                     " needs (its part's and its reverse part's chunk indexes, frontiers and I/O windows); use --memory " + mib + "M or more");
+    }
+    r.memory_bytes = std::max(e.memory_bytes / 4, reverse_least);
     r.progress = false;
     r.label = o.app + ".reverse";
-    if (r.memory_bytes >= e.memory_bytes) return Status::InvalidArgument("--memory is too small for a part and its reverse part");
     e.memory_bytes -= r.memory_bytes;
     SG_RETURN_IF_ERROR(reverse_engine->open(*reverse_graph, r));
   }

@@ -1086,7 +1086,14 @@ Status Engine::scan(const VertexSubset& active, const StepPlan& plan, const Bloc
     const size_t windows = stream.window_count();
     size_t cached_done = 0;
     for (size_t w = 0; w <= windows && status.ok(); ++w) {
-      const size_t until = cached.size() * (w + 1) / (windows + 1);
+      size_t until = std::max(cached_done, cached.size() * (w + 1) / (windows + 1));
+      // A decoded window's chunks go in one share: a list split over two of
+      // them is visited whole with the first (visit_split_lists), and would
+      // be visited again with the second in the next share.
+      while (until > cached_done && until < cached.size() && cache_.decoded_containing(stored, cached[until]) != nullptr &&
+             cache_.decoded_containing(stored, cached[until]) == cache_.decoded_containing(stored, cached[until - 1])) {
+        ++until;
+      }
       status = scan_cached(space, stored, std::span<const uint32_t>(cached).subspan(cached_done, until - cached_done), body,
                            context, &times, &decoded_times, &step, only, &missed);
       cached_done = until;

@@ -172,6 +172,7 @@ class Engine {
   // values must not be touched.
   template <typename T>
   Status allocate(VertexArray<T>* array, const std::string& name, VertexUse use = VertexUse::kAny) {
+    mirrors_current_ = false;
     const uint64_t bytes = uint64_t{num_vertices()} * sizeof(T);
     if (use != VertexUse::kAny && !distributed()) {
       static_assert(sizeof(T) >= 4, "ranged arrays load whole pages of slabs (vertex_array.h)");
@@ -247,6 +248,7 @@ class Engine {
     const size_t steps_before = steps_.size();
     SG_RETURN_IF_ERROR(share_sources(frontier));
     if (options.finish_range) {
+      mirrors_current_ = false;  // the callback may set source values
       options.finish_range = [this, finish = options.finish_range](uint32_t begin, uint32_t end) {
         begin = std::max(begin, distribution_.owned_begin);
         end = std::min(end, distribution_.owned_end);
@@ -276,6 +278,7 @@ class Engine {
   template <typename F>
   Status vertex_map(const VertexSubset& subset, F&& f, const VertexAccess& access = {}) {
     SG_RETURN_IF_ERROR(prepare_vertices());
+    mirrors_current_ = false;  // f may write source arrays
     const uint32_t begin = owned_begin(), end = owned_end();
     if (!residency_.any_ranged()) {
       map_members(subset, begin, end, f);
@@ -312,6 +315,7 @@ class Engine {
   template <typename T, typename F>
   Status vertex_reduce(F&& f, T* total, const VertexAccess& access = {}) {
     SG_RETURN_IF_ERROR(prepare_vertices());
+    mirrors_current_ = false;
     *total = T{};
     const uint32_t begin = owned_begin(), end = owned_end();
     if (!residency_.any_ranged()) {
@@ -417,6 +421,7 @@ class Engine {
   template <typename T>
   Status clear(VertexArray<T>* array) {
     SG_RETURN_IF_ERROR(prepare_vertices());
+    mirrors_current_ = false;
     return array->raw().zero();
   }
 
@@ -635,6 +640,10 @@ class Engine {
   VertexArray<uint32_t> global_out_degrees_;
   uint64_t distributed_steps_ = 0;
   uint64_t active_owned_ = 0, next_owned_ = 0;  // of the last step (StepStats)
+  // Every rank's mirrors of the source arrays hold their owners' values (an
+  // all-active share, and since then nothing that may write them: kSource
+  // arrays change only in vertex maps); the next share sends nothing.
+  bool mirrors_current_ = false;
 };
 
 }  // namespace sg

@@ -82,12 +82,14 @@ Status Engine::share_sources(const VertexSubset& frontier) {
     size_t value_bytes;
   };
   std::vector<Shared> arrays;
+  bool only_sources = true;  // no kAny array, which a step itself may write
   residency_.for_each_array([&](RawVertexArray* array, VertexUse use, size_t value_bytes) {
     if ((use == VertexUse::kSource || use == VertexUse::kAny) && array->data() != nullptr && !array->ranged()) {
       arrays.push_back({static_cast<uint8_t*>(array->data()), value_bytes});
+      only_sources = only_sources && use == VertexUse::kSource;
     }
   });
-  if (arrays.empty()) return Status::OK();
+  if (arrays.empty() || mirrors_current_) return Status::OK();
   VertexSubset dense_copy;
   const VertexSubset* active = &frontier;
   if (!frontier.is_dense()) {
@@ -96,6 +98,7 @@ Status Engine::share_sources(const VertexSubset& frontier) {
     active = &dense_copy;
   }
   const bool all = active->is_all();
+  mirrors_current_ = all && only_sources;
   // Each rank's values, array by array, in vertex order of its active
   // owned members (the frontier is the same on every rank: no ids sent).
   auto pack_range = [&](const Shared& a, uint32_t begin, uint32_t end, std::vector<uint8_t>* out) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Distributed runs (issue 14, docs/scale-out.md) against single-process
-# runs: every app that runs distributed, on random graphs (R-MAT, a grid;
-# tiny chunks; two devices with 4 KiB stripes) and on ../shared/datasets
-# graphs when present, partitioned into 1, 2 and 3 parts and run by
-# mpirun -np 1/2/3 --oversubscribe in every --io mode. BFS, WCC and SSSP
-# must match exactly, PageRank, PageRank-delta and SpMV within 1e-9
-# relative. Then the failures: a wrong rank count and a missing part are
-# refused up front, an error on one rank and a killed rank end the job.
+# runs: every app that runs distributed (all but LCC and triangles), on
+# random graphs (R-MAT, a grid; tiny chunks; two devices with 4 KiB
+# stripes) and on ../shared/datasets graphs when present, partitioned into
+# 1, 2 and 3 parts and run by mpirun -np 1/2/3 --oversubscribe in every
+# --io mode. BFS, WCC, SSSP, k-core and CDLP must match exactly; PageRank,
+# PageRank-delta, SpMV and betweenness within 1e-9 relative. Then the
+# failures: a wrong rank count and a missing part are refused up front, an
+# error on one rank and a killed rank end the job.
 #
 # Usage: run_distributed.sh SHARDGRAPH_BINARY [WORK_DIR] [quick]
 set -euo pipefail
@@ -45,14 +46,19 @@ compare() {
     END { exit bad }' || failures=$((failures + 1))
 }
 
-# apps: name, comparison, extra options
-APPS=("pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "wcc exact" "sssp exact")
+# apps: name, comparison, extra options; on small graphs CDLP a second
+# time in 1 MiB, so its neighbourhoods come in several blocks
+APPS=("pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "wcc exact" "sssp exact" "kcore exact"
+      "betweenness near" "cdlp exact")
+SMALL_GRAPH_APPS=("cdlp exact --memory 1M")
 IO_MODES=(auto full selective)
 [ -n "$QUICK" ] && IO_MODES=(auto)
 
-# check_graph NAME GRAPH_DIR: every app, 1/2/3 parts, every --io mode
+# check_graph NAME GRAPH_DIR [small]: every app, 1/2/3 parts, every --io mode
 check_graph() {
   local name=$1 graph=$2
+  local apps=("${APPS[@]}")
+  [ "${3:-}" = small ] && apps+=("${SMALL_GRAPH_APPS[@]}")
   # Three parts on device directories of their own: part 1 striped over
   # two, shared with parts 0 and 2 (as machines' disks would be).
   mkdir -p "$name.disk0" "$name.disk1"
@@ -63,19 +69,22 @@ check_graph() {
     "$SG" partition "$graph" --parts "$parts" -o "$name.p$parts" "${extra_partition[@]}" > /dev/null
     "$SG" verify "$name.p$parts" > /dev/null || fail "verify $name.p$parts"
   done
-  for entry in "${APPS[@]}"; do
+  for entry in "${apps[@]}"; do
     read -r app kind extra <<< "$entry"
-    local options=(--threads 1 --memory 64M)
-    [ -n "${extra:-}" ] && options+=("$extra")
+    local options=(--threads 1)
+    # shellcheck disable=SC2206 # the extra options are words
+    [ -n "${extra:-}" ] && options+=($extra)
+    [[ "${extra:-}" == *--memory* ]] || options+=(--memory 64M)
+    local tag=$app${extra:+-$(echo "$extra" | tr -d ' -')}
     [ "$app" = sssp ] && options+=(--unit-weights)
     for io in "${IO_MODES[@]}"; do
-      "$SG" run "$app" "$graph" --io "$io" --output "$name.$app.$io.single" "${options[@]}" > /dev/null 2>&1 || fail "$app on $name"
+      "$SG" run "$app" "$graph" --io "$io" --output "$name.$tag.$io.single" "${options[@]}" > /dev/null 2>&1 || fail "$app on $name"
       for parts in 1 2 3; do
-        local out="$name.$app.$io.np$parts"
+        local out="$name.$tag.$io.np$parts"
         if ! "${MPIRUN[@]}" -np "$parts" "$SG" run "$app" "$name.p$parts" --io "$io" --output "$out" --stats "$out.json" "${options[@]}" > "$out.log" 2>&1; then
           fail "mpirun -np $parts $app on $name (--io $io)"; tail -5 "$out.log"; continue
         fi
-        compare "$kind" "$name.$app.$io.single" "$out"
+        compare "$kind" "$name.$tag.$io.single" "$out"
       done
     done
   done
@@ -86,15 +95,15 @@ check_graph() {
 # two devices with 4 KiB stripes.
 "$SG" generate rmat --scale 9 --seed 7 --weights -o rmat9.txt > /dev/null
 "$SG" ingest rmat9.txt -o rmat9 --chunk-bytes 512 > /dev/null 2>&1
-check_graph rmat9 rmat9
+check_graph rmat9 rmat9 small
 if [ -z "$QUICK" ]; then
   "$SG" generate rmat --scale 10 --edge-factor 8 --seed 11 -o rmat10.txt > /dev/null
   mkdir -p dev0 dev1
   "$SG" ingest rmat10.txt -o rmat10 --chunk-bytes 1K --device dev0 --device dev1 --stripe-bytes 4096 --order none > /dev/null 2>&1
-  check_graph rmat10 rmat10
+  check_graph rmat10 rmat10 small
   "$SG" generate grid --rows 20 --cols 30 --seed 5 -o grid.txt > /dev/null
   "$SG" ingest grid.txt -o grid --chunk-bytes 256 > /dev/null 2>&1
-  check_graph grid grid
+  check_graph grid grid small
   # Real graphs, when ../shared is there (a user's clone has none).
   # cit-HepTh's ids are sparse arXiv ids: remapped, so the output's
   # original ids go through the id map.
