@@ -74,17 +74,24 @@ Status write_partition_file(const std::string& dir, const Graph& graph, const st
                             uint64_t degree_checksum) {
   json parts = json::array();
   for (size_t k = 0; k < ranges.size(); ++k) {
-    parts.push_back({{"dir", part_name(static_cast<uint32_t>(k))},
-                     {"graph_id", part_ids[k]},
-                     {"reverse_dir", reverse_name(static_cast<uint32_t>(k))},
-                     {"reverse_graph_id", reverse_ids[k]},
-                     {"vertex_begin", ranges[k].begin},
-                     {"vertex_end", ranges[k].end},
-                     {"arcs", ranges[k].arcs},
-                     {"out_arcs", ranges[k].out_arcs}});
+    json part{{"dir", part_name(static_cast<uint32_t>(k))},
+              {"graph_id", part_ids[k]},
+              {"vertex_begin", ranges[k].begin},
+              {"vertex_end", ranges[k].end},
+              {"arcs", ranges[k].arcs},
+              {"out_arcs", ranges[k].out_arcs}};
+    if (!reverse_ids.empty()) {
+      part["reverse_dir"] = reverse_name(static_cast<uint32_t>(k));
+      part["reverse_graph_id"] = reverse_ids[k];
+    }
+    parts.push_back(part);
   }
+  uint64_t arcs = 0;
+  for (const PartRange& range : ranges) arcs += range.arcs;
   json j{{"format", "shardgraph-partition"},
          {"version", 2},
+         {"undirected", !graph.directed()},
+         {"num_arcs", arcs},
          {"source_graph_id", graph.manifest().graph_id},
          {"num_vertices", graph.manifest().num_vertices},
          {"num_edges", graph.manifest().num_edges},
@@ -109,6 +116,8 @@ Status read_partition_file(const std::string& dir, PartitionFile* file) {
     if (!sealed_json_intact(j, true)) return Status::Corruption(path + ": checksum mismatch (edited or damaged); partition the graph again");
     file->num_vertices = j.at("num_vertices").get<uint64_t>();
     file->num_edges = j.at("num_edges").get<uint64_t>();
+    file->undirected = j.value("undirected", false);
+    file->num_arcs = j.value("num_arcs", file->num_edges);
     file->out_degree_checksum = parse_hex64(j.at("out_degrees").at("xxh3").get<std::string>());
     for (const json& part : j.at("parts")) {
       file->ranges.push_back(PartRange{part.at("vertex_begin").get<uint32_t>(), part.at("vertex_end").get<uint32_t>(),
@@ -194,7 +203,6 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   if (fs::exists(options.output, ec)) return Status::InvalidArgument(options.output + ": already exists; remove it or choose another output");
   Graph graph;
   SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, GraphOpenOptions{false, false, false, false}));
-  if (!graph.directed()) return Status::InvalidArgument(options.graph + ": partitioning an undirected graph is not supported yet");
   if (options.parts == 0 || options.parts > graph.num_vertices()) {
     return Status::InvalidArgument("--parts must be between 1 and the vertex count (" + std::to_string(graph.num_vertices()) + ")");
   }
@@ -240,6 +248,7 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
     part.keep_destinations_begin = ranges[k].begin;
     part.keep_destinations_end = ranges[k].end;
     part.transpose = reverse;
+    part.symmetrize = !graph.directed();
     if (k < options.part_devices.size()) part.devices = options.part_devices[k];
     IngestSummary part_summary;
     SG_RETURN_IF_ERROR(ingest_graph(part, &part_summary));
@@ -251,7 +260,7 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   };
   for (uint32_t k = 0; k < options.parts; ++k) {
     SG_RETURN_IF_ERROR(write_part(k, false, &part_ids));
-    SG_RETURN_IF_ERROR(write_part(k, true, &reverse_ids));
+    if (graph.directed()) SG_RETURN_IF_ERROR(write_part(k, true, &reverse_ids));
   }
   SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut));  // whole before it is copied
   SG_RETURN_IF_ERROR(copy_file_synced(graph.degree_path(SpaceKind::kOut), work + "/" + kOutDegreeFile));
@@ -284,7 +293,7 @@ Status verify_partition(const std::string& dir, uint64_t* arcs) {
   }
   if (next != file.num_vertices) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
   SG_RETURN_IF_ERROR(check_degree_file(dir + "/" + kOutDegreeFile, file.out_degree_checksum, file.num_vertices));
-  if (*arcs != file.num_edges) return Status::Corruption(dir + ": the parts hold " + std::to_string(*arcs) + " arcs, the graph " + std::to_string(file.num_edges));
+  if (*arcs != file.num_arcs) return Status::Corruption(dir + ": the parts hold " + std::to_string(*arcs) + " arcs, the graph " + std::to_string(file.num_arcs));
   return Status::OK();
 }
 
@@ -292,8 +301,9 @@ Status partition_info_text(const std::string& dir, std::string* text) {
   PartitionFile file;
   SG_RETURN_IF_ERROR(read_partition_file(dir, &file));
   char line[160];
-  std::snprintf(line, sizeof(line), "partitioned graph: %zu parts, %llu vertices, %llu arcs\n", file.ranges.size(),
-                static_cast<unsigned long long>(file.num_vertices), static_cast<unsigned long long>(file.num_edges));
+  std::snprintf(line, sizeof(line), "partitioned %s graph: %zu parts, %llu vertices, %llu %s\n", file.undirected ? "undirected" : "directed",
+                file.ranges.size(), static_cast<unsigned long long>(file.num_vertices), static_cast<unsigned long long>(file.num_edges),
+                file.undirected ? "edges" : "arcs");
   *text = line;
   for (size_t k = 0; k < file.ranges.size(); ++k) {
     std::snprintf(line, sizeof(line), "%s: vertices [%u, %u), %llu arcs in, %llu out%s\n", part_name(static_cast<uint32_t>(k)).c_str(),

@@ -4,9 +4,10 @@
 // ids) holding every arc whose destination it owns, in both spaces; its
 // reverse part (part-k.reverse) holds the transposed arcs whose source it
 // owns, so reversed steps (WCC on a directed graph) update owned vertices
-// too. Ranges are balanced by alpha * vertices + in-arcs, Gemini's
-// chunk-based rule (Zhu et al., OSDI'16), with alpha = 1 for out-of-core
-// ranks (partition.cc). The output directory holds part-0 … part-(N-1)
+// too. An undirected graph's parts hold both arcs of every edge into their
+// range and need no reverse part. Ranges are balanced by alpha * vertices +
+// in-arcs, Gemini's chunk-based rule (Zhu et al., OSDI'16), with alpha = 1
+// for out-of-core ranks (partition.cc). The output directory holds part-0 … part-(N-1)
 // and their reverse parts, the whole graph's out-degrees (a part's own are
 // partial; PageRank divides by the global ones) and partition.json, written
 // last: until it exists the directory is a hidden work directory that a
@@ -57,6 +58,11 @@ struct PartitionLayout {
   // Each part's reverse part (the transposed arcs out of its vertices, for
   // reversed steps); empty in a partition written before they existed.
   std::vector<std::string> reverse_ids;
+  // Of an undirected graph: each part holds both arcs of the edges into its
+  // range (no reverse parts: the graph is its own transpose), and ranks see
+  // it as undirected (Graph::view_as_undirected).
+  bool undirected = false;
+  uint64_t num_arcs = 0;  // in all parts (an undirected edge is two arcs, a self-loop one)
 };
 bool is_partitioned(const std::string& dir);
 Status read_partition_layout(const std::string& dir, PartitionLayout* layout);

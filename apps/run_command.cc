@@ -583,6 +583,7 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
   if (graph->manifest().graph_id != layout.part_ids[k] || graph->num_vertices() != layout.num_vertices) {
     return Status::InvalidArgument(dir + ": not the part this partition wrote (another graph's part?)");
   }
+  if (layout.undirected) graph->view_as_undirected();
   // The engine and the reverse engine share the budget: the reverse one
   // holds only its indexes, I/O windows and cache (a quarter, or its least).
   EngineOptions e = engine_options(o);

@@ -256,6 +256,7 @@ class Engine {
       };
     }
     Status status;
+    if (options.reversed && !graph_->directed()) options.reversed = false;  // an undirected graph is its own transpose
     if (options.reversed && reverse_ != nullptr) {
       options.reversed = false;
       status = reverse_->local_edge_map(frontier, f, next, options);

@@ -78,7 +78,7 @@ TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify 
       REQUIRE(sgtest::run_cli("verify " + (dir / "p"), &output) == 0);
       CHECK(output.find("ok: partitioned graph, 2001 arcs") != std::string::npos);
       REQUIRE(sgtest::run_cli("info " + (dir / "p"), &output) == 0);
-      CHECK(output.find("partitioned graph: " + std::to_string(parts) + " parts, 300 vertices, 2001 arcs") != std::string::npos);
+      CHECK(output.find("partitioned directed graph: " + std::to_string(parts) + " parts, 300 vertices, 2001 arcs") != std::string::npos);
 
       Graph whole;
       REQUIRE(Graph::open(dir / "g", &whole).ok());
@@ -136,17 +136,37 @@ TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify 
   }
 }
 
-TEST_CASE("partition refuses an undirected graph, an existing output and too many parts, leaving nothing") {
+TEST_CASE("partition of an undirected graph: each part holds both arcs of the edges into its range, a self-loop once") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "e.txt", "0 1\n1 2\n2 0\n3 3\n1 3\n");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "u") + " --undirected --order none", &output) == 0);
+  REQUIRE(sgtest::run_cli("partition " + (dir / "u") + " --parts 2 -o " + (dir / "p"), &output) == 0);
+  CHECK(sgtest::run_cli("verify " + (dir / "p"), &output) == 0);
+  std::vector<Arc> joined;
+  for (int k = 0; k < 2; ++k) {
+    Graph part;
+    REQUIRE(Graph::open(dir / ("p/part-" + std::to_string(k)), &part).ok());
+    CHECK(part.directed());  // stored directed; ranks see it undirected
+    CHECK(!std::filesystem::exists(dir / ("p/part-" + std::to_string(k) + ".reverse")));
+    for (const Arc& a : sgtest::read_space(part, SpaceKind::kOut)) joined.push_back(a);
+  }
+  std::sort(joined.begin(), joined.end());
+  const std::vector<Arc> expected{{0, 1, 1.0f}, {0, 2, 1.0f}, {1, 0, 1.0f}, {1, 2, 1.0f}, {1, 3, 1.0f}, {2, 0, 1.0f},
+                                  {2, 1, 1.0f}, {3, 1, 1.0f}, {3, 3, 1.0f}};
+  CHECK(joined == expected);
+  CHECK(sgtest::run_cli("info " + (dir / "p"), &output) == 0);
+  CHECK(output.find("partitioned undirected graph: 2 parts, 4 vertices, 5 edges") != std::string::npos);
+}
+
+TEST_CASE("partition refuses an existing output and too many parts, leaving nothing") {
   sgtest::TempDir dir;
   sgtest::write_text(dir / "e.txt", "0 1\n1 2\n2 0\n");
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "u") + " --undirected --order none", &output) == 0);
   REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --order none", &output) == 0);
-  CHECK(sgtest::run_cli("partition " + (dir / "u") + " --parts 2 -o " + (dir / "p"), &output) != 0);
-  CHECK(output.find("undirected") != std::string::npos);
   CHECK(sgtest::run_cli("partition " + (dir / "g") + " --parts 4 -o " + (dir / "p"), &output) != 0);
   CHECK(output.find("--parts must be between 1 and the vertex count (3)") != std::string::npos);
   CHECK(sgtest::run_cli("partition " + (dir / "g") + " --parts 2 -o " + (dir / "g"), &output) != 0);
   CHECK(output.find("already exists") != std::string::npos);
-  CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"e.txt", "g", "u"});
+  CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"e.txt", "g"});
 }

@@ -70,7 +70,11 @@ class Graph {
   const Manifest& manifest() const { return manifest_; }
   const std::string& dir() const { return dir_; }
   uint32_t num_vertices() const { return static_cast<uint32_t>(manifest_.num_vertices); }
-  bool directed() const { return manifest_.directed; }
+  bool directed() const { return manifest_.directed && !undirected_view_; }
+  // A part of a partitioned undirected graph: stored directed (the arcs of
+  // the edges into its range, both ways, so its in- and out-spaces differ),
+  // seen by apps as the undirected graph it is a part of.
+  void view_as_undirected() { undirected_view_ = true; }
   bool weighted() const { return manifest_.weighted; }
   StripeLayout layout() const { return layout_; }
   size_t device_count() const { return manifest_.devices.size(); }
@@ -209,6 +213,7 @@ class Graph {
   mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
   mutable bool ids_sorted_ = true;
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
+  bool undirected_view_ = false;
   bool by_original_wanted_ = true;
 };
 

@@ -167,8 +167,8 @@ Status IngestJob::check_options() {
   }
   if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
   if (opt_.keep_destinations_begin >= opt_.keep_destinations_end) return Status::InvalidArgument("an empty range of destinations to keep");
-  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX || opt_.transpose) && opt_.undirected) {
-    return Status::InvalidArgument("keeping a range of destinations or transposing needs a directed graph");
+  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX || opt_.transpose || opt_.symmetrize) && opt_.undirected) {
+    return Status::InvalidArgument("keeping a range of destinations, transposing or symmetrizing needs a directed output (no --undirected)");
   }
   if (opt_.chunk_bytes < 64) return Status::InvalidArgument("--chunk-bytes must be at least 64");
   if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
@@ -331,6 +331,13 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   for (size_t p = 0; p < kParts; ++p) {
     SG_RETURN_IF_ERROR(status[p]);  // the first bad line in input order
     max_dense_id_ = std::max(max_dense_id_, max_id[p]);
+  }
+  if (opt_.symmetrize && shape_.symmetric) {
+    const size_t edges = arcs->size();
+    for (size_t i = 0; i < edges; ++i) {
+      const Arc a = (*arcs)[i];
+      if (a.src != a.dst) arcs->push_back(Arc{a.dst, a.src, a.weight});
+    }
   }
   if (opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX) {
     std::erase_if(*arcs, [&](const Arc& a) { return a.dst < opt_.keep_destinations_begin || a.dst >= opt_.keep_destinations_end; });
@@ -527,7 +534,7 @@ Status IngestJob::route_and_build() {
   std::vector<RawEdge> batch;
   SG_RETURN_IF_ERROR(reader_->next_batch(&batch, read_batch_edges()));
   shape_ = reader_->shape();
-  undirected_ = opt_.undirected || shape_.symmetric;
+  undirected_ = opt_.undirected || (shape_.symmetric && !opt_.symmetrize);
   source_graph_ = reader_->stored_graph();
   if (new_id_ != nullptr && (source_graph_ == nullptr || new_id_->size() != source_graph_->num_vertices())) {
     return Status::InvalidArgument(opt_.input + ": a permutation applies to a stored graph of as many vertices");

@@ -73,6 +73,10 @@ struct IngestOptions {
   // Swap every arc's ends (after any permutation, before the range above):
   // the reverse part of a partitioned graph. Directed inputs only.
   bool transpose = false;
+  // A symmetric input (a stored undirected graph) as a directed graph of
+  // both arcs of every edge (a self-loop once): a part of a partitioned
+  // undirected graph, whose in- and out-spaces differ.
+  bool symmetrize = false;
   bool progress = false;  // a progress line on stderr (a terminal)
   // Called as each phase begins ("route", "sort", "commit"; ordered ingest
   // adds "order"): tests interrupt ingest there.

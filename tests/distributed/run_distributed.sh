@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Distributed runs (issue 14, docs/scale-out.md) against single-process
 # runs: every app that runs distributed (all but LCC and triangles), on
-# random graphs (R-MAT, a grid; tiny chunks; two devices with 4 KiB
-# stripes) and on ../shared/datasets graphs when present, partitioned into
+# random graphs (R-MAT directed and undirected, a grid; tiny chunks; two
+# devices with 4 KiB stripes) and on ../shared/datasets graphs when present, partitioned into
 # 1, 2 and 3 parts and run by mpirun -np 1/2/3 --oversubscribe in every
 # --io mode. BFS, WCC, SSSP, k-core and CDLP must match exactly; PageRank,
 # PageRank-delta, SpMV and betweenness within 1e-9 relative. Then the
@@ -96,6 +96,9 @@ check_graph() {
 "$SG" generate rmat --scale 9 --seed 7 --weights -o rmat9.txt > /dev/null
 "$SG" ingest rmat9.txt -o rmat9 --chunk-bytes 512 > /dev/null 2>&1
 check_graph rmat9 rmat9 small
+# An undirected graph: parts hold both arcs of the edges into their range.
+"$SG" ingest rmat9.txt -o rmat9u --undirected --chunk-bytes 512 > /dev/null 2>&1
+check_graph rmat9u rmat9u small
 if [ -z "$QUICK" ]; then
   "$SG" generate rmat --scale 10 --edge-factor 8 --seed 11 -o rmat10.txt > /dev/null
   mkdir -p dev0 dev1
@@ -107,10 +110,13 @@ if [ -z "$QUICK" ]; then
   # Real graphs, when ../shared is there (a user's clone has none).
   # cit-HepTh's ids are sparse arXiv ids: remapped, so the output's
   # original ids go through the id map.
-  for dataset in email-Enron cit-HepTh; do
+  # ca-AstroPh is undirected.
+  for dataset in email-Enron cit-HepTh ca-AstroPh; do
     file=$(ls "$SHARED/datasets/$dataset/"*.txt.gz 2> /dev/null | head -1 || true)
     [ -n "$file" ] || { echo "skip: $SHARED/datasets/$dataset absent"; continue; }
-    "$SG" ingest "$file" -o "$dataset" --remap > "$dataset.ingest.log" 2>&1 || { fail "ingest $file"; tail -3 "$dataset.ingest.log"; continue; }
+    extra_ingest=()
+    [ "$dataset" = ca-AstroPh ] && extra_ingest=(--undirected)
+    "$SG" ingest "$file" -o "$dataset" --remap "${extra_ingest[@]}" > "$dataset.ingest.log" 2>&1 || { fail "ingest $file"; tail -3 "$dataset.ingest.log"; continue; }
     check_graph "$dataset" "$dataset"
   done
 fi
