@@ -25,6 +25,7 @@
 // the vertices (any vertex can be a triangle's third corner).
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <future>
 
 #include "apps/kernels.h"
@@ -251,8 +252,9 @@ Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t s
 // stays in `a`; several go to `spill`, built one after another.
 Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const VertexArray<uint32_t>& arcs_of,
                  VertexArray<double>* degree_of, OrientedBlock* a, ListSpill* spill) {
-  const bool spilled = blocks.size() > 1;
-  if (spilled) SG_RETURN_IF_ERROR(spill->create(engine->scratch_path("lcc.lists")));
+  // A rank spills its lists always: every rank needs them (share_spills).
+  const bool spilled = blocks.size() > 1 || engine->distributed();
+  if (spilled) SG_RETURN_IF_ERROR(spill->create(engine->scratch_path("lcc.lists"), engine->owned_begin()));
   const uint64_t spill_buffers = spilled ? ListSpill::kWriteBytes + 2 * ListSpill::kSegmentBytes : 0;
   GatheredBlock<uint64_t> gathered;
   std::vector<uint32_t> degree;
@@ -277,8 +279,10 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
 // Groups of spilled N+ lists that fit half of what is left are loaded one
 // at a time, and all lists streamed past each: I/O is the spill's size
 // times the groups, about |E|^2 / budget.
+// Distributed, the groups come from every rank's lists and a rank streams
+// only its own past them (`streamed`), so each triangle is counted once.
 template <typename Entry>
-Status count_spilled(Engine* engine, ListSpill* spill, int first_iteration, uint64_t* numerator) {
+Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int first_iteration, uint64_t* numerator) {
   const auto& segments = spill->segments();
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
@@ -297,13 +301,67 @@ Status count_spilled(Engine* engine, ListSpill* spill, int first_iteration, uint
     const uint64_t held = bytes + 3 * stream_bytes;  // the group, two stream buffers and the lists decoded from them
     engine->hold_app_memory(held);
     Status status = load_group(spill, first, last, stream_bytes, &buffers[0], &b);
-    if (status.ok()) status = count_against(spill, b, stream_bytes, buffers, numerator);
+    if (status.ok()) status = count_against(streamed, b, stream_bytes, buffers, numerator);
     engine->release_app_memory(held);
     SG_RETURN_IF_ERROR(status);
     first = last;
   }
-  engine->count_scratch_io(spill->bytes_read(), 0);
+  engine->count_scratch_io(spill->bytes_read() + (streamed != spill ? streamed->bytes_read() : 0), 0);
   return Status::OK();
+}
+
+// Distributed: every rank's spilled lists, in rank order (ranks own
+// consecutive vertex ranges), into `all` on every rank: segments as they
+// are, in batches of about kShareBytes from one rank at a time.
+Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
+  constexpr uint64_t kShareBytes = uint64_t{64} << 20;
+  Communicator* comm = engine->communicator();
+  SG_RETURN_IF_ERROR(all->create(engine->scratch_path("lcc.all-lists")));
+  std::vector<uint64_t> segment_counts;
+  SG_RETURN_IF_ERROR(comm->gather_values(uint64_t{own->segments().size()}, &segment_counts));
+  AlignedBuffer buffer;
+  std::vector<uint8_t> mine, received;
+  std::vector<uint64_t> counts;
+  for (size_t r = 0; r < segment_counts.size(); ++r) {
+    for (size_t first = 0; first < segment_counts[r];) {
+      // The sender's batch: its segments' records, then their bytes.
+      size_t last = first;
+      mine.clear();
+      if (static_cast<int>(r) == comm->rank()) {
+        last = batch_end(*own, first, kShareBytes);
+        const uint8_t* at = nullptr;
+        SG_RETURN_IF_ERROR(own->read(first, last, &buffer, &at));
+        const auto& segments = own->segments();
+        const uint64_t bytes = segments[last - 1].offset + segments[last - 1].bytes - segments[first].offset;
+        const uint64_t records = last - first;
+        mine.resize(sizeof(records) + records * sizeof(ListSpill::Segment) + bytes);
+        std::memcpy(mine.data(), &records, sizeof(records));
+        std::memcpy(mine.data() + sizeof(records), segments.data() + first, records * sizeof(ListSpill::Segment));
+        std::memcpy(mine.data() + sizeof(records) + records * sizeof(ListSpill::Segment), at, bytes);
+      }
+      SG_RETURN_IF_ERROR(comm->all_gather(mine, &received, &counts));
+      uint64_t at = 0;
+      for (size_t k = 0; k < r; ++k) at += counts[k];
+      uint64_t records = 0;
+      if (counts[r] < sizeof(records)) return Status::Corruption("rank " + std::to_string(r) + " sent no spilled lists");
+      std::memcpy(&records, received.data() + at, sizeof(records));
+      if (records == 0 || counts[r] < sizeof(records) + records * sizeof(ListSpill::Segment)) {
+        return Status::Corruption("rank " + std::to_string(r) + " sent a malformed batch of lists");
+      }
+      std::vector<ListSpill::Segment> segments(records);
+      std::memcpy(segments.data(), received.data() + at + sizeof(records), records * sizeof(ListSpill::Segment));
+      const uint8_t* bytes = received.data() + at + sizeof(records) + records * sizeof(ListSpill::Segment);
+      const uint64_t base = segments.front().offset;
+      for (const ListSpill::Segment& segment : segments) {
+        if (segment.offset < base || segment.offset - base + segment.bytes > counts[r] - sizeof(records) - records * sizeof(ListSpill::Segment)) {
+          return Status::Corruption("rank " + std::to_string(r) + " sent a segment past its batch");
+        }
+        SG_RETURN_IF_ERROR(all->append_segment(segment, bytes + (segment.offset - base)));
+      }
+      first += records;
+    }
+  }
+  return all->finish();
 }
 
 }  // namespace
@@ -332,16 +390,25 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
   OrientedBlock a;
   ListSpill spill;
   SG_RETURN_IF_ERROR(build_all(engine, blocks, arcs_of, coefficient, &a, &spill));
-  if (blocks.size() == 1) {
+  if (!engine->distributed() && blocks.size() == 1) {
     const uint64_t held = (a.start.size() + a.entries.size()) * sizeof(uint64_t);
     engine->hold_app_memory(held);
     count_in_memory(a, numerator.data());
     engine->release_app_memory(held);
   } else {
+    // Distributed: groups of every rank's lists, this rank's streamed past.
+    ListSpill all_lists;
+    ListSpill* groups = &spill;
+    if (engine->distributed()) {
+      SG_RETURN_IF_ERROR(share_spills(engine, &spill, &all_lists));
+      groups = &all_lists;
+    }
     // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
     const int first_iteration = static_cast<int>(blocks.size());
-    SG_RETURN_IF_ERROR(n <= (uint32_t{1} << 31) ? count_spilled<uint32_t>(engine, &spill, first_iteration, numerator.data())
-                                                : count_spilled<uint64_t>(engine, &spill, first_iteration, numerator.data()));
+    SG_RETURN_IF_ERROR(n <= (uint32_t{1} << 31) ? count_spilled<uint32_t>(engine, groups, &spill, first_iteration, numerator.data())
+                                                : count_spilled<uint64_t>(engine, groups, &spill, first_iteration, numerator.data()));
+    // A triangle's corners are anywhere: the ranks' numerators add up.
+    SG_RETURN_IF_ERROR(engine->add_over_ranks(&numerator));
   }
   VertexArray<double>& lcc_of = *coefficient;
   *arcs_among_neighbours = parallel_sum<uint64_t>(uint32_t{0}, n, [&](uint32_t v) {

@@ -549,7 +549,7 @@ GraphOpenOptions run_open_options() {
 
 // Apps made of edge_map / vertex_map steps over owned vertices only.
 bool runs_distributed(const std::string& app) {
-  for (const char* name : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness", "cdlp"}) {
+  for (const char* name : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness", "cdlp", "lcc", "triangles"}) {
     if (app == name) return true;
   }
   return false;
@@ -558,7 +558,7 @@ bool runs_distributed(const std::string& app) {
 // Apps with reversed steps (over the transposed graph): their ranks open the
 // reverse parts too, whose engine takes a share of the budget.
 bool takes_reversed_steps(const std::string& app) {
-  return app == "wcc" || app == "kcore" || app == "betweenness" || app == "cdlp";
+  return app == "wcc" || app == "kcore" || app == "betweenness" || app == "cdlp" || app == "lcc" || app == "triangles";
 }
 
 // Rank k of a distributed run: opens part k of the partitioned graph (and
@@ -566,7 +566,7 @@ bool takes_reversed_steps(const std::string& app) {
 Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
                  bool* has_reverse) {
   if (!runs_distributed(o.app)) {
-    return Status::InvalidArgument(o.app + " does not run distributed yet (pagerank, pagerank-delta, spmv, bfs, wcc, sssp, kcore, betweenness and cdlp do)");
+    return Status::InvalidArgument("unknown app '" + o.app + "'");
   }
   PartitionLayout layout;
   SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));

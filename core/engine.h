@@ -431,6 +431,11 @@ class Engine {
 
   // A result array after the app: ranged ones are mapped read only, so the
   // caller may read them in vertex order (the kernel pages them in).
+  // Distributed: every rank's values added up, vertex by vertex, on every
+  // rank (collective; a kernel whose updates land on any vertex, e.g. LCC's
+  // triangle corners).
+  Status add_over_ranks(VertexArray<uint64_t>* array) { return distributed() ? add_raw_over_ranks(array->data(), array->size()) : Status::OK(); }
+
   // Distributed: every rank gets every value from its owner (collective).
   template <typename T>
   Status finish_array(VertexArray<T>* array) {
@@ -475,6 +480,7 @@ class Engine {
   Status share_members(VertexSubset* subset);
   // Every value of `array` from its owner, in rounds of bounded size.
   Status gather_owned(RawVertexArray* array, size_t value_bytes);
+  Status add_raw_over_ranks(uint64_t* values, size_t count);
   // The reverse engine's step, told as this engine's.
   void adopt_reverse_steps();
   // The exchange since `before` into the steps since `steps_before`.

@@ -229,6 +229,28 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
   return Status::OK();
 }
 
+Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
+  Communicator* comm = distribution_.communicator;
+  std::vector<uint8_t> received;
+  std::vector<uint64_t> counts;
+  for (size_t first = 0; first < count; first += kGatherValues) {
+    const size_t piece = std::min<size_t>(kGatherValues, count - first);
+    const size_t bytes = piece * sizeof(uint64_t);
+    SG_RETURN_IF_ERROR(comm->all_gather({reinterpret_cast<const uint8_t*>(values + first), bytes}, &received, &counts));
+    for (uint64_t c : counts) {
+      if (c != bytes) return Status::Corruption("a rank sent a piece of another size to add");
+    }
+    // In rank order, so every rank adds the same way.
+    std::vector<uint64_t> sum(piece, 0), theirs(piece);
+    for (size_t r = 0; r < counts.size(); ++r) {
+      std::memcpy(theirs.data(), received.data() + r * bytes, bytes);
+      for (size_t i = 0; i < piece; ++i) sum[i] += theirs[i];
+    }
+    std::memcpy(values + first, sum.data(), bytes);
+  }
+  return Status::OK();
+}
+
 void Engine::adopt_reverse_steps() {
   for (StepStats& step : reverse_->steps_) {
     step.reversed = true;

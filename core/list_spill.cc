@@ -18,7 +18,7 @@ uint64_t round_up(uint64_t x) { return (x + kAlignBytes - 1) / kAlignBytes * kAl
 
 }  // namespace
 
-Status ListSpill::create(const std::string& scratch_path) {
+Status ListSpill::create(const std::string& scratch_path, uint32_t first_vertex) {
   direct_ = true;
   SG_RETURN_IF_ERROR(File::create_unnamed(scratch_path, &file_, &direct_));
   pending_.allocate(kWriteBytes);
@@ -27,9 +27,22 @@ Status ListSpill::create(const std::string& scratch_path) {
   encoded_.clear();
   pending_bytes_ = 0;
   written_end_ = logical_bytes_ = bytes_read_ = bytes_written_ = 0;
-  next_vertex_ = 0;
+  next_vertex_ = first_vertex;
   finished_ = false;
   return Status::OK();
+}
+
+Status ListSpill::append_segment(const Segment& segment, const uint8_t* bytes) {
+  assert(file_.is_open() && !finished_);
+  if (!encoded_.empty()) SG_RETURN_IF_ERROR(close_segment());
+  if (checksum64(bytes, segment.bytes) != segment.checksum) return Status::Corruption("spilled lists received: segment checksum mismatch");
+  if (segment.begin < next_vertex_ || segment.end < segment.begin) return Status::Corruption("spilled lists received out of vertex order");
+  Segment copy = segment;
+  copy.offset = logical_bytes_;
+  segments_.push_back(copy);
+  logical_bytes_ += copy.bytes;
+  next_vertex_ = segment.end;
+  return write_out(bytes, segment.bytes);
 }
 
 Status ListSpill::append(uint32_t first, uint32_t count, const uint64_t* start, const uint64_t* values) {

@@ -35,12 +35,16 @@ class ListSpill {
     uint64_t checksum = 0;
   };
 
-  // An unnamed file near `scratch_path`, gone with the process.
-  Status create(const std::string& scratch_path);
+  // An unnamed file near `scratch_path`, gone with the process; the first
+  // list appended is vertex `first_vertex`'s.
+  Status create(const std::string& scratch_path, uint32_t first_vertex = 0);
   // Appends the lists of vertices [first, first + count), which follow the
   // vertices appended before: the i-th is values[start[i], start[i + 1]),
   // ascending.
   Status append(uint32_t first, uint32_t count, const uint64_t* start, const uint64_t* values);
+  // Appends a segment another spill wrote (its `bytes`, checked against its
+  // checksum), as it is: another rank's lists (distributed LCC).
+  Status append_segment(const Segment& segment, const uint8_t* bytes);
   // Writes what is buffered; no appends after.
   Status finish();
 
