@@ -464,7 +464,8 @@ nlohmann::json rank_json(const Engine& engine, double seconds) {
                      {"exchange_seconds", step.exchange_seconds},
                      {"active_vertices", step.active_vertices},
                      {"active_owned", step.active_owned},
-                     {"next_owned", step.next_owned}});
+                     {"next_owned", step.next_owned},
+                     {"sources_current", step.sources_current}});
   }
   return {{"rank", engine.communicator()->rank()},
           {"vertices_owned", engine.owned_end() - engine.owned_begin()},

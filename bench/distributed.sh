@@ -45,7 +45,10 @@ if "ranks" in s:
                 if r == k: continue
                 st = rs[r]["steps"][i]
                 words = (bounds[r + 1] + 63) // 64 - bounds[r] // 64
-                p += st["active_owned"] * source_bytes + min(4 * st["next_owned"], 8 * words)
+                # No source values when every mirror is current (an all-active
+                # share and no vertex map since: WCC's reversed step).
+                sent = 0 if st.get("sources_current") else st["active_owned"] * source_bytes
+                p += sent + min(4 * st["next_owned"], 8 * words)
             predicted.append(p)
         steps.append({"iteration": rs[0]["steps"][i]["iteration"], "active": rs[0]["steps"][i]["active_vertices"],
                       "received": [r["steps"][i]["bytes_received"] for r in rs], "predicted": predicted,

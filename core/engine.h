@@ -651,6 +651,7 @@ class Engine {
   // all-active share, and since then nothing that may write them: kSource
   // arrays change only in vertex maps); the next share sends nothing.
   bool mirrors_current_ = false;
+  bool sources_skipped_ = false;  // the last step's share sent nothing (StepStats::sources_current)
 };
 
 }  // namespace sg

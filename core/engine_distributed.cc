@@ -89,6 +89,7 @@ Status Engine::share_sources(const VertexSubset& frontier) {
       only_sources = only_sources && use == VertexUse::kSource;
     }
   });
+  sources_skipped_ = !arrays.empty() && mirrors_current_;
   if (arrays.empty() || mirrors_current_) return Status::OK();
   VertexSubset dense_copy;
   const VertexSubset* active = &frontier;
@@ -269,6 +270,7 @@ void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before
   step.exchange_seconds += now.wait_seconds - before.wait_seconds;
   step.active_owned = active_owned_;
   step.next_owned = next_owned_;
+  step.sources_current = sources_skipped_;
 }
 
 }  // namespace sg

@@ -56,6 +56,7 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
                    {"exchange_seconds", s.exchange_seconds},
                    {"active_owned", s.active_owned},
                    {"next_owned", s.next_owned},
+                   {"sources_current", s.sources_current},
                    {"active_vertices", s.active_vertices},
                    {"next_active_vertices", s.next_active_vertices},
                    {"intervals", s.intervals},

@@ -67,6 +67,7 @@ struct StepStats {
   double exchange_seconds = 0;
   uint64_t active_owned = 0;  // of the active sources, those this rank owns (sent their values)
   uint64_t next_owned = 0;    // of the next frontier, those this rank found
+  bool sources_current = false;  // every mirror already held its owner's value: none sent
 
   uint64_t bytes_read() const {
     uint64_t total = 0;
