@@ -154,19 +154,25 @@ Status check_part_arcs(const Graph& part, const PartRange& range, uint64_t expec
 // A part (or reverse part) is there, is the one the partition wrote, verifies
 // and holds `expected` arcs, all into its range.
 Status verify_part(const std::string& name, const std::string& graph_id, uint64_t vertices, const PartRange& range, uint64_t expected) {
-  std::error_code ec;
-  if (!fs::exists(name + "/manifest.json", ec)) return Status::InvalidArgument(name + ": missing (a partitioned graph needs every part)");
   Graph part;
-  SG_RETURN_IF_ERROR(Graph::open(name, &part));
-  if (part.manifest().graph_id != graph_id || part.num_vertices() != vertices) {
-    return Status::InvalidArgument(name + ": not the part this partition wrote (another graph's part?)");
-  }
+  SG_RETURN_IF_ERROR(open_part(name, graph_id, vertices, GraphOpenOptions{}, &part));
   VerifyReport report;
   SG_RETURN_IF_ERROR(verify_graph(part, &report));
   return check_part_arcs(part, range, expected, name);
 }
 
 }  // namespace
+
+Status open_part(const std::string& dir, const std::string& graph_id, uint64_t vertices, const GraphOpenOptions& options,
+                 Graph* graph) {
+  std::error_code ec;
+  if (!fs::exists(dir + "/manifest.json", ec)) return Status::InvalidArgument(dir + ": missing (a partitioned graph needs every part)");
+  SG_RETURN_IF_ERROR(Graph::open(dir, graph, options));
+  if (graph->manifest().graph_id != graph_id || graph->num_vertices() != vertices) {
+    return Status::InvalidArgument(dir + ": not the part this partition wrote (another graph's part?)");
+  }
+  return Status::OK();
+}
 
 bool is_partitioned(const std::string& dir) {
   std::error_code ec;

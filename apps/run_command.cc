@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -548,14 +547,6 @@ GraphOpenOptions run_open_options() {
   return open_options;
 }
 
-// Apps made of edge_map / vertex_map steps over owned vertices only.
-bool runs_distributed(const std::string& app) {
-  for (const char* name : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp", "kcore", "betweenness", "cdlp", "lcc", "triangles"}) {
-    if (app == name) return true;
-  }
-  return false;
-}
-
 // Apps with reversed steps (over the transposed graph): their ranks open the
 // reverse parts too, whose engine takes a share of the budget.
 bool takes_reversed_steps(const std::string& app) {
@@ -566,9 +557,6 @@ bool takes_reversed_steps(const std::string& app) {
 // its reverse part) and makes the engine one rank.
 Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
                  bool* has_reverse) {
-  if (!runs_distributed(o.app)) {
-    return Status::InvalidArgument("unknown app '" + o.app + "'");
-  }
   PartitionLayout layout;
   SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));
   const auto parts = static_cast<int>(layout.ranges.size());
@@ -577,27 +565,14 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
                                    " (this run has " + std::to_string(comm->size()) + (mpi_available() ? " ranks)" : " rank: this build has no MPI)"));
   }
   const auto k = static_cast<uint32_t>(comm->rank());
-  const std::string dir = part_dir(o.graph, k);
-  std::error_code ec;
-  if (!std::filesystem::exists(dir + "/manifest.json", ec)) return Status::InvalidArgument(dir + ": missing (a partitioned graph needs every part)");
-  SG_RETURN_IF_ERROR(Graph::open(dir, graph, run_open_options()));
-  if (graph->manifest().graph_id != layout.part_ids[k] || graph->num_vertices() != layout.num_vertices) {
-    return Status::InvalidArgument(dir + ": not the part this partition wrote (another graph's part?)");
-  }
+  SG_RETURN_IF_ERROR(open_part(part_dir(o.graph, k), layout.part_ids[k], layout.num_vertices, run_open_options(), graph));
   if (layout.undirected) graph->view_as_undirected();
   // The engine and the reverse engine share the budget: the reverse one
   // holds only its indexes, I/O windows and cache (a quarter, or its least).
   EngineOptions e = engine_options(o);
   *has_reverse = !layout.reverse_ids.empty() && graph->directed() && takes_reversed_steps(o.app);
   if (*has_reverse) {
-    const std::string reverse_dir = reverse_part_dir(o.graph, k);
-    if (!std::filesystem::exists(reverse_dir + "/manifest.json", ec)) {
-      return Status::InvalidArgument(reverse_dir + ": missing (a partitioned graph needs every part)");
-    }
-    SG_RETURN_IF_ERROR(Graph::open(reverse_dir, reverse_graph, run_open_options()));
-    if (reverse_graph->manifest().graph_id != layout.reverse_ids[k] || reverse_graph->num_vertices() != layout.num_vertices) {
-      return Status::InvalidArgument(reverse_dir + ": not the reverse part this partition wrote (another graph's part?)");
-    }
+    SG_RETURN_IF_ERROR(open_part(reverse_part_dir(o.graph, k), layout.reverse_ids[k], layout.num_vertices, run_open_options(), reverse_graph));
     EngineOptions r = e;
     const uint64_t reverse_least = Engine::minimum_memory_bytes(*reverse_graph);
     const uint64_t least = Engine::minimum_memory_bytes(*graph) + reverse_least;

@@ -242,15 +242,6 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
 Status Engine::max_out_degree_vertex(uint32_t* vertex) {
   uint32_t most = 0;
   *vertex = 0;
-  if (distributed()) {  // the whole graph's degrees, as a single-machine run
-    for (uint32_t v = 0; v < num_vertices(); ++v) {
-      if (global_out_degrees_[v] > most) {
-        most = global_out_degrees_[v];
-        *vertex = v;
-      }
-    }
-    return Status::OK();
-  }
   auto visit = [&](uint32_t first, const uint32_t* degrees, size_t count) {
     for (size_t i = 0; i < count; ++i) {
       if (degrees[i] > most) {
@@ -259,7 +250,8 @@ Status Engine::max_out_degree_vertex(uint32_t* vertex) {
       }
     }
   };
-  if (const uint32_t* degrees = planning_degrees(SpaceKind::kOut)) {
+  // Distributed: the whole graph's degrees, as a single-machine run picks.
+  if (const uint32_t* degrees = distributed() ? global_out_degrees_.data() : planning_degrees(SpaceKind::kOut)) {
     visit(0, degrees, num_vertices());
     return Status::OK();
   }

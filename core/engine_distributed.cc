@@ -202,7 +202,8 @@ Status Engine::share_members(VertexSubset* subset) {
 }
 
 Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
-  if (array->ranged()) SG_RETURN_IF_ERROR(array->map_for_reading());  // not made by a distributed engine; kept safe
+  // A rank's arrays are whole (Engine::allocate): a ranged one has no room to receive.
+  if (array->ranged()) return Status::InvalidArgument("a ranged vertex array cannot be gathered over the ranks");
   Communicator* comm = distribution_.communicator;
   const std::vector<uint32_t>& bounds = distribution_.bounds;
   auto* data = static_cast<uint8_t*>(array->data());

@@ -30,17 +30,19 @@ class MpiCommunicator : public Communicator {
     uint64_t total = 0;
     for (uint64_t c : *counts) total += c;
     all->resize(total);
-    // MPI counts are ints: rounds of at most kRoundBytes from each rank.
+    // MPI counts and displacements are ints: rounds in which every rank
+    // sends at most round_bytes, so a round's total fits an int too.
+    const uint64_t round_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(INT_MAX) / static_cast<uint64_t>(size_));
     std::vector<uint64_t> base(counts->size(), 0);
     for (size_t r = 1; r < counts->size(); ++r) base[r] = base[r - 1] + (*counts)[r - 1];
     const uint64_t largest = *std::max_element(counts->begin(), counts->end());
     std::vector<uint8_t> round_buffer;
     std::vector<int> round_counts(counts->size()), displacements(counts->size());
-    for (uint64_t offset = 0; offset < largest || (offset == 0 && largest == 0); offset += kRoundBytes) {
+    for (uint64_t offset = 0; offset < largest; offset += round_bytes) {
       int round_total = 0;
       for (size_t r = 0; r < counts->size(); ++r) {
         const uint64_t left = (*counts)[r] > offset ? (*counts)[r] - offset : 0;
-        round_counts[r] = static_cast<int>(std::min<uint64_t>(left, kRoundBytes));
+        round_counts[r] = static_cast<int>(std::min(left, round_bytes));
         displacements[r] = round_total;
         round_total += round_counts[r];
       }
@@ -52,7 +54,6 @@ class MpiCommunicator : public Communicator {
       for (size_t r = 0; r < counts->size(); ++r) {
         std::copy_n(round_buffer.data() + displacements[r], round_counts[r], all->data() + base[r] + offset);
       }
-      if (largest == 0) break;
     }
     ++counters_.collectives;
     counters_.bytes_sent += mine_bytes * static_cast<uint64_t>(size_ - 1);
@@ -67,7 +68,6 @@ class MpiCommunicator : public Communicator {
   }
 
  private:
-  static constexpr uint64_t kRoundBytes = uint64_t{1} << 30;
   static Status check(int code, const char* what) {
     if (code == MPI_SUCCESS) return Status::OK();
     char text[MPI_MAX_ERROR_STRING];
