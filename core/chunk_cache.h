@@ -32,12 +32,17 @@
 #include <vector>
 
 #include "core/window_graph.h"
+#include "scheduler/plan_view.h"
 #include "shards/format/chunk_format.h"
 
 namespace sg {
 
-class ChunkCache {
+class ChunkCache final : public ChunkHolder {
  public:
+  // What the planner sees (scheduler/plan_view.h).
+  bool holds(size_t space, uint32_t chunk) const override { return find(space, chunk) != nullptr; }
+  bool holds_decoded(size_t space, uint32_t chunk) const override { return is_decoded(space, chunk); }
+
   // `stored_bytes`: all chunks of all spaces, compressed.
   void reset(const std::vector<size_t>& chunks_per_space, uint64_t stored_bytes);
   const uint8_t* find(size_t space, uint32_t chunk) const { return chunks_[space][chunk].get(); }

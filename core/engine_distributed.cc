@@ -60,10 +60,34 @@ Status Engine::distribute(const Distribution& given, Engine* reverse) {
   File file;
   SG_RETURN_IF_ERROR(File::open_read(distribution.out_degree_path, &file));
   SG_RETURN_IF_ERROR(file.pread_all(global_out_degrees_.data(), n * sizeof(uint32_t), 0));
-  memory_used_ += n * sizeof(uint32_t);
+  budget_.hold(MemoryHolder::kMetadata, n * sizeof(uint32_t));
   distribution_ = distribution;
   reverse_ = reverse;
   shrink_cache();
+  return Status::OK();
+}
+
+Engine::DistributedStep Engine::begin_distributed_step(const VertexSubset& frontier, EdgeMapOptions* options) {
+  DistributedStep step;
+  step.before = distribution_.communicator->counters();
+  step.steps_before = log_.steps().size();
+  step.status = share_sources(frontier);
+  if (options->finish_range) {
+    mirrors_current_ = false;  // the callback may set source values
+    options->finish_range = [this, finish = options->finish_range](uint32_t begin, uint32_t end) {
+      begin = std::max(begin, distribution_.owned_begin);
+      end = std::min(end, distribution_.owned_end);
+      return begin < end ? finish(begin, end) : Status::OK();
+    };
+  }
+  if (options->reversed && !graph_->directed()) options->reversed = false;  // an undirected graph is its own transpose
+  return step;
+}
+
+Status Engine::end_distributed_step(const DistributedStep& step, Status status, VertexSubset* next) {
+  SG_RETURN_IF_ERROR(distribution_.communicator->agree(status));
+  SG_RETURN_IF_ERROR(share_members(next));
+  record_exchange(step.before, step.steps_before);
   return Status::OK();
 }
 
@@ -91,13 +115,8 @@ Status Engine::share_sources(const VertexSubset& frontier) {
   });
   sources_skipped_ = !arrays.empty() && mirrors_current_;
   if (arrays.empty() || mirrors_current_) return Status::OK();
-  VertexSubset dense_copy;
-  const VertexSubset* active = &frontier;
-  if (!frontier.is_dense()) {
-    dense_copy = frontier;
-    dense_copy.to_dense();
-    active = &dense_copy;
-  }
+  const DenseSubset dense(frontier);
+  const VertexSubset* active = &dense.get();
   const bool all = active->is_all();
   mirrors_current_ = all && only_sources;
   // Each rank's values, array by array, in vertex order of its active
@@ -159,11 +178,10 @@ Status Engine::share_members(VertexSubset* subset) {
     mine.push_back(static_cast<uint8_t>(MemberEncoding::kList));
     append(&mine, ids.data(), ids.size() * sizeof(uint32_t));
   } else {
-    VertexSubset dense = *subset;
-    dense.to_dense();
+    const DenseSubset dense(*subset);
     mine.push_back(static_cast<uint8_t>(MemberEncoding::kBitmap));
     append(&mine, &first_word, sizeof(first_word));
-    append(&mine, dense.bits().data() + first_word, (end_word - first_word) * sizeof(uint64_t));
+    append(&mine, dense.get().bits().data() + first_word, (end_word - first_word) * sizeof(uint64_t));
   }
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts;
@@ -254,18 +272,19 @@ Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
 }
 
 void Engine::adopt_reverse_steps() {
-  for (StepStats& step : reverse_->steps_) {
+  std::vector<StepStats>& theirs = reverse_->log_.steps();
+  for (StepStats& step : theirs) {
     step.reversed = true;
-    step.iteration = iteration_;
-    steps_.push_back(std::move(step));
+    step.iteration = log_.iteration();
+    log_.steps().push_back(std::move(step));
   }
-  reverse_->steps_.clear();
+  theirs.clear();
 }
 
 void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before) {
-  if (steps_.size() <= steps_before) return;  // the step planned nothing
+  if (log_.steps().size() <= steps_before) return;  // the step planned nothing
   const ExchangeCounters& now = distribution_.communicator->counters();
-  StepStats& step = steps_.back();
+  StepStats& step = log_.steps().back();
   step.bytes_sent += now.bytes_sent - before.bytes_sent;
   step.bytes_received += now.bytes_received - before.bytes_received;
   step.exchange_seconds += now.wait_seconds - before.wait_seconds;

@@ -6,16 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace sg {
+#include "scheduler/step_plan.h"
 
-// The planner's choice for one interval of a push step.
-struct IntervalDecision {
-  uint32_t interval = 0;
-  uint32_t block = 0;  // of a blocked space (2-D blocks), else 0
-  double full_seconds = 0;       // predicted: stream the interval's whole shard
-  double selective_seconds = 0;  // predicted: read only chunks holding active lists
-  bool selective = false;        // the choice
-};
+namespace sg {
 
 struct StepStats {
   int iteration = 0;

@@ -63,7 +63,7 @@ bool VertexResidency::any_ranged() const {
   return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.ranged; });
 }
 
-Status VertexResidency::place(uint64_t room, std::string* notes) {
+Status VertexResidency::place(uint64_t room, uint64_t range_reserve, std::string* notes) {
   std::vector<Entry*> pending;
   uint64_t total = 0;
   for (Entry& e : entries_) {
@@ -72,10 +72,7 @@ Status VertexResidency::place(uint64_t room, std::string* notes) {
     total += e.array->slab_count() * e.array->slab_bytes_;
   }
   std::stable_sort(pending.begin(), pending.end(), [](const Entry* a, const Entry* b) { return a->priority < b->priority; });
-  // When not everything fits whole, some room stays for loading ranges of
-  // the rest: a sixteenth (at least 8 MiB, at most a quarter). Range loads
-  // cost the same bytes whatever their size, so whole arrays are worth more.
-  if (total > room || any_ranged()) room -= std::min(room / 4, std::max<uint64_t>(room / 16, uint64_t{8} << 20));
+  if (total > room || any_ranged()) room -= std::min(room, range_reserve);
   for (Entry* e : pending) {
     RawVertexArray* a = e->array;
     e->placed = true;

@@ -85,8 +85,10 @@ class VertexResidency {
            uint64_t resident_bytes, int priority = -1);
   bool has_pending() const;
   // Places pending arrays: whole while `room` allows (by priority), ranged
-  // otherwise. Returns what it decided, one line per ranged array.
-  Status place(uint64_t room, std::string* notes);
+  // otherwise; when not all fit whole, `range_reserve` of the room stays
+  // for loading ranges (MemoryBudget::range_reserve). Returns what it
+  // decided, one line per ranged array.
+  Status place(uint64_t room, uint64_t range_reserve, std::string* notes);
 
   // Bytes a vertex costs in the ranged arrays used as `use` (kAny: all ranged arrays).
   uint64_t ranged_bytes_per_vertex(VertexUse use) const;

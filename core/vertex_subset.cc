@@ -108,12 +108,4 @@ void VertexSubset::add_all(const VertexSubset& other) {
   recount();
 }
 
-bool VertexSubset::any_in(uint32_t begin, uint32_t end) const {
-  if (begin >= end) return false;
-  for (size_t w = begin >> 6; w <= (size_t{end} - 1) >> 6; ++w) {
-    if (word_in(w, begin, end) != 0) return true;
-  }
-  return false;
-}
-
 }  // namespace sg

@@ -9,6 +9,8 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include "shards/util/bitmap.h"
+
 namespace sg {
 
 class VertexSubset {
@@ -26,7 +28,7 @@ class VertexSubset {
   bool is_dense() const { return dense_; }
 
   // Requires a dense subset.
-  bool contains(uint32_t v) const { return (bits_[v >> 6] >> (v & 63)) & 1; }
+  bool contains(uint32_t v) const { return bitmap_contains(bits_.data(), v); }
   void to_dense();
   void to_sparse();
   const std::vector<uint32_t>& list() const { return ids_; }  // requires sparse
@@ -53,18 +55,11 @@ class VertexSubset {
   }
 
   // Whether any vertex in [begin, end) is in the subset (dense).
-  bool any_in(uint32_t begin, uint32_t end) const;
+  bool any_in(uint32_t begin, uint32_t end) const { return bitmap_any_in(bits_.data(), begin, end); }
   // Calls f(v) for each member v in [begin, end), a word at a time (dense).
   template <typename F>
   void for_each_in(uint32_t begin, uint32_t end, F&& f) const {
-    if (begin >= end) return;
-    for (size_t w = begin >> 6; w <= (size_t{end} - 1) >> 6; ++w) {
-      uint64_t word = word_in(w, begin, end);
-      while (word != 0) {
-        f(static_cast<uint32_t>(w * 64 + static_cast<unsigned>(__builtin_ctzll(word))));
-        word &= word - 1;
-      }
-    }
+    bitmap_for_each_in(bits_.data(), begin, end, f);
   }
 
   template <typename F>
@@ -83,13 +78,6 @@ class VertexSubset {
   }
 
  private:
-  // Word w of the bitmap with the bits outside [begin, end) cleared.
-  uint64_t word_in(size_t w, uint32_t begin, uint32_t end) const {
-    uint64_t word = bits_[w];
-    if (w == begin >> 6) word &= ~uint64_t{0} << (begin & 63);
-    if (w == (size_t{end} - 1) >> 6 && (end & 63) != 0) word &= (uint64_t{1} << (end & 63)) - 1;
-    return word;
-  }
   uint32_t n_ = 0;
   uint64_t count_ = 0;
   bool dense_ = true;

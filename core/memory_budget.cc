@@ -1,0 +1,52 @@
+#include "core/memory_budget.h"
+
+#include <algorithm>
+
+namespace sg {
+
+uint64_t MemoryBudget::share(MemoryShare share) const {
+  switch (share) {
+    case MemoryShare::kIoBuffers: return std::max<uint64_t>(total_ / 16, uint64_t{1} << 20);
+    case MemoryShare::kWholeDegrees: return total_ / 16;
+    case MemoryShare::kReverseEngine: return total_ / 4;
+    case MemoryShare::kComponentCounts: return total_ / 4;
+    case MemoryShare::kCommunityCount: return total_ / 2;
+    case MemoryShare::kNeighbourBlock: return unheld() / 2;
+  }
+  return 0;
+}
+
+uint64_t MemoryBudget::range_reserve(uint64_t room) { return std::min(room / 4, std::max<uint64_t>(room / 16, uint64_t{8} << 20)); }
+
+void MemoryBudget::hold(MemoryHolder holder, uint64_t bytes) {
+  held_[static_cast<size_t>(holder)] += bytes;
+  note_peak();
+}
+
+void MemoryBudget::release(MemoryHolder holder, uint64_t bytes) {
+  uint64_t& held = held_[static_cast<size_t>(holder)];
+  held -= std::min(held, bytes);
+}
+
+uint64_t MemoryBudget::used() const {
+  uint64_t bytes = residency_ != nullptr ? residency_->resident_bytes() : 0;
+  for (uint64_t held : held_) bytes += held;
+  return bytes;
+}
+
+uint64_t MemoryBudget::range_room() const {
+  if (residency_ == nullptr || !residency_->any_ranged()) return 0;
+  const uint64_t least = residency_->ranged_bytes_per_vertex(VertexUse::kAny) * RawVertexArray::kSlabValues;
+  return std::max(least, unheld());
+}
+
+uint64_t MemoryBudget::cache_limit() const {
+  const uint64_t used_bytes = used() + range_room();
+  return used_bytes < total_ ? total_ - used_bytes : 0;
+}
+
+void MemoryBudget::note_peak(uint64_t extra) { peak_ = std::max(peak_, used() + extra); }
+
+uint64_t MemoryBudget::peak() const { return std::max(peak_, used()); }
+
+}  // namespace sg

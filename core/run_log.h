@@ -1,0 +1,54 @@
+// The record of a run on one engine: each step's statistics (run_stats.h),
+// the iterations' wall times, and the notices the run gave (a budget
+// exceeded, a preset used instead of a calibrated profile, ...).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "core/run_stats.h"
+#include "scheduler/step_plan.h"
+
+namespace sg {
+
+class RunLog {
+ public:
+  // `label` prefixes the progress line; `quiet`: notices are kept, not printed.
+  void open(std::string label, bool progress, bool quiet);
+
+  // A notice: kept for --stats and printed on stderr unless quiet.
+  void note(const std::string& text);
+  const std::string& notices() const { return notices_; }
+
+  // Marks the start of an iteration (steps are tagged with it, and its wall
+  // time runs until the next mark).
+  void set_iteration(int iteration);
+  int iteration() const { return iteration_; }
+  // Marks the end of the last iteration (the app returned).
+  void end_iterations() { iteration_starts_.push_back(std::chrono::steady_clock::now()); }
+  // Wall seconds of each iteration between the marks.
+  std::vector<double> iteration_seconds() const;
+
+  const std::vector<StepStats>& steps() const { return steps_; }
+  std::vector<StepStats>& steps() { return steps_; }
+  // Records a step (or a part of one, see merge_since) and reports it.
+  void add(StepStats step);
+  // The parts recorded since `first` merged into one step.
+  void merge_since(size_t first);
+  // The step's plan as a whole into `step`.
+  static void record_plan(const StepPlan& plan, StepStats* step);
+
+ private:
+  void report_progress(const StepStats& step) const;
+
+  std::string label_ = "run";
+  bool progress_ = false;
+  bool quiet_ = false;
+  int iteration_ = 0;
+  std::vector<std::chrono::steady_clock::time_point> iteration_starts_;
+  std::vector<StepStats> steps_;
+  std::string notices_;
+};
+
+}  // namespace sg
