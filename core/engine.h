@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ struct EngineOptions {
   bool cache = true;                 // keep chunks in the memory the budget leaves
   bool decoded_cache = true;         // and, with room to spare, decoded windows
   std::string scratch_dir;           // for file-backed vertex arrays; default: the graph directory
-  bool progress = false;             // one status line on stderr after each step
+  std::function<void(const std::string&)> progress;  // a status line after each step (null: none)
   bool quiet = false;                // notes only in notices(), not on stderr
   std::string label = "run";
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)

@@ -5,9 +5,9 @@
 
 namespace sg {
 
-void RunLog::open(std::string label, bool progress, bool quiet) {
+void RunLog::open(std::string label, std::function<void(const std::string&)> progress, bool quiet) {
   label_ = std::move(label);
-  progress_ = progress;
+  progress_ = std::move(progress);
   quiet_ = quiet;
 }
 
@@ -75,10 +75,11 @@ void RunLog::record_plan(const StepPlan& plan, StepStats* step) {
 
 void RunLog::report_progress(const StepStats& step) const {
   const RunTotals totals = sum_steps(steps_);
-  std::fprintf(stderr, "\r[%s] iteration %d  %s  active %llu  read %.1f MB  %.0f MB/s   ", label_.c_str(), step.iteration,
-               step.mode.c_str(), static_cast<unsigned long long>(step.active_vertices), static_cast<double>(totals.bytes_read) / 1e6,
-               step.seconds > 0 ? static_cast<double>(step.bytes_read()) / 1e6 / step.seconds : 0.0);
-  std::fflush(stderr);
+  char line[256];
+  std::snprintf(line, sizeof(line), "[%s] iteration %d  %s  active %llu  read %.1f MB  %.0f MB/s   ", label_.c_str(), step.iteration,
+                step.mode.c_str(), static_cast<unsigned long long>(step.active_vertices), static_cast<double>(totals.bytes_read) / 1e6,
+                step.seconds > 0 ? static_cast<double>(step.bytes_read()) / 1e6 / step.seconds : 0.0);
+  progress_(line);
 }
 
 }  // namespace sg

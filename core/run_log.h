@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,9 @@ namespace sg {
 
 class RunLog {
  public:
-  // `label` prefixes the progress line; `quiet`: notices are kept, not printed.
-  void open(std::string label, bool progress, bool quiet);
+  // `label` prefixes the progress line `progress` gets after each step
+  // (null: none); `quiet`: notices are kept, not printed.
+  void open(std::string label, std::function<void(const std::string&)> progress, bool quiet);
 
   // A notice: kept for --stats and printed on stderr unless quiet.
   void note(const std::string& text);
@@ -43,7 +45,7 @@ class RunLog {
   void report_progress(const StepStats& step) const;
 
   std::string label_ = "run";
-  bool progress_ = false;
+  std::function<void(const std::string&)> progress_;
   bool quiet_ = false;
   int iteration_ = 0;
   std::vector<std::chrono::steady_clock::time_point> iteration_starts_;

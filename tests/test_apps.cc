@@ -14,10 +14,10 @@
 #include <memory>
 #include <sstream>
 
-#include "apps/kernels.h"
-#include "apps/run_command.h"
+#include "apps/kernels/kernels.h"
+#include "shardgraph.h"
 #include "reference.h"
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -299,14 +299,14 @@ TEST_CASE("run writes original ids and stats and a corrupted chunk stops it nami
   o.chunk_bytes = 512;
   IngestSummary summary;
   REQUIRE(ingest_ordered(o, &summary).ok());
-  RunOptions r;
+  shardgraph::RunRequest r;
   r.app = "bfs";
   r.graph = dir / "g";
   r.source = 1;
   r.output = dir / "bfs.out";
   r.stats = dir / "bfs.json";
-  std::string text;
-  Status s = run_app(r, &text);
+  shardgraph::RunResult result;
+  Status s = shardgraph::run(r, &result);
   REQUIRE_MESSAGE(s.ok(), s.ToString());
   const std::string out = sgtest::read_text(dir / "bfs.out");
   CHECK(out.rfind("1 0\n2 ", 0) == 0);  // original ids, sorted; source at depth 0
@@ -321,7 +321,7 @@ TEST_CASE("run writes original ids and stats and a corrupted chunk stops it nami
     f.put('\x5a');
   }
   r.app = "pagerank";
-  s = run_app(r, &text);
+  s = shardgraph::run(r, &result);
   CHECK(s.code() == Status::Code::kCorruption);
   CHECK_MESSAGE(s.message().find("chunk 1 of in") != std::string::npos, s.message());
   CHECK(s.message().find("checksum mismatch") != std::string::npos);
@@ -609,14 +609,14 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
     IngestSummary summary;
     REQUIRE(ingest_ordered(o, &summary).ok());
     for (const std::string app : {"bfs", "wcc", "sssp", "pagerank"}) {
-      RunOptions r;
+      shardgraph::RunRequest r;
       r.app = app;
       r.graph = o.output;
       r.source = 7;
       r.parents = false;
       r.output = dir / (app + "-" + order + ".out");
-      std::string summary_text;
-      Status s = run_app(r, &summary_text);
+      shardgraph::RunResult result;
+      Status s = shardgraph::run(r, &result);
       REQUIRE_MESSAGE(s.ok(), s.ToString());
       const std::string out = sgtest::read_text(r.output);
       if (order == "none") {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "shards/format/verify.h"
 #include "test_util.h"
 

@@ -13,7 +13,7 @@
 
 #include "shards/format/graph.h"
 #include "shards/format/verify.h"
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "apps/generate.h"
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/generate.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "shards/ingest/edge_reader.h"
 #include "test_util.h"
 

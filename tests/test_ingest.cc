@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <map>
 
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "core/window_graph.h"
 #include "shards/ingest/chunk_encoder.h"
 #include "shards/format/verify.h"

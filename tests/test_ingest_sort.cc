@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "shards/format/verify.h"
 #include "shards/util/interrupt.h"
 #include "test_util.h"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "apps/partition.h"
+#include "apps/jobs/partition.h"
 #include "shards/format/graph.h"
 #include "test_util.h"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "scheduler/range_plan.h"
 #include "scheduler/step_planner.h"
 #include "test_util.h"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 #include "compression/bit_stream.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/bucket_router.h"

@@ -69,7 +69,7 @@ struct BucketRanges {
 class IngestJob {
  public:
   explicit IngestJob(const IngestOptions& options) : opt_(options), remap_(options.remap) {
-    progress_.set_terminal(options.progress);
+    progress_.set_sink(options.progress);
     progress_.set_hook(options.on_phase);
   }
   ~IngestJob() { cleanup(); }

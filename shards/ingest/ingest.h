@@ -77,7 +77,8 @@ struct IngestOptions {
   // both arcs of every edge (a self-loop once): a part of a partitioned
   // undirected graph, whose in- and out-spaces differ.
   bool symmetrize = false;
-  bool progress = false;  // a progress line on stderr (a terminal)
+  // A status line now and then ("ingest: route, 12.3 M edges, ..."; "" ends it); null: none.
+  std::function<void(const std::string&)> progress;
   // Called as each phase begins ("route", "sort", "commit"; ordered ingest
   // adds "order"): tests interrupt ingest there.
   std::function<void(const std::string& phase)> on_phase;

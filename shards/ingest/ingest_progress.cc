@@ -13,30 +13,32 @@ void IngestProgress::begin_phase(const std::string& name, uint64_t total_units) 
   phase_start_ = last_print_ = Clock::now();
   total_units_ = total_units;
   edges_ = 0;
-  if (terminal_) std::fprintf(stderr, "\r\x1b[Kingest: %s", name.c_str());
+  if (sink_) sink_("ingest: " + name);
   if (hook_) hook_(name);
 }
 
 void IngestProgress::advance(uint64_t edges, uint64_t units_done) {
   edges_ += edges;
-  if (!terminal_) return;
+  if (!sink_) return;
   const Clock::time_point now = Clock::now();
   if (now - last_print_ < std::chrono::milliseconds(250)) return;
   last_print_ = now;
   const double seconds = std::chrono::duration<double>(now - phase_start_).count();
   const double rate = seconds > 0 ? edges_ / seconds : 0;
-  std::fprintf(stderr, "\r\x1b[Kingest: %s, %.1f M edges, %.1f M edges/s", phases_.back().name.c_str(), edges_ / 1e6,
-               rate / 1e6);
-  if (total_units_ > 0 && units_done > 0 && units_done <= total_units_) {
+  char line[256];
+  int length = std::snprintf(line, sizeof(line), "ingest: %s, %.1f M edges, %.1f M edges/s", phases_.back().name.c_str(), edges_ / 1e6,
+                             rate / 1e6);
+  if (total_units_ > 0 && units_done > 0 && units_done <= total_units_ && length > 0 && static_cast<size_t>(length) < sizeof(line)) {
     const double eta = seconds * static_cast<double>(total_units_ - units_done) / static_cast<double>(units_done);
-    std::fprintf(stderr, ", %.0f%%, ETA %.0f s", 100.0 * units_done / total_units_, eta);
+    std::snprintf(line + length, sizeof(line) - static_cast<size_t>(length), ", %.0f%%, ETA %.0f s", 100.0 * units_done / total_units_, eta);
   }
+  sink_(line);
 }
 
 void IngestProgress::end() {
   if (!open_) return;
   open_ = false;
-  if (terminal_) std::fputs("\r\x1b[K", stderr);
+  if (sink_) sink_("");
   phases_.back().seconds = std::chrono::duration<double>(Clock::now() - phase_start_).count();
   phases_.back().peak_rss_bytes = peak_rss_bytes();
 }

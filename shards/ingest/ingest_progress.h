@@ -1,5 +1,5 @@
-// Ingest's progress line on a terminal (phase, edges/s, ETA) and the phase
-// times for its summary line.
+// Ingest's progress line (phase, edges/s, ETA), for a terminal or a
+// library caller, and the phase times for its summary line.
 #pragma once
 
 #include <chrono>
@@ -12,7 +12,8 @@ namespace sg {
 
 class IngestProgress {
  public:
-  void set_terminal(bool terminal) { terminal_ = terminal; }
+  // Gets the status line now and then ("" ends it); null: none.
+  void set_sink(std::function<void(const std::string&)> sink) { sink_ = std::move(sink); }
   void set_hook(std::function<void(const std::string&)> hook) { hook_ = std::move(hook); }
   // Ends the previous phase; `total_units` (e.g. input bytes) gives the ETA,
   // 0 if unknown.
@@ -33,7 +34,7 @@ class IngestProgress {
     uint64_t peak_rss_bytes = 0;  // VmHWM when the phase ended
     std::string details;          // ", spilled 0.91 GB"
   };
-  bool terminal_ = false;
+  std::function<void(const std::string&)> sink_;
   std::function<void(const std::string&)> hook_;
   bool open_ = false;
   std::vector<Phase> phases_;

@@ -1,4 +1,4 @@
-#include "apps/partition.h"
+#include "apps/jobs/partition.h"
 
 #include <unistd.h>
 

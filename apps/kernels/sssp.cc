@@ -5,7 +5,7 @@
 // allowed; a negative cycle reachable from the source is an error.
 #include <limits>
 
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 #include "core/replicated_array.h"
 

@@ -25,7 +25,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "shards/util/file_util.h"
 #include "shards/util/parallel.h"
 

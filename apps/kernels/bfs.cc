@@ -5,7 +5,7 @@
 // (they double the vertex state). The engine picks push
 // on small frontiers and pull on large ones (direction optimization,
 // Beamer et al. SC'12, through Ligra's |frontier edges| > |E|/20 rule).
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
 namespace sg {

@@ -1,4 +1,4 @@
-#include "apps/generate.h"
+#include "apps/jobs/generate.h"
 
 #include <zlib.h>
 

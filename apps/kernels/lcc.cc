@@ -28,8 +28,8 @@
 #include <cstring>
 #include <future>
 
-#include "apps/kernels.h"
-#include "apps/neighbour_blocks.h"
+#include "apps/kernels/kernels.h"
+#include "apps/kernels/neighbour_blocks.h"
 #include "core/list_spill.h"
 #include "shards/util/interrupt.h"
 #include "shards/util/parallel.h"

@@ -1,11 +1,11 @@
-#include "apps/ingest_ordered.h"
+#include "apps/jobs/ingest_ordered.h"
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "shards/format/remove_graph.h"
 #include "shards/ingest/vertex_order.h"
 #include "shards/util/file_util.h"

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
 namespace sg {

@@ -13,8 +13,8 @@
 // sorting them; a pass over all blocks reads each space once.
 #include <algorithm>
 
-#include "apps/kernels.h"
-#include "apps/neighbour_blocks.h"
+#include "apps/kernels/kernels.h"
+#include "apps/kernels/neighbour_blocks.h"
 #include "shards/util/parallel.h"
 
 namespace sg {

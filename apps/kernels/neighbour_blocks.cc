@@ -1,4 +1,4 @@
-#include "apps/neighbour_blocks.h"
+#include "apps/kernels/neighbour_blocks.h"
 
 #include <algorithm>
 

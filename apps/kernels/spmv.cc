@@ -3,7 +3,7 @@
 //   y = (A^T)^k x,  x = all ones,  k = --iterations (default 1)
 // so y[v] = sum over in-edges u -> v of w(u, v) * x[u]. Pull over the
 // in-space: each y[v] is written by one thread, in a fixed order.
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
 namespace sg {

@@ -7,7 +7,7 @@
 // The result is delta(v), the source's contribution to v's betweenness
 // (0 for the source and for unreachable vertices). Parallel arcs count as
 // distinct paths; self-loops never lie on a shortest path.
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
 namespace sg {

@@ -1,4 +1,4 @@
-#include "apps/graph_info.h"
+#include "apps/jobs/graph_info.h"
 
 #include <algorithm>
 #include <cstdio>

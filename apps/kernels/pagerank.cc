@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 #include "shards/util/parallel.h"
 

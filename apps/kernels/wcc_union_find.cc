@@ -8,7 +8,7 @@
 // of one space replaces a round of two scans per hop of the graph's
 // diameter; it needs the parent array (4 bytes a vertex) whole in memory,
 // so wcc() takes it only when that fits the budget.
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 
 #include <atomic>
 

@@ -7,7 +7,7 @@
 // is deterministic. The label of a component is its smallest vertex id.
 // This is the out-of-core path, for vertex state beyond the budget; when a
 // parent array fits, wcc_union_find.cc needs one scan instead.
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 #include "core/replicated_array.h"
 

@@ -8,7 +8,7 @@
 // engine picks push (few active vertices: selective reads) or pull (many).
 #include <cmath>
 
-#include "apps/kernels.h"
+#include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
 namespace sg {

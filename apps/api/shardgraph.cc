@@ -1,0 +1,327 @@
+// The library API over the jobs and the run layer: each call converts its
+// request, sets the caller's progress sink and stop poll for its duration,
+// and converts the result.
+#include "shardgraph.h"
+
+#include <tbb/global_control.h>
+
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "apps/jobs/generate.h"
+#include "apps/jobs/graph_info.h"
+#include "apps/jobs/ingest_ordered.h"
+#include "apps/jobs/partition.h"
+#include "apps/run/app_table.h"
+#include "apps/run/run_app.h"
+#include "scheduler/calibrate.h"
+#include "shards/format/graph.h"
+#include "shards/format/manifest.h"
+#include "shards/format/restripe.h"
+#include "shards/format/verify.h"
+#include "shards/ingest/edge_reader.h"
+#include "shards/ingest/leftovers.h"
+#include "shards/util/interrupt.h"
+#include "shards/util/process_memory.h"
+
+namespace shardgraph {
+
+using sg::Status;
+
+namespace {
+constexpr const char* kVersion = "0.5.0";  // the library API, the app table
+}  // namespace
+
+std::string version_line() {
+  return std::string("shardgraph ") + kVersion + " (writes format version " + std::to_string(sg::kFormatVersion) + ", codec " + sg::kCodecName +
+         "; reads versions " + std::to_string(sg::kOldestFormatVersion) + " to " + std::to_string(sg::kFormatVersion) + ")";
+}
+
+bool parse_size(const std::string& text, uint64_t* bytes) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || value < 0) return false;
+  std::string unit(ptr, end);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() == 3 && unit.substr(1) == "IB") unit.resize(1);
+  if (unit.size() == 2 && unit[1] == 'B') unit.resize(1);
+  double scale = 1;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K") scale = 1024.0;
+  else if (unit == "M") scale = 1024.0 * 1024;
+  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+  else return false;
+  const double result = std::round(value * scale);
+  if (result > 9.0e18) return false;
+  *bytes = static_cast<uint64_t>(result);
+  return true;
+}
+
+AutoMemory auto_memory() {
+  const sg::MemoryLimits limits = sg::memory_limits();
+  return AutoMemory{sg::auto_memory_budget(limits), limits.cgroup_limit_bytes, limits.available_bytes};
+}
+
+uint64_t peak_rss_bytes() { return sg::peak_rss_bytes(); }
+
+void install_interrupt_handlers() { sg::install_interrupt_handlers(); }
+
+Status generate_rmat(const RmatRequest& request) {
+  sg::RmatOptions o{request.scale, request.edge_factor, request.seed, request.weights};
+  const Status s = sg::generate_rmat(o, request.output);
+  if (!s.ok()) std::remove(request.output.c_str());  // never leave a truncated edge list behind
+  return s;
+}
+
+Status generate_grid(const GridRequest& request) {
+  sg::GridOptions o{request.rows, request.cols, request.seed, request.weights, request.shuffle};
+  const Status s = sg::generate_grid(o, request.output);
+  if (!s.ok()) std::remove(request.output.c_str());
+  return s;
+}
+
+Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks) {
+  sg::IngestOptions o;
+  o.input = request.input;
+  o.output = request.output;
+  o.format = request.format;
+  o.binary_weights = request.weights;
+  o.undirected = request.undirected;
+  o.drop_self_loops = request.drop_self_loops;
+  o.dedup = request.dedup;
+  o.remap = request.remap;
+  o.order = request.order;
+  o.memory_bytes = request.memory_bytes;
+  o.chunk_bytes = request.chunk_bytes;
+  o.intervals = request.intervals;
+  o.blocks = request.blocks;
+  o.devices = request.devices;
+  o.stripe_bytes = request.stripe_bytes;
+  o.progress = callbacks.progress;
+  const sg::ScopedStopPoll stop(callbacks.stop);
+  sg::IngestSummary summary;
+  SG_RETURN_IF_ERROR(sg::ingest_ordered(o, &summary));
+  *report = IngestReport{summary.num_vertices, summary.num_edges, summary.intervals, summary.stored_bytes, summary.sorted_runs,
+                         summary.seconds, summary.phases, summary.note};
+  return Status::OK();
+}
+
+Status graph_info(const std::string& dir, bool json, std::string* text) {
+  std::error_code ec;
+  if (!json && std::filesystem::exists(dir + "/partition.json", ec)) return sg::partition_info_text(dir, text);
+  sg::Graph graph;
+  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph));
+  *text = json ? sg::graph_info_json(graph) : sg::graph_info_text(graph);
+  return Status::OK();
+}
+
+Status verify(const std::string& dir, VerifyReport* report) {
+  *report = VerifyReport();
+  std::error_code ec;
+  if (std::filesystem::exists(dir + "/partition.json", ec)) {
+    report->opened = report->partitioned = true;
+    return sg::verify_partition(dir, &report->arcs);
+  }
+  sg::Graph graph;
+  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph));
+  report->opened = true;
+  sg::VerifyReport checked;
+  SG_RETURN_IF_ERROR(sg::verify_graph(graph, &checked));
+  report->chunks = checked.chunks;
+  report->arcs = checked.arcs;
+  report->bytes = checked.bytes;
+  return Status::OK();
+}
+
+Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, double* seconds) {
+  sg::PartitionOptions o;
+  o.graph = request.graph;
+  o.output = request.output;
+  o.parts = request.parts;
+  o.memory_bytes = request.memory_bytes;
+  o.part_devices = request.part_devices;
+  sg::PartitionSummary summary;
+  SG_RETURN_IF_ERROR(sg::partition_graph(o, &summary));
+  parts->clear();
+  for (const sg::PartRange& r : summary.parts) parts->push_back(PartInfo{r.begin, r.end, r.arcs});
+  *seconds = summary.seconds;
+  return Status::OK();
+}
+
+Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes, bool auto_stripe) {
+  sg::RestripeOptions o;
+  o.devices = devices;
+  o.stripe_bytes = stripe_bytes;
+  o.auto_stripe = auto_stripe;
+  return sg::restripe_graph(graph, o);
+}
+
+Status collect_garbage(const std::vector<std::string>& dirs, std::vector<std::string>* removed, uint64_t* bytes_freed) {
+  sg::LeftoverReport report;
+  for (const std::string& dir : dirs) SG_RETURN_IF_ERROR(sg::remove_leftovers(dir, &report));
+  *removed = report.removed;
+  *bytes_freed = report.bytes;
+  return Status::OK();
+}
+
+Status calibrate(const std::string& dir, uint64_t file_bytes, DeviceMeasurement* measurement) {
+  sg::CalibrateOptions o;
+  o.file_bytes = file_bytes;
+  sg::DeviceProfile profile;
+  SG_RETURN_IF_ERROR(sg::calibrate_device(dir, o, &profile));
+  *measurement = DeviceMeasurement();
+  measurement->sequential_bytes_per_second = profile.sequential_bytes_per_second;
+  measurement->queue_depth = o.queue_depth;
+  for (const sg::RequestCost& r : profile.random_reads) measurement->random_reads.push_back({r.bytes, r.seconds});
+  measurement->profile_path = dir + "/" + sg::kProfileFileName;
+  return Status::OK();
+}
+
+Status scan_input(const std::string& input, const std::string& format_name, int threads, std::string* json) {
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+  sg::InputFormat format;
+  SG_RETURN_IF_ERROR(sg::resolve_format(input, format_name, &format));
+  std::unique_ptr<sg::EdgeReader> reader;
+  SG_RETURN_IF_ERROR(sg::open_edge_reader(input, format, false, &reader));
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<sg::RawEdge> batch;
+  uint64_t arcs = 0, checksum = 0;
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader->next_batch(&batch, 1 << 16));
+    if (batch.empty()) break;
+    arcs += batch.size();
+    for (const sg::RawEdge& e : batch) checksum += e.src * 31 + e.dst;  // keeps the reads
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char line[1024];
+  std::snprintf(line, sizeof(line),
+                "{\"input\":\"%s\",\"format\":\"%s\",\"threads\":%d,\"arcs\":%llu,\"seconds\":%.4f,\"arcs_per_second\":%.0f,\"id_sum\":%llu}",
+                input.c_str(), sg::format_name(format), threads, static_cast<unsigned long long>(arcs), seconds,
+                static_cast<double>(arcs) / std::max(seconds, 1e-9), static_cast<unsigned long long>(checksum));
+  *json = line;
+  return Status::OK();
+}
+
+namespace {
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> names;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t comma = text.find(',', at);
+    names.push_back(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    at = comma == std::string::npos ? text.size() : comma + 1;
+  }
+  return names;
+}
+
+std::vector<std::string> option_names(uint32_t options) {
+  static const std::pair<uint32_t, const char*> kNames[] = {{sg::kSourceOption, "source"},     {sg::kIterationsOption, "iterations"},
+                                                            {sg::kToleranceOption, "tolerance"}, {sg::kUnitWeightsOption, "unit_weights"},
+                                                            {sg::kParentsOption, "parents"},   {sg::kTopOption, "top"}};
+  std::vector<std::string> names;
+  for (const auto& [bit, name] : kNames) {
+    if ((options & bit) != 0) names.push_back(name);
+  }
+  return names;
+}
+
+ValueType value_type(sg::ResultType type) {
+  switch (type) {
+    case sg::ResultType::kInt32: return ValueType::kInt32;
+    case sg::ResultType::kUint32: return ValueType::kUint32;
+    case sg::ResultType::kInt64: return ValueType::kInt64;
+    case sg::ResultType::kUint64: return ValueType::kUint64;
+    case sg::ResultType::kFloat32: return ValueType::kFloat32;
+    case sg::ResultType::kFloat64: return ValueType::kFloat64;
+  }
+  return ValueType::kFloat64;
+}
+
+Status run_options(const RunRequest& request, sg::RunOptions* o) {
+  if (!sg::parse_io_mode(request.io, &o->io_mode)) return Status::InvalidArgument("--io must be auto, full or selective");
+  if (!sg::parse_backend(request.io_backend, &o->backend)) return Status::InvalidArgument("--io-backend must be auto, uring or psync");
+  o->app = request.app;
+  o->graph = request.graph;
+  o->source = request.source;
+  o->iterations = request.iterations;
+  o->tolerance = request.tolerance;
+  o->threads = request.threads;
+  o->memory_bytes = request.memory_bytes;
+  o->device_class = request.device_class;
+  o->cache = request.cache;
+  o->decoded_cache = request.decoded_cache;
+  o->output = request.output;
+  o->graphalytics_output = request.graphalytics_output;
+  o->stats = request.stats;
+  o->collect = request.collect;
+  o->quiet = request.quiet;
+  o->unit_weights = request.unit_weights;
+  o->parents = request.parents;
+  o->top = request.top;
+  o->window_bytes = request.window_bytes;
+  o->scratch_dir = request.scratch_dir;
+  return Status::OK();
+}
+
+}  // namespace
+
+const std::vector<AppInfo>& apps() {
+  static const std::vector<AppInfo> infos = [] {
+    std::vector<AppInfo> list;
+    for (const sg::AppRow& row : sg::app_rows()) {
+      list.push_back(AppInfo{row.name, row.description, option_names(row.options), row.iterations, split_names(row.columns),
+                             row.needs_undirected, row.reversed_steps});
+    }
+    return list;
+  }();
+  return infos;
+}
+
+const AppInfo* find_app(const std::string& name) {
+  for (const AppInfo& info : apps()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+const char* value_type_name(ValueType type) {
+  switch (type) {
+    case ValueType::kInt32: return "int32";
+    case ValueType::kUint32: return "uint32";
+    case ValueType::kInt64: return "int64";
+    case ValueType::kUint64: return "uint64";
+    case ValueType::kFloat32: return "float32";
+    case ValueType::kFloat64: return "float64";
+  }
+  return "?";
+}
+
+Status run(const RunRequest& request, RunResult* result, const Callbacks& callbacks) {
+  *result = RunResult();
+  sg::RunOptions o;
+  SG_RETURN_IF_ERROR(run_options(request, &o));
+  o.progress = callbacks.progress;
+  const sg::ScopedStopPoll stop(callbacks.stop);
+  sg::RunOutput out;
+  const Status s = sg::run_app(o, &out);
+  result->summary = std::move(out.summary);
+  result->facts_json = std::move(out.facts_json);
+  result->stats_json = std::move(out.stats_json);
+  result->notices = std::move(out.notices);
+  result->ids = std::move(out.ids);
+  for (sg::CollectedColumn& c : out.columns) result->columns.push_back(ResultColumn{c.name, value_type(c.type), std::move(c.bytes)});
+  result->report_error = out.report_error;
+  return s;
+}
+
+}  // namespace shardgraph

@@ -1,0 +1,217 @@
+// The shardgraph library: what the command line does, as functions that
+// return errors as values (sg::Status). The CLI (apps/cli) is one front end
+// over it and the Python package another. Installed as <shardgraph.h>, with
+// the CMake package `shardgraph` (target shardgraph::shardgraph).
+//
+//   shardgraph::IngestRequest in;  in.input = "edges.txt.gz";  in.output = "g";
+//   shardgraph::IngestReport ingested;
+//   Status s = shardgraph::ingest(in, &ingested);
+//   shardgraph::RunRequest run;  run.app = "pagerank";  run.graph = "g";  run.collect = true;
+//   shardgraph::RunResult result;
+//   s = shardgraph::run(run, &result);  // result.ids[i] has result.columns[0] value i
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace shardgraph {
+
+using Status = sg::Status;
+
+// "shardgraph 0.5.0 (writes format version 2, codec ...; reads versions 1 to 2)".
+std::string version_line();
+
+// ---- Sizes and budgets
+
+// "64M", "2G", "512K", "4096", "1.5G" (binary units; optional "B"/"iB").
+bool parse_size(const std::string& text, uint64_t* bytes);
+// The budget `--memory auto` gives: 3/4 of the cgroup limit or of the
+// available memory, less 16 MiB (UINT64_MAX: no such limit).
+struct AutoMemory {
+  uint64_t budget_bytes = 0;
+  uint64_t cgroup_limit_bytes = UINT64_MAX;
+  uint64_t available_bytes = UINT64_MAX;
+};
+AutoMemory auto_memory();
+// Peak resident set of this process so far (VmHWM), in bytes.
+uint64_t peak_rss_bytes();
+
+// ---- Progress and stopping
+
+// Long work (ingest, runs) reports a one-line status now and then, and can
+// be stopped: `stop` is polled often, from any thread, and must be cheap
+// and thread-safe (e.g. read an atomic flag). A stopped call returns
+// Status::Interrupted and leaves nothing half-written; SIGINT/SIGTERM stop
+// it the same way once install_interrupt_handlers() ran.
+struct Callbacks {
+  std::function<void(const std::string& line)> progress;  // "" ends the line
+  std::function<bool()> stop;
+};
+void install_interrupt_handlers();
+
+// ---- Generators
+
+struct RmatRequest {
+  uint32_t scale = 16;  // 2^scale vertices
+  uint32_t edge_factor = 16;
+  uint64_t seed = 1;
+  bool weights = false;  // integer weights 1..255
+  std::string output;    // .gz = gzip text, .bin32 / .bin64 = binary, else text
+};
+Status generate_rmat(const RmatRequest& request);
+
+struct GridRequest {
+  uint32_t rows = 1000, cols = 1000;
+  uint64_t seed = 1;
+  bool weights = false;
+  bool shuffle = true;  // shuffle the ids (no free locality)
+  std::string output;
+};
+Status generate_grid(const GridRequest& request);
+
+// ---- Graphs
+
+struct IngestRequest {
+  std::string input;   // an edge list, a BVGraph basename, a Graphalytics .v/.e pair ...
+  std::string output;  // the graph directory to create (must not exist)
+  std::string format;  // snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics; "": from the name
+  bool weights = false;  // binary records carry a float32 weight
+  bool undirected = false;
+  bool drop_self_loops = false;
+  bool dedup = false;
+  bool remap = false;           // map sparse or 64-bit ids to dense ones
+  std::string order = "auto";   // auto | bfds | bfs | degree | none
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  uint32_t chunk_bytes = 256 * 1024;
+  uint32_t intervals = 0;  // 0: from the budget
+  uint32_t blocks = 0;     // 2-D blocks a space; 0: from |V| and the budget
+  std::vector<std::string> devices;  // device directories for edge data
+  uint64_t stripe_bytes = 0;         // 0: chosen from the space size
+};
+struct IngestReport {
+  uint64_t vertices = 0, edges = 0;
+  uint32_t intervals = 0;
+  uint64_t stored_bytes = 0;
+  uint64_t sort_batches = 0;
+  double seconds = 0;
+  std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."
+  std::string note;    // something the user should know (e.g. an order skipped)
+};
+Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks = {});
+
+// What `shardgraph info` prints, as text or as JSON (also for a partitioned graph, as text).
+Status graph_info(const std::string& graph, bool json, std::string* text);
+struct VerifyReport {
+  bool opened = false;  // the graph opened: an error after this is a failed check
+  bool partitioned = false;
+  uint64_t chunks = 0, arcs = 0, bytes = 0;
+};
+// Re-reads and checks every chunk (every part of a partitioned graph).
+Status verify(const std::string& graph, VerifyReport* report);
+
+struct PartitionRequest {
+  std::string graph, output;
+  uint32_t parts = 2;
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  std::vector<std::vector<std::string>> part_devices;  // [part]: device directories
+};
+struct PartInfo {
+  uint32_t begin = 0, end = 0;  // owned vertices
+  uint64_t arcs = 0;
+};
+Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, double* seconds);
+
+Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes, bool auto_stripe);
+// Removes what killed ingests left in `dirs`; returns the paths removed.
+Status collect_garbage(const std::vector<std::string>& dirs, std::vector<std::string>* removed, uint64_t* bytes_freed);
+
+// Measures a device directory for the cost model (written beside it).
+struct DeviceMeasurement {
+  double sequential_bytes_per_second = 0;
+  int queue_depth = 0;
+  struct Read {
+    uint64_t bytes = 0;
+    double seconds = 0;
+  };
+  std::vector<Read> random_reads;
+  std::string profile_path;
+};
+Status calibrate(const std::string& dir, uint64_t file_bytes, DeviceMeasurement* measurement);
+
+// Reads an input through its edge reader, discarding the arcs: how fast it
+// parses. One JSON object.
+Status scan_input(const std::string& input, const std::string& format, int threads, std::string* json);
+
+// ---- Runs
+
+struct AppInfo {
+  std::string name;
+  std::string description;
+  std::vector<std::string> options;  // the run options it reads besides the common ones
+  std::string iterations;            // what --iterations means for it ("" if nothing)
+  std::vector<std::string> columns;  // its per-vertex result columns
+  bool needs_undirected = false;
+  bool reversed_steps = false;       // steps over the transposed graph
+};
+// Every app, in the order the CLI lists them.
+const std::vector<AppInfo>& apps();
+const AppInfo* find_app(const std::string& name);
+
+struct RunRequest {
+  std::string app;
+  std::string graph;  // a graph directory, or a partitioned one (run under mpirun)
+  std::optional<uint64_t> source;  // original id; default: the vertex with most out-edges
+  int iterations = 0;              // 0: the app's default
+  double tolerance = 0;
+  int threads = 0;  // 0: all cores
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  std::string io = "auto";          // auto | full | selective
+  std::string io_backend = "auto";  // auto | uring | psync
+  std::string device_class = "hdd";  // preset for uncalibrated devices: hdd | ssd | nvme
+  bool cache = true;
+  bool decoded_cache = true;
+  bool unit_weights = false;  // sssp
+  bool parents = false;       // bfs: a parent column too
+  int top = 10;               // vertices the summary lists, where it lists any
+  std::string scratch_dir;    // file-backed vertex arrays; "": the graph directory if writable, else $TMPDIR
+  // Outputs.
+  std::string output;               // "id value..." lines, sorted by original id
+  bool graphalytics_output = false; // unreachable as 9223372036854775807 / infinity
+  std::string stats;                // per-step statistics as JSON
+  bool collect = false;             // typed columns into RunResult
+  bool quiet = false;               // notices only in RunResult::notices, not on stderr
+  uint64_t window_bytes = 0;        // tests: a small I/O window
+};
+
+enum class ValueType : uint8_t { kInt32, kUint32, kInt64, kUint64, kFloat32, kFloat64 };
+const char* value_type_name(ValueType type);  // "int32", ..., as NumPy names them
+
+struct ResultColumn {
+  std::string name;  // "rank", "depth", "parent", ...
+  ValueType type = ValueType::kFloat64;
+  std::vector<uint8_t> bytes;  // one value a vertex, in the order of RunResult::ids
+  template <typename T>
+  const T* values() const {
+    return reinterpret_cast<const T*>(bytes.data());
+  }
+};
+
+struct RunResult {
+  std::string summary;     // the lines the CLI prints
+  std::string facts_json;  // the app's own figures ({"iterations": 10}, ...)
+  std::string stats_json;  // what --stats writes
+  std::string notices;     // what the run noted (a preset profile used, arrays over the budget, ...), a line each
+  // With collect: every vertex's original id, in increasing order (in stored
+  // order when ordering them did not fit the budget), and the columns.
+  std::vector<uint64_t> ids;
+  std::vector<ResultColumn> columns;
+  bool report_error = true;  // false on MPI ranks that leave an agreed error to rank 0
+};
+Status run(const RunRequest& request, RunResult* result, const Callbacks& callbacks = {});
+
+}  // namespace shardgraph

@@ -1,0 +1,76 @@
+// The CLI's subcommands over the library API (apps/api/shardgraph.h): each
+// has its arguments, a function that adds it to the parser, and one that
+// runs it. Exit codes: 0 ok, 1 runtime error, 2 usage error; errors are one
+// line on stderr.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "shardgraph.h"
+
+namespace sgcli {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct GenerateArgs {
+  std::string kind;
+  shardgraph::RmatRequest rmat;
+  shardgraph::GridRequest grid;
+  bool no_shuffle = false;
+  const CLI::Option* scale = nullptr;
+  const CLI::Option* rows = nullptr;
+};
+CLI::App* add_generate(CLI::App& app, GenerateArgs& a);
+int run_generate(GenerateArgs& a);
+
+struct IngestArgs {
+  shardgraph::IngestRequest request;
+  std::string memory = "auto", chunk = "256K", stripe = "auto", blocks = "auto";
+};
+CLI::App* add_ingest(CLI::App& app, IngestArgs& a);
+int run_ingest(IngestArgs& a);
+
+struct RunArgs {
+  shardgraph::RunRequest request;
+  std::string memory = "auto", output_format = "plain";
+  bool no_cache = false, no_decoded_cache = false;
+  uint64_t source = 0;
+  const CLI::Option* source_option = nullptr;
+};
+CLI::App* add_run(CLI::App& app, RunArgs& a);
+int run_run(RunArgs& a);
+
+struct PartitionArgs {
+  shardgraph::PartitionRequest request;
+  std::string memory = "1G";
+  std::vector<std::string> devices;  // PART:DIR
+};
+CLI::App* add_partition(CLI::App& app, PartitionArgs& a);
+int run_partition(PartitionArgs& a);
+
+// The small ones: info, verify, scan, calibrate, restripe, gc.
+struct ToolArgs {
+  std::string info_dir, verify_dir, scan_input, scan_format, restripe_dir, restripe_stripe;
+  bool info_json = false;
+  int scan_threads = 0;
+  std::vector<std::string> calibrate_dirs, restripe_devices, gc_dirs;
+  std::string calibrate_bytes = "256M";
+  CLI::App *info = nullptr, *verify = nullptr, *scan = nullptr, *calibrate = nullptr, *restripe = nullptr, *gc = nullptr;
+};
+void add_tools(CLI::App& app, ToolArgs& a);
+// Runs the tool whose subcommand was given; false if none was.
+bool run_tool(ToolArgs& a, int* exit_code);
+
+int fail(const shardgraph::Status& status);
+uint64_t size_option(const std::string& name, const std::string& text);
+uint64_t memory_option(const std::string& text);
+
+}  // namespace sgcli

@@ -1,0 +1,118 @@
+// The CLI's smaller subcommands: info, verify, scan, calibrate, restripe, gc.
+#include <cstdio>
+
+#include "apps/cli/commands.h"
+
+namespace sgcli {
+namespace {
+
+using shardgraph::Status;
+
+int run_info(const ToolArgs& a) {
+  std::string text;
+  const Status s = shardgraph::graph_info(a.info_dir, a.info_json, &text);
+  if (!s.ok()) return fail(s);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+int run_verify(const ToolArgs& a) {
+  shardgraph::VerifyReport report;
+  const Status s = shardgraph::verify(a.verify_dir, &report);
+  if (!report.opened) return fail(s);
+  if (!s.ok()) {
+    std::fprintf(stderr, "shardgraph: verify failed: %s\n", s.message().c_str());
+    return kExitRuntime;
+  }
+  if (report.partitioned) {
+    std::printf("ok: partitioned graph, %llu arcs in its parts\n", static_cast<unsigned long long>(report.arcs));
+  } else {
+    std::printf("ok: %llu chunks, %llu arcs, %llu bytes checked\n", static_cast<unsigned long long>(report.chunks),
+                static_cast<unsigned long long>(report.arcs), static_cast<unsigned long long>(report.bytes));
+  }
+  return 0;
+}
+
+int run_scan(const ToolArgs& a) {
+  std::string json;
+  const Status s = shardgraph::scan_input(a.scan_input, a.scan_format, a.scan_threads, &json);
+  if (!s.ok()) return fail(s);
+  std::printf("%s\n", json.c_str());
+  return 0;
+}
+
+int run_calibrate(const ToolArgs& a) {
+  const uint64_t bytes = size_option("--bytes", a.calibrate_bytes);
+  if (bytes < (16 << 20)) throw UsageError("--bytes must be at least 16M");
+  for (const std::string& dir : a.calibrate_dirs) {
+    shardgraph::DeviceMeasurement m;
+    const Status s = shardgraph::calibrate(dir, bytes, &m);
+    if (!s.ok()) return fail(s);
+    std::printf("%s: sequential %.1f MB/s; random reads (queue depth %d):\n", dir.c_str(), m.sequential_bytes_per_second / 1e6, m.queue_depth);
+    std::printf("  %10s %12s %12s %10s\n", "bytes", "ms/request", "requests/s", "MB/s");
+    for (const auto& r : m.random_reads) {
+      std::printf("  %10llu %12.3f %12.1f %10.1f\n", static_cast<unsigned long long>(r.bytes), r.seconds * 1e3, 1.0 / r.seconds,
+                  static_cast<double>(r.bytes) / r.seconds / 1e6);
+    }
+    std::printf("  profile written to %s\n", m.profile_path.c_str());
+  }
+  return 0;
+}
+
+int run_restripe(const ToolArgs& a) {
+  const bool auto_stripe = a.restripe_stripe == "auto";
+  const uint64_t stripe = auto_stripe || a.restripe_stripe.empty() ? 0 : size_option("--stripe-bytes", a.restripe_stripe);
+  const Status s = shardgraph::restripe(a.restripe_dir, a.restripe_devices, stripe, auto_stripe);
+  if (!s.ok()) return fail(s);
+  std::printf("restriped %s onto %zu device(s)\n", a.restripe_dir.c_str(), std::max<size_t>(a.restripe_devices.size(), 1));
+  return 0;
+}
+
+int run_gc(const ToolArgs& a) {
+  std::vector<std::string> removed;
+  uint64_t bytes = 0;
+  const Status s = shardgraph::collect_garbage(a.gc_dirs, &removed, &bytes);
+  if (!s.ok()) return fail(s);
+  for (const std::string& path : removed) std::printf("removed %s\n", path.c_str());
+  std::printf("gc: %llu leftovers removed, %llu bytes freed\n", static_cast<unsigned long long>(removed.size()),
+              static_cast<unsigned long long>(bytes));
+  return 0;
+}
+
+}  // namespace
+
+void add_tools(CLI::App& app, ToolArgs& a) {
+  a.info = app.add_subcommand("info", "describe a graph");
+  a.info->add_option("graph", a.info_dir, "graph directory")->required();
+  a.info->add_flag("--json", a.info_json, "print JSON");
+  a.scan = app.add_subcommand("scan", "read an input edge list (any format) and report how fast it parses, as JSON");
+  a.scan->add_option("input", a.scan_input, "input, as for ingest")->required();
+  a.scan->add_option("--format", a.scan_format, "as for ingest");
+  a.scan->add_option("--threads", a.scan_threads, "decoding threads (default: all cores)")->check(CLI::Range(1, 1024));
+  a.verify = app.add_subcommand("verify", "re-read and check every chunk of a graph");
+  a.verify->add_option("graph", a.verify_dir, "graph directory")->required();
+  a.calibrate = app.add_subcommand("calibrate", "measure devices and store their profiles for the cost model");
+  a.calibrate->add_option("dirs", a.calibrate_dirs, "device directories")->required()->check(CLI::ExistingDirectory);
+  a.calibrate->add_option("--bytes", a.calibrate_bytes, "scratch file size per device")->capture_default_str();
+  a.restripe = app.add_subcommand("restripe", "rewrite a graph's edge data onto new devices / stripe depth");
+  a.restripe->add_option("graph", a.restripe_dir, "graph directory")->required();
+  a.restripe->add_option("--device", a.restripe_devices, "new device directory (repeatable; none = the graph directory)");
+  a.restripe->add_option("--stripe-bytes", a.restripe_stripe, "new stripe depth, or auto (default: keep)");
+  a.gc = app.add_subcommand("gc", "remove what killed ingests left behind (their process is gone)");
+  a.gc->add_option("dirs", a.gc_dirs, "directories to clean: a graph's parent directory, device directories")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+}
+
+bool run_tool(ToolArgs& a, int* exit_code) {
+  if (*a.info) *exit_code = run_info(a);
+  else if (*a.verify) *exit_code = run_verify(a);
+  else if (*a.scan) *exit_code = run_scan(a);
+  else if (*a.calibrate) *exit_code = run_calibrate(a);
+  else if (*a.restripe) *exit_code = run_restripe(a);
+  else if (*a.gc) *exit_code = run_gc(a);
+  else return false;
+  return true;
+}
+
+}  // namespace sgcli

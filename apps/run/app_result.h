@@ -1,0 +1,109 @@
+// What an app's run returns (app_table.h): a summary, its own figures, and
+// per-vertex result columns, each readable by stored vertex id as a typed
+// value and, for --output, as the text of the vertex's line. The arrays
+// behind them stay owned here until the results are written.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/vertex_array.h"
+#include "shards/format/graph.h"
+
+namespace sg {
+
+// Results that are not whole in memory are read after the kernel through
+// mappings of their files (Engine::finish_array, file-backed arrays): the
+// pages a pass reads stay mapped and VmHWM counts them (R-MAT 25's ranks,
+// 268 MB, took a run budgeted 176 MiB to 270 MiB). Passes over them drop
+// the pages every kDropVertices vertices, and there a stop request ends
+// the run (ResultsStopped, caught by the run: the passes have no Status of
+// their own to return).
+struct ResultsStopped {};
+
+class ResultPages {
+ public:
+  void add(const RawVertexArray& array) { arrays_.push_back(&array); }
+  // Called with the vertices visited so far; true when it dropped pages.
+  bool visited(uint64_t count) const;
+  void drop() const;
+
+ private:
+  static constexpr uint64_t kDropVertices = uint64_t{1} << 20;
+  std::vector<const RawVertexArray*> arrays_;
+};
+
+enum class ResultType : uint8_t { kInt32, kUint32, kInt64, kUint64, kFloat32, kFloat64 };
+size_t result_type_bytes(ResultType type);
+
+struct ResultColumn {
+  std::string name;
+  ResultType type = ResultType::kFloat64;
+  // Vertex v's value, written to `out` (result_type_bytes(type) bytes).
+  std::function<void(uint32_t v, void* out)> value;
+};
+
+class AppOutcome {
+ public:
+  // A vertex array the outcome owns (results and what formatting needs).
+  template <typename T>
+  VertexArray<T>* array() {
+    auto owned = std::make_shared<VertexArray<T>>();
+    owned_.push_back(owned);
+    return owned.get();
+  }
+  // A column reading `array` (T one of the result types).
+  template <typename T>
+  void add_column(const std::string& name, const VertexArray<T>* array);
+  void add_column(ResultColumn column) { columns.push_back(std::move(column)); }
+
+  std::string summary;   // the lines the CLI prints
+  nlohmann::json facts = nlohmann::json::object();  // {"iterations": 10}, ...
+  std::vector<ResultColumn> columns;
+  // --output's text after "id " for vertex v.
+  std::function<void(uint32_t v, char* buf, size_t size)> text;
+  ResultPages pages;  // the arrays passes over the results page through
+
+ private:
+  std::vector<std::shared_ptr<void>> owned_;
+};
+
+template <typename T>
+constexpr ResultType result_type_of() {
+  if constexpr (std::is_same_v<T, int32_t>) return ResultType::kInt32;
+  if constexpr (std::is_same_v<T, uint32_t>) return ResultType::kUint32;
+  if constexpr (std::is_same_v<T, int64_t>) return ResultType::kInt64;
+  if constexpr (std::is_same_v<T, uint64_t>) return ResultType::kUint64;
+  if constexpr (std::is_same_v<T, float>) return ResultType::kFloat32;
+  return ResultType::kFloat64;
+}
+
+template <typename T>
+void AppOutcome::add_column(const std::string& name, const VertexArray<T>* array) {
+  columns.push_back({name, result_type_of<T>(), [array](uint32_t v, void* out) { *static_cast<T*>(out) = (*array)[v]; }});
+}
+
+// The k largest values in one pass in vertex order (results may be paged
+// in from scratch files), as the summary lists them.
+Status top_values_text(const Graph& graph, const VertexArray<double>& values, const ResultPages& pages, int top, std::string* text);
+
+// Writes "id text" lines sorted by original id, or, when that order did not
+// fit the budget, in stored vertex order, which the summary then says.
+Status write_text_output(const std::string& path, const Graph& graph, const AppOutcome& outcome, std::string* summary);
+
+// Every vertex's original id and its values, in the order write_text_output
+// writes them.
+struct CollectedColumn {
+  std::string name;
+  ResultType type = ResultType::kFloat64;
+  std::vector<uint8_t> bytes;
+};
+void collect_columns(const Graph& graph, const AppOutcome& outcome, std::vector<uint64_t>* ids,
+                     std::vector<CollectedColumn>* columns);
+
+}  // namespace sg

@@ -1,0 +1,291 @@
+#include "apps/run/run_app.h"
+
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "apps/jobs/partition.h"
+#include "apps/run/app_table.h"
+#include "shards/util/process_memory.h"
+
+namespace sg {
+namespace {
+
+// Per device over the whole run: bytes, requests, busy time, achieved MB/s.
+nlohmann::json device_json(const Engine& engine) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (size_t d = 0; d < engine.device_count(); ++d) {
+    const DeviceCounters& c = engine.device_counters(d);
+    const double busy = static_cast<double>(c.busy_ns.load()) * 1e-9;
+    devices.push_back({{"device", engine.graph().manifest().devices[d]},
+                       {"bytes", c.bytes.load()},
+                       {"requests", c.requests.load()},
+                       {"busy_seconds", busy},
+                       {"mb_per_s", busy > 0 ? static_cast<double>(c.bytes.load()) / busy / 1e6 : 0.0}});
+  }
+  return devices;
+}
+
+nlohmann::json totals_json(const Engine& engine, double seconds) {
+  const RunTotals totals = sum_steps(engine.steps());
+  return {{"seconds", seconds},
+          {"bytes_read", totals.bytes_read},
+          {"requests", totals.requests},
+          {"io_wait_seconds", totals.io_wait_seconds}};
+}
+
+// What --stats writes: the run's settings, totals, devices and steps.
+std::string stats_json(const RunOptions& o, const Engine& engine, double seconds, const nlohmann::json& facts, const nlohmann::json& ranks) {
+  nlohmann::json j{{"app", o.app},
+                   {"graph", o.graph},
+                   {"vertices", engine.num_vertices()},
+                   {"edges", engine.graph().manifest().num_edges},
+                   {"io_backend", backend_name(engine.backend())},
+                   {"io_mode", io_mode_name(o.io_mode)},
+                   {"cache_bytes", engine.cache_bytes()},
+                   {"decoded_cache_bytes", engine.decoded_cache_bytes()},
+                   {"cache_evictions", engine.cache_evictions()},
+                   {"threads", o.threads},
+                   {"memory_bytes", o.memory_bytes},
+                   {"memory_planned_bytes", engine.peak_memory_used()},
+                   {"vertex_bytes_loaded", engine.vertex_bytes_loaded()},
+                   {"vertex_bytes_written", engine.vertex_bytes_written()},
+                   {"scratch_bytes_read", engine.scratch_bytes_read()},
+                   {"scratch_bytes_written", engine.scratch_bytes_written()},
+                   {"peak_rss_bytes", peak_rss_bytes()}};
+  j.update(totals_json(engine, seconds));
+  j["notices"] = engine.notices();
+  j["devices"] = device_json(engine);
+  j["result"] = facts;
+  j["iteration_seconds"] = engine.iteration_seconds();
+  j["steps"] = nlohmann::json::parse(steps_to_json(engine.steps()));
+  if (!ranks.is_null()) j["ranks"] = ranks;
+  return j.dump(1) + "\n";
+}
+
+Status write_stats(const std::string& path, const std::string& text) {
+  std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"), &std::fclose);
+  if (!out || std::fwrite(text.data(), 1, text.size(), out.get()) != text.size()) return Status::IOError(path + ": cannot write stats");
+  return Status::OK();
+}
+
+// The summary's last line.
+std::string run_line(const Engine& engine, double seconds) {
+  const RunTotals totals = sum_steps(engine.steps());
+  char line[256];
+  std::snprintf(line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n", seconds,
+                static_cast<unsigned long long>(totals.bytes_read), static_cast<unsigned long long>(totals.requests),
+                backend_name(engine.backend()), totals.io_wait_seconds, static_cast<unsigned long long>(peak_rss_bytes() / 1024));
+  return line;
+}
+
+// One summary line per rank.
+std::string rank_lines(const nlohmann::json& ranks) {
+  std::string text;
+  char line[256];
+  for (const nlohmann::json& r : ranks) {
+    std::snprintf(line, sizeof(line), "rank %d: %.3f s, %llu bytes read, %llu sent, %llu received, exchange %.3f s\n", r["rank"].get<int>(),
+                  r["seconds"].get<double>(), static_cast<unsigned long long>(r["bytes_read"].get<uint64_t>()),
+                  static_cast<unsigned long long>(r["bytes_sent"].get<uint64_t>()),
+                  static_cast<unsigned long long>(r["bytes_received"].get<uint64_t>()), r["exchange_seconds"].get<double>());
+    text += line;
+  }
+  return text;
+}
+
+// What a rank did, for --stats and the summary (docs/scale-out.md).
+nlohmann::json rank_json(const Engine& engine, double seconds) {
+  const RunTotals totals = sum_steps(engine.steps());
+  const ExchangeCounters& c = engine.communicator()->counters();
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepStats& step : engine.steps()) {
+    steps.push_back({{"iteration", step.iteration},
+                     {"bytes_read", step.bytes_read()},
+                     {"bytes_sent", step.bytes_sent},
+                     {"bytes_received", step.bytes_received},
+                     {"exchange_seconds", step.exchange_seconds},
+                     {"active_vertices", step.active_vertices},
+                     {"active_owned", step.active_owned},
+                     {"next_owned", step.next_owned},
+                     {"sources_current", step.sources_current}});
+  }
+  return {{"rank", engine.communicator()->rank()},
+          {"vertices_owned", engine.owned_end() - engine.owned_begin()},
+          {"arcs", engine.graph().manifest().num_edges},
+          {"seconds", seconds},
+          {"bytes_read", totals.bytes_read},
+          {"io_wait_seconds", totals.io_wait_seconds},
+          {"bytes_sent", c.bytes_sent},
+          {"bytes_received", c.bytes_received},
+          {"collectives", c.collectives},
+          {"exchange_seconds", c.wait_seconds},
+          {"peak_rss_bytes", peak_rss_bytes()},
+          {"steps", steps}};
+}
+
+// Every rank's rank_json, in rank order (a collective).
+Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks) {
+  const std::string mine = rank_json(engine, seconds).dump();
+  std::vector<uint8_t> all;
+  std::vector<uint64_t> counts;
+  SG_RETURN_IF_ERROR(engine.communicator()->all_gather({reinterpret_cast<const uint8_t*>(mine.data()), mine.size()}, &all, &counts));
+  *ranks = nlohmann::json::array();
+  uint64_t at = 0;
+  for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
+    ranks->push_back(nlohmann::json::parse(std::string(reinterpret_cast<const char*>(all.data() + at), counts[r])));
+  }
+  return Status::OK();
+}
+
+// The row's run on an opened engine, then the results, the summary and --stats.
+Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::chrono::steady_clock::time_point start, bool writes_files,
+                  RunOutput* out) {
+  AppOptions options;
+  options.source = o.source;
+  options.iterations = o.iterations;
+  options.tolerance = o.tolerance;
+  options.unit_weights = o.unit_weights;
+  options.needs_ids = writes_files && (!o.output.empty() || o.collect);
+  // Only results show parents; every rank computes them (finishing them is collective).
+  options.parents = o.parents && (!o.output.empty() || o.collect);
+  options.graphalytics_output = o.graphalytics_output;
+  options.top = o.top;
+  AppOutcome outcome;
+  AppRun run(engine, options, &outcome);
+  try {
+    SG_RETURN_IF_ERROR(row.run(run));
+    if (writes_files && !o.output.empty()) SG_RETURN_IF_ERROR(write_text_output(o.output, engine->graph(), outcome, &outcome.summary));
+    if (writes_files && o.collect) collect_columns(engine->graph(), outcome, &out->ids, &out->columns);
+  } catch (const ResultsStopped&) {
+    return Status::Interrupted("run stopped by a signal");
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (o.progress) o.progress("");
+  out->summary = outcome.summary + run_line(*engine, seconds);
+  out->facts_json = outcome.facts.dump();
+  out->notices = engine->notices();
+  nlohmann::json ranks;
+  if (engine->distributed()) {
+    SG_RETURN_IF_ERROR(gather_ranks(*engine, seconds, &ranks));
+    out->summary += rank_lines(ranks);
+  }
+  if (!writes_files) return Status::OK();
+  out->stats_json = stats_json(o, *engine, seconds, outcome.facts, ranks);
+  return o.stats.empty() ? Status::OK() : write_stats(o.stats, out->stats_json);
+}
+
+EngineOptions engine_options(const RunOptions& o) {
+  EngineOptions e;
+  e.memory_bytes = o.memory_bytes;
+  e.backend = o.backend;
+  e.io_mode = o.io_mode;
+  e.device_class = o.device_class;
+  e.cache = o.cache;
+  e.decoded_cache = o.decoded_cache;
+  e.progress = o.progress;
+  e.quiet = o.quiet;
+  e.scratch_dir = o.scratch_dir;
+  e.label = o.app;
+  e.window_bytes = o.window_bytes;
+  return e;
+}
+
+GraphOpenOptions run_open_options() {
+  GraphOpenOptions open_options;
+  open_options.id_map = false;   // loaded after the kernel (finish_app)
+  open_options.degrees = false;  // the engine reads them, whole or by range (vertex_residency.h)
+  return open_options;
+}
+
+// Rank k of a distributed run: opens part k of the partitioned graph (and
+// its reverse part) and makes the engine one rank.
+Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
+                 bool* has_reverse) {
+  PartitionLayout layout;
+  SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));
+  const auto parts = static_cast<int>(layout.ranges.size());
+  if (comm->size() != parts) {
+    return Status::InvalidArgument(o.graph + " has " + std::to_string(parts) + " parts: run it with mpirun -np " + std::to_string(parts) +
+                                   " (this run has " + std::to_string(comm->size()) + (mpi_available() ? " ranks)" : " rank: this build has no MPI)"));
+  }
+  const auto k = static_cast<uint32_t>(comm->rank());
+  SG_RETURN_IF_ERROR(open_part(part_dir(o.graph, k), layout.part_ids[k], layout.num_vertices, run_open_options(), graph));
+  if (layout.undirected) graph->view_as_undirected();
+  // The engine and the reverse engine share the budget: the reverse one
+  // holds only its indexes, I/O windows and cache (a quarter, or its least).
+  EngineOptions e = engine_options(o);
+  *has_reverse = !layout.reverse_ids.empty() && graph->directed() && find_app_row(o.app)->reversed_steps;
+  if (*has_reverse) {
+    SG_RETURN_IF_ERROR(open_part(reverse_part_dir(o.graph, k), layout.reverse_ids[k], layout.num_vertices, run_open_options(), reverse_graph));
+    EngineOptions r = e;
+    const uint64_t reverse_least = Engine::minimum_memory_bytes(*reverse_graph);
+    const uint64_t least = Engine::minimum_memory_bytes(*graph) + reverse_least;
+    if (e.memory_bytes < least) {
+      const std::string mib = std::to_string((least + (1 << 20) - 1) >> 20);
+      return Status::InvalidArgument("--memory is below the " + mib + " MiB a rank of " + o.app +
+                                     " needs (its part's and its reverse part's chunk indexes, frontiers and I/O windows); use --memory " + mib + "M or more");
+    }
+    r.memory_bytes = std::max(MemoryBudget(e.memory_bytes).share(MemoryShare::kReverseEngine), reverse_least);
+    r.progress = nullptr;
+    r.label = o.app + ".reverse";
+    e.memory_bytes -= r.memory_bytes;
+    SG_RETURN_IF_ERROR(reverse_engine->open(*reverse_graph, r));
+  }
+  SG_RETURN_IF_ERROR(engine->open(*graph, e));
+  Distribution distribution;
+  distribution.communicator = comm;
+  for (const PartRange& range : layout.ranges) distribution.bounds.push_back(range.begin);
+  distribution.bounds.push_back(static_cast<uint32_t>(layout.num_vertices));
+  distribution.out_degree_path = partition_out_degree_path(o.graph);
+  distribution.out_degree_checksum = layout.out_degree_checksum;
+  return engine->distribute(distribution, *has_reverse ? reverse_engine : nullptr);
+}
+
+// A distributed run's rank (docs/scale-out.md). Errors every rank agreed on
+// are reported by rank 0; one rank's own error ends the whole job (the
+// others may be waiting for it in a collective).
+Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_clock::time_point start, RunOutput* out) {
+  struct Finalize {
+    ~Finalize() { mpi_finalize(); }
+  } finalize;  // after the communicator is gone
+  std::string error;
+  std::unique_ptr<Communicator> comm = mpi_available() ? mpi_communicator(&error) : local_communicator();
+  if (comm == nullptr) return Status::InvalidArgument(error);
+  Graph graph, reverse_graph;
+  Engine engine, reverse_engine;
+  bool has_reverse = false;
+  Status s = comm->agree(open_rank(o, comm.get(), &graph, &engine, &reverse_graph, &reverse_engine, &has_reverse));
+  if (s.ok()) s = run_opened(o, row, &engine, start, comm->rank() == 0, out);
+  if (!s.ok() && !comm->agreed_failure()) {
+    std::fprintf(stderr, "shardgraph: error: rank %d: %s (ending the job)\n", comm->rank(), s.message().c_str());
+    comm->abort(1);
+  }
+  if (comm->rank() != 0) out->summary.clear();
+  out->report_error = comm->rank() == 0;
+  return s;
+}
+
+}  // namespace
+
+Status run_app(const RunOptions& o, RunOutput* out) {
+  *out = RunOutput();
+  const AppRow* row = find_app_row(o.app);
+  if (row == nullptr) return Status::InvalidArgument("unknown app '" + o.app + "' (" + app_names(", ") + ")");
+  std::unique_ptr<tbb::global_control> threads;
+  if (o.threads > 0) {
+    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(o.threads));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (is_partitioned(o.graph)) return run_rank(o, *row, start, out);
+  Graph graph;
+  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, run_open_options()));
+  Engine engine;
+  SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));
+  return run_opened(o, *row, &engine, start, true, out);
+}
+
+}  // namespace sg

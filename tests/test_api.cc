@@ -1,0 +1,200 @@
+// The library API (apps/api/shardgraph.h), as a program outside the CLI
+// uses it: generate, ingest, run every app with typed columns, progress
+// and stop callbacks, errors as values.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "shardgraph.h"
+#include "test_util.h"
+
+namespace {
+
+using shardgraph::Status;
+
+// The text --output writes for one value of a column.
+std::string column_text(const shardgraph::ResultColumn& c, size_t i) {
+  char buf[64];
+  switch (c.type) {
+    case shardgraph::ValueType::kInt32: std::snprintf(buf, sizeof(buf), "%d", c.values<int32_t>()[i]); break;
+    case shardgraph::ValueType::kUint32: std::snprintf(buf, sizeof(buf), "%u", c.values<uint32_t>()[i]); break;
+    case shardgraph::ValueType::kInt64: std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(c.values<int64_t>()[i])); break;
+    case shardgraph::ValueType::kUint64:
+      std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(c.values<uint64_t>()[i]));
+      break;
+    case shardgraph::ValueType::kFloat32: std::snprintf(buf, sizeof(buf), "%.9g", c.values<float>()[i]); break;
+    case shardgraph::ValueType::kFloat64: std::snprintf(buf, sizeof(buf), "%.17g", c.values<double>()[i]); break;
+  }
+  return buf;
+}
+
+// "id v1 [v2]" lines of an --output file, by id.
+std::map<uint64_t, std::vector<std::string>> output_lines(const std::string& path) {
+  std::map<uint64_t, std::vector<std::string>> lines;
+  std::istringstream in(sgtest::read_text(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    uint64_t id = 0;
+    fields >> id;
+    std::string value;
+    while (fields >> value) lines[id].push_back(value);
+  }
+  return lines;
+}
+
+// Whether `text` (as --output prints it) and the typed value agree.
+bool same_value(const std::string& text, const std::string& typed) {
+  if (text == typed) return true;
+  if (text == "inf" && typed == "inf") return true;
+  char* end = nullptr;
+  const double a = std::strtod(text.c_str(), &end), b = std::strtod(typed.c_str(), nullptr);
+  return *end == '\0' && std::abs(a - b) <= 1e-8 * std::max(1.0, std::abs(a));
+}
+
+}  // namespace
+
+TEST_CASE("api: the app table lists every app with its options and columns") {
+  const auto& apps = shardgraph::apps();
+  REQUIRE(apps.size() == 11);
+  CHECK(apps.front().name == "pagerank");
+  const shardgraph::AppInfo* bfs = shardgraph::find_app("bfs");
+  REQUIRE(bfs != nullptr);
+  CHECK(bfs->columns == std::vector<std::string>{"depth", "parent"});
+  CHECK(std::find(bfs->options.begin(), bfs->options.end(), "source") != bfs->options.end());
+  CHECK(shardgraph::find_app("wcc")->reversed_steps);
+  CHECK(shardgraph::find_app("triangles")->needs_undirected);
+  CHECK_FALSE(shardgraph::find_app("pagerank")->iterations.empty());
+  CHECK(shardgraph::find_app("nosuch") == nullptr);
+}
+
+TEST_CASE("api: every app's collected columns equal its --output, keyed by original (sparse) ids") {
+  sgtest::TempDir dir;
+  // Sparse ids (x 1000 + 7): ingested with remap, results keep them.
+  std::string text;
+  uint64_t state = 11;
+  for (int i = 0; i < 3000; ++i) {
+    const uint64_t a = sgtest::next_random(&state) % 400, b = sgtest::next_random(&state) % 400;
+    text += std::to_string(a * 1000 + 7) + " " + std::to_string(b * 1000 + 7) + "\n";
+  }
+  sgtest::write_text(dir / "e.txt", text);
+  for (const bool undirected : {false, true}) {
+    shardgraph::IngestRequest in;
+    in.input = dir / "e.txt";
+    in.output = dir / (undirected ? "u" : "d");
+    in.remap = true;
+    in.undirected = undirected;
+    in.chunk_bytes = 512;
+    in.memory_bytes = 64 << 20;
+    shardgraph::IngestReport report;
+    REQUIRE(shardgraph::ingest(in, &report).ok());
+    CHECK(report.edges > 0);
+    for (const shardgraph::AppInfo& app : shardgraph::apps()) {
+      if (app.needs_undirected && !undirected) continue;
+      CAPTURE(app.name);
+      CAPTURE(undirected);
+      shardgraph::RunRequest r;
+      r.app = app.name;
+      r.graph = in.output;
+      r.memory_bytes = 64 << 20;
+      r.output = dir / "out.txt";
+      r.collect = true;
+      r.parents = true;
+      r.unit_weights = true;
+      r.threads = 1;
+      r.quiet = true;
+      shardgraph::RunResult result;
+      const Status s = shardgraph::run(r, &result);
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+      CHECK_FALSE(result.summary.empty());
+      CHECK(result.notices.find("no calibrated profile") != std::string::npos);
+      CHECK(result.stats_json.find("\"steps\"") != std::string::npos);
+      const auto lines = output_lines(r.output);
+      REQUIRE(result.ids.size() == lines.size());
+      REQUIRE(result.columns.size() == (app.name == "bfs" ? 2u : 1u));
+      CHECK(result.columns[0].name == app.columns[0]);
+      for (size_t i = 0; i < result.ids.size(); ++i) {
+        REQUIRE(result.ids[i] % 1000 == 7);
+        if (i > 0) REQUIRE(result.ids[i] > result.ids[i - 1]);
+        const auto& fields = lines.at(result.ids[i]);
+        REQUIRE(fields.size() == result.columns.size());
+        for (size_t c = 0; c < fields.size(); ++c) REQUIRE_MESSAGE(same_value(fields[c], column_text(result.columns[c], i)), fields[c]);
+      }
+    }
+  }
+}
+
+TEST_CASE("api: progress lines arrive, and a stop request ends a run with nothing written") {
+  sgtest::TempDir dir;
+  shardgraph::RmatRequest rmat;
+  rmat.scale = 12;
+  rmat.output = dir / "r.bin32";
+  REQUIRE(shardgraph::generate_rmat(rmat).ok());
+  shardgraph::IngestRequest in;
+  in.input = rmat.output;
+  in.output = dir / "g";
+  in.memory_bytes = 64 << 20;
+  std::vector<std::string> ingest_lines;
+  shardgraph::Callbacks ingest_callbacks;
+  ingest_callbacks.progress = [&](const std::string& line) { ingest_lines.push_back(line); };
+  shardgraph::IngestReport report;
+  REQUIRE(shardgraph::ingest(in, &report, ingest_callbacks).ok());
+  CHECK(std::any_of(ingest_lines.begin(), ingest_lines.end(), [](const std::string& l) { return l.rfind("ingest: ", 0) == 0; }));
+
+  shardgraph::RunRequest r;
+  r.app = "pagerank";
+  r.graph = in.output;
+  r.iterations = 50;
+  r.memory_bytes = 64 << 20;
+  r.output = dir / "ranks.txt";
+  std::atomic<int> steps{0};
+  shardgraph::Callbacks callbacks;
+  callbacks.progress = [&](const std::string& line) {
+    if (!line.empty()) ++steps;
+  };
+  callbacks.stop = [&] { return steps.load() >= 3; };
+  shardgraph::RunResult result;
+  const Status s = shardgraph::run(r, &result, callbacks);
+  CHECK(s.code() == Status::Code::kInterrupted);
+  CHECK(steps.load() >= 3);
+  CHECK(steps.load() < 50);
+  CHECK_FALSE(std::filesystem::exists(r.output));
+  // The poll is gone with the call: the next run completes.
+  r.iterations = 2;
+  REQUIRE(shardgraph::run(r, &result).ok());
+  CHECK(std::filesystem::exists(r.output));
+}
+
+TEST_CASE("api: errors come back as values with the CLI's messages") {
+  sgtest::TempDir dir;
+  shardgraph::RunRequest r;
+  r.app = "nosuch";
+  r.graph = dir / "none";
+  shardgraph::RunResult result;
+  Status s = shardgraph::run(r, &result);
+  CHECK(s.code() == Status::Code::kInvalidArgument);
+  CHECK(s.message().find("unknown app 'nosuch'") != std::string::npos);
+  r.app = "bfs";
+  s = shardgraph::run(r, &result);
+  CHECK_FALSE(s.ok());
+  CHECK(s.message().find(dir / "none") != std::string::npos);
+  r.io = "sometimes";
+  s = shardgraph::run(r, &result);
+  CHECK(s.code() == Status::Code::kInvalidArgument);
+  uint64_t bytes = 0;
+  CHECK(shardgraph::parse_size("1.5G", &bytes));
+  CHECK(bytes == (uint64_t{3} << 29));
+  CHECK_FALSE(shardgraph::parse_size("12Q", &bytes));
+  shardgraph::IngestRequest in;
+  in.input = dir / "missing.txt";
+  in.output = dir / "g";
+  shardgraph::IngestReport report;
+  s = shardgraph::ingest(in, &report);
+  CHECK_FALSE(s.ok());
+  CHECK_FALSE(std::filesystem::exists(dir / "g"));
+}
