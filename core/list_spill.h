@@ -17,7 +17,7 @@
 
 #include "compression/status.h"
 #include "compression/varint.h"
-#include "shards/io/aligned_buffer.h"
+#include "shards/util/aligned_buffer.h"
 #include "shards/util/file_util.h"
 
 namespace sg {

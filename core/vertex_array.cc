@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/vertex_residency.h"
 #include "shards/util/fault_injection.h"
 #include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"

@@ -22,7 +22,17 @@
 
 namespace sg {
 
+class RawVertexArray;
 class VertexResidency;
+
+// What tracks arrays (the residency, vertex_residency.h): told when one
+// moves or goes away.
+class ArrayTracker {
+ public:
+  virtual ~ArrayTracker() = default;
+  virtual void moved(RawVertexArray* from, RawVertexArray* to) = 0;
+  virtual void forget(RawVertexArray* array) = 0;
+};
 
 class RawVertexArray {
  public:
@@ -86,7 +96,7 @@ class RawVertexArray {
   uint64_t bytes_written_back() const { return bytes_written_; }
 
  private:
-  friend class VertexResidency;
+  friend class VertexResidency;  // tracks it (owner_)
   enum class Kind { kNone, kMemory, kFile, kRanged, kMapped, kExternal };
   void release();
   void drop_pages(uint64_t first_slab, uint64_t end_slab);  // no write-back
@@ -107,7 +117,7 @@ class RawVertexArray {
   std::vector<uint8_t> dirty_;
   uint64_t loaded_slabs_ = 0;
   uint64_t bytes_loaded_ = 0, bytes_written_ = 0;
-  VertexResidency* owner_ = nullptr;  // told when this array goes away
+  ArrayTracker* owner_ = nullptr;  // told when this array moves or goes away
 };
 
 template <typename T>

@@ -73,9 +73,9 @@ class VertexAccess {
   std::vector<std::pair<const RawVertexArray*, Mode>> items_;
 };
 
-class VertexResidency {
+class VertexResidency final : public ArrayTracker {
  public:
-  ~VertexResidency();
+  ~VertexResidency() override;
   void reset();
 
   // Tracks `array`: placed already (`resident_bytes` of memory, 0 when
@@ -117,8 +117,8 @@ class VertexResidency {
   }
 
   // Told by RawVertexArray.
-  void forget(RawVertexArray* array);
-  void moved(RawVertexArray* from, RawVertexArray* to);
+  void forget(RawVertexArray* array) override;
+  void moved(RawVertexArray* from, RawVertexArray* to) override;
 
  private:
   struct Entry {

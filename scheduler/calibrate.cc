@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "shards/io/aligned_buffer.h"
+#include "shards/util/aligned_buffer.h"
 #include "shards/util/file_util.h"
 
 namespace sg {

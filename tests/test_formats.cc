@@ -11,6 +11,7 @@
 #include "apps/jobs/generate.h"
 #include "apps/jobs/ingest_ordered.h"
 #include "shards/ingest/edge_reader.h"
+#include "shards/ingest/open_input.h"
 #include "test_util.h"
 
 using namespace sg;

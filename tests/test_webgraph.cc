@@ -15,6 +15,7 @@
 #include "compression/instantaneous_codes.h"
 #include "shards/ingest/bvgraph_reader.h"
 #include "shards/ingest/ingest.h"
+#include "shards/ingest/open_input.h"
 #include "test_util.h"
 
 using namespace sg;

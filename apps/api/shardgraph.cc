@@ -25,6 +25,7 @@
 #include "shards/format/restripe.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/edge_reader.h"
+#include "shards/ingest/open_input.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/util/interrupt.h"
 #include "shards/util/process_memory.h"

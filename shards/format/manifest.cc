@@ -7,17 +7,6 @@
 
 namespace sg {
 
-std::string hex64(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-uint64_t parse_hex64(const std::string& text) {
-  if (text.size() != 16) throw std::invalid_argument("checksum must be 16 hex digits");
-  return std::stoull(text, nullptr, 16);
-}
-
 namespace {
 
 using nlohmann::json;

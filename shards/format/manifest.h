@@ -8,6 +8,7 @@
 
 #include "compression/chunk_lists.h"
 #include "compression/status.h"
+#include "shards/format/sealed_json.h"
 
 namespace sg {
 
@@ -18,11 +19,6 @@ constexpr int kOldestFormatVersion = 1;
 constexpr const char* kCodecName = "varint-delta-2";
 // The codec name a format version writes.
 inline const char* codec_name(int format_version) { return format_version == 1 ? "varint-delta-1" : "varint-delta-2"; }
-
-// Checksums in JSON: 16 lower-case hex digits (parse_hex64 throws
-// std::invalid_argument on anything else).
-std::string hex64(uint64_t value);
-uint64_t parse_hex64(const std::string& text);
 
 // One stored edge space: the out- or in-space of a 1-D graph, or one block
 // of it (docs/format-v2.md, "2-D blocks"): the lists of every vertex

@@ -6,9 +6,8 @@
 #include <filesystem>
 #include <random>
 
-#include "shards/io/aligned_buffer.h"
+#include "shards/util/aligned_buffer.h"
 #include "shards/format/graph.h"
-#include "shards/ingest/ingest.h"
 #include "shards/util/interrupt.h"
 #include "shards/format/striped_writer.h"
 

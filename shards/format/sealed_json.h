@@ -4,9 +4,16 @@
 // partitioned graph's partition.json.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace sg {
+
+// Checksums in JSON: 16 lower-case hex digits (parse_hex64 throws
+// std::invalid_argument on anything else).
+std::string hex64(uint64_t value);
+uint64_t parse_hex64(const std::string& text);
 
 // Adds the checksum of everything else in `j`.
 void seal_json(nlohmann::json* j);

@@ -14,7 +14,8 @@
 //          (bvgraph_reader.h).
 //   bin32 / bin64   little-endian (src, dst) pairs of uint32 / uint64, each
 //          followed by a float32 weight when the input is declared weighted.
-// Errors name the file and line (text) or record (binary).
+// Errors name the file and line (text) or record (binary). This file is the
+// interface; open_input.h opens a reader of any format.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +30,6 @@ namespace sg {
 enum class InputFormat { kSnap, kMtx, kBin32, kBin64, kGraph, kWebGraph, kDimacs, kGraphalytics };
 
 const char* format_name(InputFormat format);
-// `name` empty => detect from the path: a directory holding manifest.json is
-// a stored graph ("graph"), a BVGraph's base name or one of its files is
-// "webgraph", a Graphalytics base name or its .v/.e file "graphalytics", else
-// by file name (.mtx, .bin32, .bin64, .gr), else from the first lines (a
-// Matrix Market banner, a DIMACS 'p sp' line), else snap.
-Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
 
 struct RawEdge {
   uint64_t src;
@@ -81,9 +76,5 @@ class EdgeReader {
  protected:
   uint64_t max_id_ = UINT64_MAX;
 };
-
-// `binary_weighted` only applies to bin32/bin64.
-Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
-                        std::unique_ptr<EdgeReader>* reader);
 
 }  // namespace sg

@@ -13,6 +13,7 @@
 
 #include "compression/checksum.h"
 #include "shards/ingest/edge_reader.h"
+#include "shards/ingest/open_input.h"
 #include "shards/format/graph.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/bucket_router.h"
@@ -921,11 +922,6 @@ Status IngestJob::run(IngestSummary* summary) {
 
 }  // namespace
 
-uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices) {
-  uint64_t stripe = uint64_t{8} << 20;
-  while (stripe > (uint64_t{1} << 20) && space_bytes / stripe < 32 * devices) stripe /= 2;
-  return stripe;
-}
 
 uint32_t choose_block_count(uint64_t num_vertices, uint64_t memory_bytes) {
   const uint64_t state_bytes = 4 * num_vertices;

@@ -24,6 +24,7 @@
 
 #include "compression/status.h"
 #include "shards/format/manifest.h"
+#include "shards/format/striping.h"
 
 namespace sg {
 
@@ -98,12 +99,6 @@ struct IngestSummary {
 };
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary);
-
-// Default stripe depth: the largest power of two from 1 MiB to 8 MiB that
-// still gives every device at least 32 stripes of a space of
-// `space_bytes`, so devices get equal shares (within ~3%) while requests stay
-// large; 8 MiB when the space is large, 1 MiB when it is small.
-uint64_t choose_stripe_bytes(uint64_t space_bytes, size_t devices);
 
 // Default block count: one block (the 1-D layout) while 4 bytes a vertex
 // fit half of `memory_bytes` (a run's source or destination state then

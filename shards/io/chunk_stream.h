@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "shards/io/aligned_buffer.h"
+#include "shards/util/aligned_buffer.h"
 #include "shards/io/device_queue.h"
 #include "shards/format/graph.h"
 

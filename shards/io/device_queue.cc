@@ -10,7 +10,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "shards/io/aligned_buffer.h"
+#include "shards/util/aligned_buffer.h"
 #include "shards/util/enum_names.h"
 #include "shards/util/file_util.h"
 
@@ -148,6 +148,37 @@ void DeviceQueue::run_psync() {
   }
 }
 
+namespace {
+
+// A completion's result as the fault injection test hook has it.
+int with_injected_fault(int res) {
+  const InjectedFault fault = next_read_fault();
+  if (fault.kind == InjectedFault::kError) return -fault.error;
+  return fault.kind == InjectedFault::kShort && res > 1 ? res / 2 : res;
+}
+
+// Whether a request whose read returned `res` ends (with *status), or goes
+// back to the ring for the rest: a retryable error or a short read, at most
+// kMaxRetries times without progress.
+bool uring_request_ended(IoRequest* req, int res, int* retries, Status* status) {
+  if ((res == -EINTR || res == -EAGAIN) && ++*retries < kMaxRetries) return false;
+  if (res < 0) {
+    *status = read_error(*req, -res);
+  } else if (res == 0) {
+    *status = eof_error(*req);
+  } else if (static_cast<uint64_t>(res) < req->bytes) {  // short read: ask for the rest
+    const size_t kept = kept_of_short(req->fd, req->device_offset, static_cast<size_t>(res));
+    if (kept > 0 || ++*retries < kMaxRetries) {
+      advance(req, kept);
+      return false;
+    }
+    *status = read_error(*req, EIO);
+  }
+  return true;
+}
+
+}  // namespace
+
 void DeviceQueue::run_uring() {
   io_uring ring;
   const int rc = io_uring_queue_init(static_cast<unsigned>(queue_depth_), &ring, 0);
@@ -199,28 +230,8 @@ void DeviceQueue::run_uring() {
       ++seen;
       const int s = static_cast<int>(io_uring_cqe_get_data64(cqe));
       IoRequest& req = slots[static_cast<size_t>(s)];
-      const InjectedFault fault = next_read_fault();
-      const int res = fault.kind == InjectedFault::kError ? -fault.error
-                      : fault.kind == InjectedFault::kShort && cqe->res > 1 ? cqe->res / 2
-                                                                            : cqe->res;
       Status status;
-      bool ended = true;
-      if ((res == -EINTR || res == -EAGAIN) && ++slot_retries[static_cast<size_t>(s)] < kMaxRetries) {
-        ended = false;
-      } else if (res < 0) {
-        status = read_error(req, -res);
-      } else if (res == 0) {
-        status = eof_error(req);
-      } else if (static_cast<uint64_t>(res) < req.bytes) {  // short read: ask for the rest
-        const size_t kept = kept_of_short(req.fd, req.device_offset, static_cast<size_t>(res));
-        if (kept > 0 || ++slot_retries[static_cast<size_t>(s)] < kMaxRetries) {
-          advance(&req, kept);
-          ended = false;
-        } else {
-          status = read_error(req, EIO);
-        }
-      }
-      if (!ended) {
+      if (!uring_request_ended(&req, with_injected_fault(cqe->res), &slot_retries[static_cast<size_t>(s)], &status)) {
         submit_slot(s);
         resubmitted = true;
         continue;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "shards/ingest/edge_reader.h"
+#include "shards/ingest/open_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

@@ -1,4 +1,4 @@
-#include "shards/io/aligned_buffer.h"
+#include "shards/util/aligned_buffer.h"
 
 #include <sys/mman.h>
 
