@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Distributed runs (issue 14, docs/scale-out.md): a graph partitioned in N
+# Distributed runs (docs/scale-out.md): a graph partitioned in N
 # parts, each on its own emulated disk, run by mpirun -np N with --memory
 # MEM_PER_RANK each, side by side with one process over the same graph
 # striped over the same disks with N x MEM_PER_RANK. Inside the disk

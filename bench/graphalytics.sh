@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernels added for Graphalytics and GBBS users (issue 13) on a stored
+# The kernels added for Graphalytics and GBBS users on a stored
 # graph, each run inside the disk emulator's memory cgroup with the default
 # budget: cdlp (10 iterations), lcc, kcore and betweenness from the hub; then
 # lcc at each --memory of LCC_BUDGETS (cgroup 1.25x the budget) for its I/O

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Vertex state beyond memory (issue 15): for each R-MAT scale, generate the
+# Vertex state beyond memory: for each R-MAT scale, generate the
 # edge list (kept if present), ingest it with shardgraph and preprocess it
 # with GridGraph (P=16) inside the disk emulator's cgroup, then run
 # PageRank (10 iterations), BFS from the hub and WCC on both, side by side.

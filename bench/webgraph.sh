@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# WebGraph input (issue 12): BVGraph decode rate (shardgraph scan, 1 and 2
+# WebGraph input: BVGraph decode rate (shardgraph scan, 1 and 2
 # threads) against reading the same arcs as a gzip text dump, and ingest
 # time from the .graph vs from the text dump (default order and --order
 # none), for the BVGraph datasets in ../shared/datasets. One JSON record per

@@ -1,4 +1,4 @@
-// Varint-delta adjacency-list codec (DESIGN §3).
+// Varint-delta adjacency-list codec (docs/formats.md).
 //
 // A list of `n` neighbours of vertex `v`, sorted ascending (duplicates
 // allowed), is stored as

@@ -1,5 +1,5 @@
 // The adjacency lists of a chunk's consecutive vertices, as one stream
-// (DESIGN §3; format version 2, docs/format-v2.md).
+// (format version 2, docs/formats.md).
 //
 // Codec 1 (format version 1) codes each list on its own
 // (adjacency_codec.h): varint(n), then the first neighbour against the

@@ -1,5 +1,5 @@
 // Memory the budget leaves after vertex arrays and I/O buffers holds chunks,
-// compressed as read (DESIGN §7). Chunks are admitted as they are first read
+// compressed as read. Chunks are admitted as they are first read
 // while room lasts, so a graph that fits is read from disk once; the planner
 // treats cached chunks as free I/O.
 //

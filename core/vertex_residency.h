@@ -1,5 +1,5 @@
 // Which vertex arrays are in memory, and which vertex ranges of the others
-// are loaded (issue 15: vertex state larger than the budget).
+// are loaded (vertex state larger than the budget).
 //
 // An app declares how each array is used (VertexUse). The engine places
 // arrays when they are first needed: as many whole as the budget allows,

@@ -1,4 +1,4 @@
-// The I/O cost model (DESIGN §7): predicts the time of reading a set of
+// The I/O cost model: predicts the time of reading a set of
 // logical byte ranges of a striped space from the device profiles, and the
 // CPU time of decoding and updating what is read. A read plan is costed the
 // way ChunkStream issues it: each range split at stripe boundaries, each

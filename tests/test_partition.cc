@@ -1,4 +1,4 @@
-// `shardgraph partition` (issue 14's first part, docs/scale-out.md): parts
+// `shardgraph partition` (docs/scale-out.md): parts
 // own contiguous destination ranges, hold exactly the arcs into them, add
 // up to the graph, and a damaged or missing part is refused by verify.
 #include <doctest/doctest.h>

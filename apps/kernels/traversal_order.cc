@@ -1,5 +1,5 @@
 // Locality orders computed by traversing the stored graph with the engine,
-// so they need O(|V|) memory, not the graph (DESIGN §10). Each returns
+// so they need O(|V|) memory, not the graph. Each returns
 // new_id[old_id]:
 //   bfds  IOE-Order's breadth-first degree-second (Li et al., "Optimizing
 //         Graph Processing on Out-of-Core Systems...", FAST'22 IOE-Order):

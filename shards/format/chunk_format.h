@@ -1,5 +1,5 @@
 // A chunk: the adjacency lists of a run of consecutive vertices of one edge
-// space (DESIGN §3). Payload layout:
+// space (docs/formats.md). Payload layout:
 //   [float32 weight x edge_count]   (weighted graphs only; first, so aligned)
 //   the lists of vertices [first_vertex, first_vertex + vertex_count), as
 //   in compression/chunk_lists.h (codec 1 in format version 1, else 2)

@@ -1,4 +1,4 @@
-// manifest.json: the description of a graph directory (DESIGN §3). A graph
+// manifest.json: the description of a graph directory (docs/formats.md). A graph
 // exists only once its manifest has been written (last, atomically).
 #pragma once
 

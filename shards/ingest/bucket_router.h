@@ -1,4 +1,4 @@
-// The distribution step of ingest's sort (DESIGN §10): records are routed by
+// The distribution step of ingest's sort: records are routed by
 // their packed arc value into buckets of equal value ranges; each bucket has
 // a small buffer, and a full buffer is appended to one spill file as a
 // segment, so the disk sees large sequential writes. Later, each bucket (or a

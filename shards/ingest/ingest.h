@@ -1,6 +1,6 @@
-// `shardgraph ingest`: edge list -> graph directory (DESIGN §4).
+// `shardgraph ingest`: edge list -> graph directory (docs/architecture.md, Ingest).
 //
-// A distribution sort (DESIGN §10), each phase bounded by the memory budget:
+// A distribution sort, each phase bounded by the memory budget:
 //  1. (--remap only) read the input once to collect the distinct ids;
 //     (--order) compute the vertex order;
 //  2. route: read the input once, translate ids, and route every arc into

@@ -1,5 +1,5 @@
 // Temporary files and directories that name their owner, so a later run can
-// tell leftovers of a killed process from work in progress (DESIGN: a
+// tell leftovers of a killed process from work in progress (a
 // failed ingest leaves nothing; SIGKILL cannot be caught, so this cleans up
 // after it). A temporary name carries "~sg~<pid>-<boot id prefix>~"; an
 // entry whose process is gone, or from an earlier boot, is garbage.

@@ -1,4 +1,4 @@
-// Vertex orderings applied at ingest (DESIGN §4, §10), so that vertices
+// Vertex orderings applied at ingest, so that vertices
 // touched together lie in the same chunks:
 //   bfds    IOE-Order's breadth-first degree-second over out-edges;
 //   bfs     breadth-first over edges in both directions (Cuthill-McKee-like);

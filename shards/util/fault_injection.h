@@ -1,4 +1,4 @@
-// I/O fault injection, a test hook (issue 11): with
+// I/O fault injection, a test hook: with
 //   SHARDGRAPH_FAULTS="read-eio@N,read-short@N,write-eio@N,write-enospc@N"
 // the Nth read (or write) call through the I/O layer, counted from 1 over
 // the whole process, fails with EIO / ENOSPC or moves fewer bytes than

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Distributed runs (issue 14, docs/scale-out.md) against single-process
+# Distributed runs (docs/scale-out.md) against single-process
 # runs: every app (triangles on undirected graphs only), on
 # random graphs (R-MAT directed and undirected, a grid; tiny chunks; two
 # devices with 4 KiB stripes) and on ../shared/datasets graphs when present, partitioned into
@@ -110,7 +110,7 @@ if [ -z "$QUICK" ]; then
   "$SG" generate grid --rows 20 --cols 30 --seed 5 -o grid.txt > /dev/null
   "$SG" ingest grid.txt -o grid --chunk-bytes 256 > /dev/null 2>&1
   check_graph grid grid small
-  # Real graphs, when ../shared is there (a user's clone has none).
+  # Real graphs, when the shared datasets are there (a user's clone has none).
   # cit-HepTh's ids are sparse arXiv ids: remapped, so the output's
   # original ids go through the id map.
   # ca-AstroPh is undirected.
