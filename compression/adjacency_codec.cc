@@ -32,8 +32,8 @@ void encode_list(uint32_t vertex, std::span<const uint32_t> neighbours, std::vec
   out->resize(static_cast<size_t>(dst - out->data()));
 }
 
-Status decode_neighbours(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices,
-                         uint32_t count, uint32_t* out) {
+Status decode_neighbours(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices, uint32_t count,
+                         uint32_t* out) {
   if (count == 0) return Status::OK();
   const uint8_t* cursor = *p;
   uint64_t raw = 0;
@@ -58,8 +58,8 @@ Status decode_neighbours(const uint8_t** p, const uint8_t* end, uint32_t vertex,
   return Status::OK();
 }
 
-Status decode_list(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices,
-                   uint32_t max_count, std::vector<uint32_t>* out) {
+Status decode_list(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices, uint32_t max_count,
+                   std::vector<uint32_t>* out) {
   uint32_t count = 0;
   const uint8_t* cursor = get_varint32(*p, end, &count);
   if (cursor == nullptr) return Status::Corruption("truncated or malformed list length");

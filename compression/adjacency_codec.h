@@ -42,11 +42,11 @@ class NeighbourEncoder {
 // `out` (resized), advances *p past the list and returns OK. `max_count`
 // bounds the count read from the bytes, so corrupt input cannot make the
 // decoder allocate without limit.
-Status decode_list(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices,
-                   uint32_t max_count, std::vector<uint32_t>* out);
+Status decode_list(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices, uint32_t max_count,
+                   std::vector<uint32_t>* out);
 
 // Decodes `count` neighbours (the count already read) into `out[0..count)`.
-Status decode_neighbours(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices,
-                         uint32_t count, uint32_t* out);
+Status decode_neighbours(const uint8_t** p, const uint8_t* end, uint32_t vertex, uint32_t num_vertices, uint32_t count,
+                         uint32_t* out);
 
 }  // namespace sg

@@ -68,7 +68,8 @@ uint64_t encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst) {
   return static_cast<uint64_t>(p - dst);
 }
 
-void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts, std::vector<uint8_t>* out) {
+void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts,
+                       std::vector<uint8_t>* out) {
   uint64_t gap_total = 0;
   for (uint32_t bytes : parts.gap_bytes) gap_total += bytes;
   const size_t start = out->size();
@@ -109,9 +110,11 @@ void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, 
     }
     assert(list < parts.firsts.size());
     const uint32_t first = parts.firsts[list];
-    const uint32_t anchor = codec == ListCodec::kV2 && mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
+    const uint32_t anchor =
+        codec == ListCodec::kV2 && mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
     dst = put_varint64(dst, zigzag_offset(first, anchor));
-    if (parts.gap_bytes[list] > 0) std::memcpy(dst, gaps, parts.gap_bytes[list]);  // a one-neighbour list has no gaps (gaps may be null)
+    if (parts.gap_bytes[list] > 0)
+      std::memcpy(dst, gaps, parts.gap_bytes[list]);  // a one-neighbour list has no gaps (gaps may be null)
     dst += parts.gap_bytes[list];
     gaps += parts.gap_bytes[list];
     have_previous = true;
@@ -122,8 +125,8 @@ void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, 
   out->resize(static_cast<size_t>(dst - out->data()));
 }
 
-void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours, AnchorMode mode,
-                        std::vector<uint8_t>* out) {
+void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours,
+                        AnchorMode mode, std::vector<uint8_t>* out) {
   std::vector<uint32_t> firsts, gap_bytes;
   std::vector<uint8_t> gaps;
   for (uint32_t count : counts) {
@@ -138,8 +141,8 @@ void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts,
   write_chunk_lists(ListCodec::kV2, mode, first_vertex, ChunkListParts{counts, firsts, gap_bytes, gaps.data()}, out);
 }
 
-Status ChunkListReader::open(ListCodec codec, const uint8_t* p, const uint8_t* end, uint32_t first_vertex, uint32_t vertex_count,
-                             uint32_t num_vertices) {
+Status ChunkListReader::open(ListCodec codec, const uint8_t* p, const uint8_t* end, uint32_t first_vertex,
+                             uint32_t vertex_count, uint32_t num_vertices) {
   *this = ChunkListReader{};
   codec_ = codec;
   p_ = p;
@@ -172,17 +175,21 @@ Status ChunkListReader::next(uint32_t max_count, uint32_t* count) {
     if (p_ == nullptr) return Status::Corruption("vertex " + std::to_string(vertex_) + ": malformed list token");
     if (token % 2 == 0) {
       const uint64_t run = token / 2;
-      if (run == 0 || run - 1 > vertices_left_) return Status::Corruption("vertex " + std::to_string(vertex_) + ": empty run past the chunk");
+      if (run == 0 || run - 1 > vertices_left_)
+        return Status::Corruption("vertex " + std::to_string(vertex_) + ": empty run past the chunk");
       empty_left_ = static_cast<uint32_t>(run - 1);
       *count = 0;
     } else {
-      if (token / 2 >= UINT32_MAX) return Status::Corruption("vertex " + std::to_string(vertex_) + ": list length out of range");
+      if (token / 2 >= UINT32_MAX)
+        return Status::Corruption("vertex " + std::to_string(vertex_) + ": list length out of range");
       *count = static_cast<uint32_t>(token / 2 + 1);
     }
   }
-  if (*count > max_count) return Status::Corruption("vertex " + std::to_string(vertex_) + ": more edges than the index says");
+  if (*count > max_count)
+    return Status::Corruption("vertex " + std::to_string(vertex_) + ": more edges than the index says");
   // Each neighbour takes at least one byte.
-  if (*count > static_cast<uint64_t>(end_ - p_)) return Status::Corruption("vertex " + std::to_string(vertex_) + ": list longer than its bytes");
+  if (*count > static_cast<uint64_t>(end_ - p_))
+    return Status::Corruption("vertex " + std::to_string(vertex_) + ": list longer than its bytes");
   return Status::OK();
 }
 

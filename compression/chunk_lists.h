@@ -42,7 +42,9 @@ class ChunkListSizer {
   void add_list(uint32_t first, uint32_t count, uint64_t gap_bytes);
   // Coded bytes with the better mode (codec 2).
   uint64_t bytes() const;
-  AnchorMode best_mode() const { return previous_first_bytes_ < vertex_first_bytes_ ? AnchorMode::kPreviousFirst : AnchorMode::kVertex; }
+  AnchorMode best_mode() const {
+    return previous_first_bytes_ < vertex_first_bytes_ ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
+  }
 
  private:
   uint32_t next_vertex_ = 0;
@@ -68,13 +70,14 @@ struct ChunkListParts {
   std::span<const uint32_t> gap_bytes;
   const uint8_t* gaps = nullptr;
 };
-void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts, std::vector<uint8_t>* out);
+void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts,
+                       std::vector<uint8_t>* out);
 
 // Appends the codec-2 coding of the lists of vertices first_vertex,
 // first_vertex + 1, ... to `out`: counts[i] neighbours each, taken in turn
 // from `neighbours` (each list sorted ascending).
-void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours, AnchorMode mode,
-                        std::vector<uint8_t>* out);
+void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours,
+                        AnchorMode mode, std::vector<uint8_t>* out);
 
 // Reads the lists of vertices [first_vertex, first_vertex + vertex_count)
 // in either codec, one vertex at a time: next() gives the vertex's list

@@ -48,8 +48,8 @@ inline std::string Status::ToString() const {
 
 }  // namespace sg
 
-#define SG_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    ::sg::Status sg_status_ = (expr);       \
+#define SG_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::sg::Status sg_status_ = (expr);        \
     if (!sg_status_.ok()) return sg_status_; \
   } while (0)

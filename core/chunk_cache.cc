@@ -60,7 +60,8 @@ bool ChunkCache::admit(size_t space, uint32_t chunk, const uint8_t* data, uint32
         freed += it->bytes;
       }
     }
-    for (auto it = by_priority_.begin(); it != by_priority_.end() && it->priority < priority && room + freed < bytes; ++it) {
+    for (auto it = by_priority_.begin(); it != by_priority_.end() && it->priority < priority && room + freed < bytes;
+         ++it) {
       if (!stale(*it)) {
         victims.push_back(it);
         freed += it->bytes;

@@ -97,8 +97,8 @@ class ChunkCache final : public ChunkHolder {
   void evict(std::set<Cached>::iterator it);
   void drop_decoded_window(size_t space, uint32_t chunk);
   std::vector<std::vector<std::unique_ptr<uint8_t[]>>> chunks_;  // [space][chunk]
-  std::set<Cached> by_priority_;                                  // lowest first
-  std::vector<std::vector<uint64_t>> last_used_;                  // [space][chunk]: step
+  std::set<Cached> by_priority_;                                 // lowest first
+  std::vector<std::vector<uint64_t>> last_used_;                 // [space][chunk]: step
   uint64_t bytes_ = 0;
   uint64_t evictions_ = 0;
   uint64_t admissions_ = 0;

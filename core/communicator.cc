@@ -35,7 +35,8 @@ Status Communicator::agree(const Status& local) {
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
     if (counts[r] == 0) return Status::Corruption("rank " + std::to_string(r) + " sent an empty status");
-    if (all[at] > static_cast<uint8_t>(Status::Code::kInterrupted)) return Status::Corruption("rank " + std::to_string(r) + " sent an unknown status");
+    if (all[at] > static_cast<uint8_t>(Status::Code::kInterrupted))
+      return Status::Corruption("rank " + std::to_string(r) + " sent an unknown status");
     const auto code = static_cast<Status::Code>(all[at]);
     if (code == Status::Code::kOk) continue;
     const std::string message(reinterpret_cast<const char*>(all.data() + at + 1), counts[r] - 1);

@@ -23,7 +23,7 @@ struct ExchangeCounters {
   uint64_t bytes_sent = 0;      // what this rank contributed, times the other ranks
   uint64_t bytes_received = 0;  // what the other ranks contributed
   uint64_t collectives = 0;
-  double wait_seconds = 0;      // inside collectives (transfer and waiting for the others)
+  double wait_seconds = 0;  // inside collectives (transfer and waiting for the others)
 };
 
 class Communicator {
@@ -33,7 +33,8 @@ class Communicator {
   virtual int size() const = 0;
   // Every rank's `mine`, concatenated in rank order into *all, with
   // (*counts)[r] = rank r's bytes. Every rank must call it, in the same order.
-  virtual Status all_gather(std::span<const uint8_t> mine, std::vector<uint8_t>* all, std::vector<uint64_t>* counts) = 0;
+  virtual Status all_gather(std::span<const uint8_t> mine, std::vector<uint8_t>* all,
+                            std::vector<uint64_t>* counts) = 0;
   // Ends the whole job now (a rank that failed while the others may be
   // waiting in a collective); prints nothing.
   [[noreturn]] virtual void abort(int exit_code) = 0;
@@ -54,7 +55,8 @@ class Communicator {
     SG_RETURN_IF_ERROR(all_gather({reinterpret_cast<const uint8_t*>(&value), sizeof(T)}, &all, &counts));
     values->resize(counts.size());
     for (size_t r = 0; r < counts.size(); ++r) {
-      if (counts[r] != sizeof(T)) return Status::Corruption("rank " + std::to_string(r) + " sent a value of another size");
+      if (counts[r] != sizeof(T))
+        return Status::Corruption("rank " + std::to_string(r) + " sent a value of another size");
       std::memcpy(&(*values)[r], all.data() + r * sizeof(T), sizeof(T));
     }
     return Status::OK();

@@ -17,7 +17,8 @@ namespace edge_step {
 
 // The first edge in [begin, end) of a sorted list whose neighbour is >= `at`.
 inline uint32_t first_at_least(const WindowGraph& w, uint32_t begin, uint32_t end, uint32_t at) {
-  return static_cast<uint32_t>(std::lower_bound(w.neighbours.begin() + begin, w.neighbours.begin() + end, at) - w.neighbours.begin());
+  return static_cast<uint32_t>(std::lower_bound(w.neighbours.begin() + begin, w.neighbours.begin() + end, at) -
+                               w.neighbours.begin());
 }
 
 template <typename F>
@@ -52,7 +53,8 @@ struct PullStep {
         // A gather over every source (no frontier, no weights, or a functor
         // that ignores them): one call a list, which sums in registers.
         if (all && (w.weights.empty() || edge_step::ignores_weights<F>())) {
-          const uint32_t end_at = pass_end == UINT32_MAX ? list_end : edge_step::first_at_least(w, e, list_end, pass_end);
+          const uint32_t end_at =
+              pass_end == UINT32_MAX ? list_end : edge_step::first_at_least(w, e, list_end, pass_end);
           if (end_at > e && f.update_list(v, w.neighbours.data() + e, end_at - e)) out->set_atomic(v);
           continue;
         }

@@ -43,9 +43,11 @@ Status Engine::check_minimum(const Graph& graph) const {
   const uint64_t memory = options_.memory_bytes;
   if (memory >= minimum) return Status::OK();
   const std::string mib = std::to_string((minimum + (1 << 20) - 1) >> 20);
-  const std::string given = memory >= (1 << 20) ? std::to_string(memory >> 20) + "M" : std::to_string(memory) + " bytes";
+  const std::string given =
+      memory >= (1 << 20) ? std::to_string(memory >> 20) + "M" : std::to_string(memory) + " bytes";
   return Status::InvalidArgument("--memory " + given + " is below the " + mib +
-                                 " MiB this graph needs (chunk indexes, frontiers and two I/O windows); use --memory " + mib + "M or more");
+                                 " MiB this graph needs (chunk indexes, frontiers and two I/O windows); use --memory " +
+                                 mib + "M or more");
 }
 
 // The budget's I/O share keeps 2 windows per device in flight plus two
@@ -61,8 +63,8 @@ Status Engine::open_io(const Graph& graph) {
   if (!io_.notice().empty()) note(io_.notice().substr(0, io_.notice().size() - 1));
   // Neighbours, weights and offsets of the largest window (a window of
   // short lists decodes to 6x its bytes and more).
-  StepParts parts{&graph, &io_, &cache_, &cost_model_, &residency_, &budget_, &log_, options_.io_mode, options_.cache,
-                  options_.decoded_cache};
+  StepParts parts{&graph,   &io_,  &cache_,          &cost_model_,   &residency_,
+                  &budget_, &log_, options_.io_mode, options_.cache, options_.decoded_cache};
   runner_.open(parts, largest_window_shape(graph, io_.window_bytes()));
   budget_.hold(MemoryHolder::kIoBuffers, io_.buffer_count() * io_.window_bytes());
   budget_.hold(MemoryHolder::kDecodeRoom, runner_.decode_room_bytes());
@@ -148,12 +150,13 @@ StepRequest Engine::step_request(const EdgeMapOptions& options) {
 
 Status Engine::check_step(const StepPlan& plan, const EdgeMapOptions& options) {
   if (options.finish_range && !plan.pull) return Status::InvalidArgument("finish_range needs a pull step");
-  if (!plan.pull && step_request(options).destination_range()) return Status::InvalidArgument("a destination range needs a pull step");
+  if (!plan.pull && step_request(options).destination_range())
+    return Status::InvalidArgument("a destination range needs a pull step");
   return Status::OK();
 }
 
-Status Engine::run_step(const StepPlan& plan, const VertexSubset& active, const EdgeMapOptions& options, VertexRangeFn body,
-                        void* context) {
+Status Engine::run_step(const StepPlan& plan, const VertexSubset& active, const EdgeMapOptions& options,
+                        VertexRangeFn body, void* context) {
   const RangePlan ranges = plan_ranges(plan_view(active, active), plan);
   StepWork work;
   work.plan = &plan;
@@ -189,7 +192,8 @@ Status Engine::allocate_raw(RawVertexArray* array, size_t value_bytes, const std
   const bool owned_only = distributed() && use != VertexUse::kSource && use != VertexUse::kAny;
   const uint64_t held = owned_only ? uint64_t{owned_end() - owned_begin()} * value_bytes : bytes;
   const bool fits = budget_.fits(held);
-  if (!fits) note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
+  if (!fits)
+    note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
   SG_RETURN_IF_ERROR(array->allocate(bytes, fits ? std::string() : scratch_path(name)));
   residency_.add(array, use, value_bytes, name, true, fits ? held : 0);
   if (fits) shrink_cache();  // arrays come before cached chunks
@@ -237,7 +241,8 @@ Status Engine::prepare_vertices() {
 Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                      const std::function<void(uint32_t, uint32_t)>& fn) {
   const uint64_t n = num_vertices();
-  const uint64_t per_slab = std::max<uint64_t>(1, residency_.ranged_bytes_per_vertex(access)) * RawVertexArray::kSlabValues;
+  const uint64_t per_slab =
+      std::max<uint64_t>(1, residency_.ranged_bytes_per_vertex(access)) * RawVertexArray::kSlabValues;
   // Ranges are whole slabs, so a map over every vertex overwrites whole slabs.
   const uint64_t step = std::max<uint64_t>(1, budget_.range_room() / per_slab) * RawVertexArray::kSlabValues;
   const bool every_vertex = members == nullptr || members->is_all();

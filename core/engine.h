@@ -44,12 +44,12 @@ struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;
   IoBackend backend = IoBackend::kAuto;
   IoMode io_mode = IoMode::kAuto;
-  std::string device_class = "hdd";  // preset for devices without a calibrated profile
-  bool cache = true;                 // keep chunks in the memory the budget leaves
-  bool decoded_cache = true;         // and, with room to spare, decoded windows
-  std::string scratch_dir;           // for file-backed vertex arrays; default: the graph directory
+  std::string device_class = "hdd";                  // preset for devices without a calibrated profile
+  bool cache = true;                                 // keep chunks in the memory the budget leaves
+  bool decoded_cache = true;                         // and, with room to spare, decoded windows
+  std::string scratch_dir;                           // for file-backed vertex arrays; default: the graph directory
   std::function<void(const std::string&)> progress;  // a status line after each step (null: none)
-  bool quiet = false;                // notes only in notices(), not on stderr
+  bool quiet = false;                                // notes only in notices(), not on stderr
   std::string label = "run";
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
   using RangeLoop = sg::RangeLoop;
@@ -80,7 +80,7 @@ struct Distribution {
   // Rank r owns [bounds[r], bounds[r + 1]); bounds has a rank more, ending at |V|.
   std::vector<uint32_t> bounds;
   uint32_t owned_begin = 0, owned_end = 0;  // set by Engine::distribute
-  std::string out_degree_path;  // the whole graph's out-degrees (a part's own are partial)
+  std::string out_degree_path;              // the whole graph's out-degrees (a part's own are partial)
   uint64_t out_degree_checksum = 0;
 };
 
@@ -184,7 +184,8 @@ class Engine {
     } else if (!options.reversed) {
       status = local_edge_map(frontier, f, next, options);
     } else {
-      status = Status::InvalidArgument("a reversed step needs the partition's reverse parts (partition the graph again)");
+      status =
+          Status::InvalidArgument("a reversed step needs the partition's reverse parts (partition the graph again)");
     }
     return end_distributed_step(step, status, next);
   }
@@ -215,9 +216,12 @@ class Engine {
   template <typename F>
   Status vertex_filter(const VertexSubset& subset, F&& f, VertexSubset* out, const VertexAccess& access = {}) {
     *out = VertexSubset::dense_builder(num_vertices());
-    SG_RETURN_IF_ERROR(vertex_map(subset, [&](uint32_t v) {
-      if (f(v)) out->set_atomic(v);
-    }, access));
+    SG_RETURN_IF_ERROR(vertex_map(
+        subset,
+        [&](uint32_t v) {
+          if (f(v)) out->set_atomic(v);
+        },
+        access));
     out->recount();
     return distributed() ? share_members(out) : Status::OK();
   }
@@ -253,7 +257,9 @@ class Engine {
   // Distributed: every rank's values added up, vertex by vertex, on every
   // rank (collective; a kernel whose updates land on any vertex, e.g. LCC's
   // triangle corners).
-  Status add_over_ranks(VertexArray<uint64_t>* array) { return distributed() ? add_raw_over_ranks(array->data(), array->size()) : Status::OK(); }
+  Status add_over_ranks(VertexArray<uint64_t>* array) {
+    return distributed() ? add_raw_over_ranks(array->data(), array->size()) : Status::OK();
+  }
 
   // A result array after the app: ranged ones are mapped read only, so the
   // caller may read them in vertex order (the kernel pages them in).
@@ -357,7 +363,8 @@ class Engine {
   PlanView plan_view(const VertexSubset& frontier, const VertexSubset& active) const;
   static StepRequest step_request(const EdgeMapOptions& options);
   static Status check_step(const StepPlan& plan, const EdgeMapOptions& options);
-  Status run_step(const StepPlan& plan, const VertexSubset& active, const EdgeMapOptions& options, VertexRangeFn body, void* context);
+  Status run_step(const StepPlan& plan, const VertexSubset& active, const EdgeMapOptions& options, VertexRangeFn body,
+                  void* context);
   uint64_t sparse_below() const { return num_vertices() / 64; }  // small frontiers plan from their list
   // The next frontier from what the step set (and listed, when few).
   void finish_next(MemberCollector* found, VertexSubset* next);

@@ -6,8 +6,8 @@
 // share_sources refreshes for the active sources before each step.
 #include <algorithm>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/engine.h"
@@ -34,7 +34,8 @@ void kill_rank_for_test(int rank, uint64_t step) {
   if (spec == nullptr) return;
   int kill_rank = -1;
   unsigned long long kill_step = 0;
-  if (std::sscanf(spec, "%d@%llu", &kill_rank, &kill_step) == 2 && kill_rank == rank && kill_step == step) std::raise(SIGKILL);
+  if (std::sscanf(spec, "%d@%llu", &kill_rank, &kill_step) == 2 && kill_rank == rank && kill_step == step)
+    std::raise(SIGKILL);
 }
 
 }  // namespace
@@ -44,8 +45,8 @@ Status Engine::distribute(const Distribution& given, Engine* reverse) {
   Communicator* comm = distribution.communicator;
   if (comm == nullptr) return Status::InvalidArgument("a distributed run needs a communicator");
   const std::vector<uint32_t>& bounds = distribution.bounds;
-  if (bounds.size() != static_cast<size_t>(comm->size()) + 1 || bounds.front() != 0 || bounds.back() != num_vertices() ||
-      !std::is_sorted(bounds.begin(), bounds.end())) {
+  if (bounds.size() != static_cast<size_t>(comm->size()) + 1 || bounds.front() != 0 ||
+      bounds.back() != num_vertices() || !std::is_sorted(bounds.begin(), bounds.end())) {
     return Status::InvalidArgument(graph_->dir() + ": the parts' ranges do not tile the graph's vertices");
   }
   distribution.owned_begin = bounds[static_cast<size_t>(comm->rank())];
@@ -126,7 +127,8 @@ Status Engine::share_sources(const VertexSubset& frontier) {
       append(out, a.data + uint64_t{begin} * a.value_bytes, uint64_t{end - begin} * a.value_bytes);
       return;
     }
-    active->for_each_in(begin, end, [&](uint32_t v) { append(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes); });
+    active->for_each_in(begin, end,
+                        [&](uint32_t v) { append(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes); });
   };
   std::vector<uint8_t> mine;
   for (const Shared& a : arrays) pack_range(a, distribution_.owned_begin, distribution_.owned_end, &mine);
@@ -146,7 +148,8 @@ Status Engine::share_sources(const VertexSubset& frontier) {
     }();
     uint64_t expected = 0;
     for (const Shared& a : arrays) expected += members * a.value_bytes;
-    if (expected != counts[r]) return Status::Corruption("rank " + std::to_string(r) + " sent source values for another frontier");
+    if (expected != counts[r])
+      return Status::Corruption("rank " + std::to_string(r) + " sent source values for another frontier");
     const uint8_t* p = received.data() + at;
     for (const Shared& a : arrays) {
       if (all) {
@@ -192,7 +195,8 @@ Status Engine::share_members(VertexSubset* subset) {
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
     const uint8_t* p = received.data() + at;
     const uint64_t bytes = counts[r];
-    const bool list = bytes >= 1 && p[0] == static_cast<uint8_t>(MemberEncoding::kList) && (bytes - 1) % sizeof(uint32_t) == 0;
+    const bool list =
+        bytes >= 1 && p[0] == static_cast<uint8_t>(MemberEncoding::kList) && (bytes - 1) % sizeof(uint32_t) == 0;
     const bool bitmap = bytes >= 1 + sizeof(size_t) && p[0] == static_cast<uint8_t>(MemberEncoding::kBitmap) &&
                         (bytes - 1 - sizeof(size_t)) % sizeof(uint64_t) == 0;
     if (!list && !bitmap) return Status::Corruption("rank " + std::to_string(r) + " sent a malformed frontier");
@@ -208,7 +212,8 @@ Status Engine::share_members(VertexSubset* subset) {
     size_t word = 0;
     std::memcpy(&word, p + 1, sizeof(word));
     const uint64_t count = (bytes - 1 - sizeof(size_t)) / sizeof(uint64_t);
-    if (word + count > merged.bits().size()) return Status::Corruption("rank " + std::to_string(r) + " sent a frontier out of range");
+    if (word + count > merged.bits().size())
+      return Status::Corruption("rank " + std::to_string(r) + " sent a frontier out of range");
     words.resize(count);
     std::memcpy(words.data(), p + 1 + sizeof(size_t), count * sizeof(uint64_t));
     merged.or_words(word, words);
@@ -229,7 +234,8 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
   std::vector<uint64_t> counts;
   // Round k: every rank sends values [begin + k * kGatherValues, ...) of its range.
   uint64_t rounds = 0;
-  for (size_t r = 0; r + 1 < bounds.size(); ++r) rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + kGatherValues - 1) / kGatherValues);
+  for (size_t r = 0; r + 1 < bounds.size(); ++r)
+    rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + kGatherValues - 1) / kGatherValues);
   for (uint64_t k = 0; k < rounds; ++k) {
     auto piece = [&](size_t r, uint64_t* first, uint64_t* count) {
       const uint64_t size = bounds[r + 1] - bounds[r];
@@ -242,7 +248,8 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
     uint64_t at = 0;
     for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
       piece(r, &first, &count);
-      if (counts[r] != count * value_bytes) return Status::Corruption("rank " + std::to_string(r) + " sent a result piece of another size");
+      if (counts[r] != count * value_bytes)
+        return Status::Corruption("rank " + std::to_string(r) + " sent a result piece of another size");
       if (static_cast<int>(r) != comm->rank()) std::memcpy(data + first * value_bytes, received.data() + at, counts[r]);
     }
   }

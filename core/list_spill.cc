@@ -35,8 +35,10 @@ Status ListSpill::create(const std::string& scratch_path, uint32_t first_vertex)
 Status ListSpill::append_segment(const Segment& segment, const uint8_t* bytes) {
   assert(file_.is_open() && !finished_);
   if (!encoded_.empty()) SG_RETURN_IF_ERROR(close_segment());
-  if (checksum64(bytes, segment.bytes) != segment.checksum) return Status::Corruption("spilled lists received: segment checksum mismatch");
-  if (segment.begin < next_vertex_ || segment.end < segment.begin) return Status::Corruption("spilled lists received out of vertex order");
+  if (checksum64(bytes, segment.bytes) != segment.checksum)
+    return Status::Corruption("spilled lists received: segment checksum mismatch");
+  if (segment.begin < next_vertex_ || segment.end < segment.begin)
+    return Status::Corruption("spilled lists received out of vertex order");
   Segment copy = segment;
   copy.offset = logical_bytes_;
   segments_.push_back(copy);

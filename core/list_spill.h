@@ -92,9 +92,9 @@ class ListSpill {
   File file_;
   bool direct_ = true;
   std::vector<Segment> segments_;
-  Segment open_;                // the segment being filled
+  Segment open_;                  // the segment being filled
   std::vector<uint8_t> encoded_;  // its bytes
-  AlignedBuffer pending_;       // bytes not yet written, from file offset written_end_
+  AlignedBuffer pending_;         // bytes not yet written, from file offset written_end_
   size_t pending_bytes_ = 0;
   uint64_t written_end_ = 0;
   uint64_t logical_bytes_ = 0;

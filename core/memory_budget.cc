@@ -16,7 +16,9 @@ uint64_t MemoryBudget::share(MemoryShare share) const {
   return 0;
 }
 
-uint64_t MemoryBudget::range_reserve(uint64_t room) { return std::min(room / 4, std::max<uint64_t>(room / 16, uint64_t{8} << 20)); }
+uint64_t MemoryBudget::range_reserve(uint64_t room) {
+  return std::min(room / 4, std::max<uint64_t>(room / 16, uint64_t{8} << 20));
+}
 
 void MemoryBudget::hold(MemoryHolder holder, uint64_t bytes) {
   held_[static_cast<size_t>(holder)] += bytes;

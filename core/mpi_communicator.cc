@@ -26,7 +26,8 @@ class MpiCommunicator : public Communicator {
     const auto start = std::chrono::steady_clock::now();
     counts->assign(static_cast<size_t>(size_), 0);
     uint64_t mine_bytes = mine.size();
-    SG_RETURN_IF_ERROR(check(MPI_Allgather(&mine_bytes, 1, MPI_UINT64_T, counts->data(), 1, MPI_UINT64_T, MPI_COMM_WORLD), "allgather"));
+    SG_RETURN_IF_ERROR(check(
+        MPI_Allgather(&mine_bytes, 1, MPI_UINT64_T, counts->data(), 1, MPI_UINT64_T, MPI_COMM_WORLD), "allgather"));
     uint64_t total = 0;
     for (uint64_t c : *counts) total += c;
     all->resize(total);
@@ -48,9 +49,10 @@ class MpiCommunicator : public Communicator {
       }
       round_buffer.resize(static_cast<size_t>(round_total));
       const uint8_t* send = mine.data() + std::min<uint64_t>(offset, mine.size());
-      SG_RETURN_IF_ERROR(check(MPI_Allgatherv(send, round_counts[static_cast<size_t>(rank_)], MPI_BYTE, round_buffer.data(),
-                                              round_counts.data(), displacements.data(), MPI_BYTE, MPI_COMM_WORLD),
-                               "allgatherv"));
+      SG_RETURN_IF_ERROR(
+          check(MPI_Allgatherv(send, round_counts[static_cast<size_t>(rank_)], MPI_BYTE, round_buffer.data(),
+                               round_counts.data(), displacements.data(), MPI_BYTE, MPI_COMM_WORLD),
+                "allgatherv"));
       for (size_t r = 0; r < counts->size(); ++r) {
         std::copy_n(round_buffer.data() + displacements[r], round_counts[r], all->data() + base[r] + offset);
       }

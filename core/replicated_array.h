@@ -20,12 +20,14 @@ class ReplicatedArray {
     return engine->allocate(&latest_, name + ".latest", VertexUse::kDestination);
   }
   Status fill(Engine* engine, T value) {
-    return engine->vertex_map(VertexSubset::all(engine->num_vertices()), [&](uint32_t v) { old_[v] = latest_[v] = value; });
+    return engine->vertex_map(VertexSubset::all(engine->num_vertices()),
+                              [&](uint32_t v) { old_[v] = latest_[v] = value; });
   }
   T* old_values() { return old_.data(); }
   T* latest() { return latest_.data(); }
   Status commit(Engine* engine, const VertexSubset& changed) {
-    return engine->vertex_map(changed, [&](uint32_t v) { old_[v] = latest_[v]; }, VertexAccess().reads(latest_).writes(old_));
+    return engine->vertex_map(
+        changed, [&](uint32_t v) { old_[v] = latest_[v]; }, VertexAccess().reads(latest_).writes(old_));
   }
   // The latest values, handed over (this array is done).
   VertexArray<T> take_latest() { return std::move(latest_); }

@@ -12,8 +12,8 @@ namespace sg {
 
 struct StepStats {
   int iteration = 0;
-  std::string mode;     // "pull" (full scan of the in-space) or "push" (from the out-space)
-  std::string io_mode;  // the --io setting in force: auto, full or selective
+  std::string mode;       // "pull" (full scan of the in-space) or "push" (from the out-space)
+  std::string io_mode;    // the --io setting in force: auto, full or selective
   bool reversed = false;  // over the transposed graph (e.g. WCC on directed graphs)
   uint64_t active_vertices = 0;
   uint64_t next_active_vertices = 0;
@@ -23,9 +23,9 @@ struct StepStats {
   uint64_t edges_decoded = 0;
   std::vector<uint64_t> device_bytes;
   std::vector<uint64_t> device_requests;
-  double io_wait_seconds = 0;   // wall time the engine waited for reads
-  double decode_seconds = 0;    // CPU time decoding chunks, summed over threads
-  double compute_seconds = 0;   // CPU time in updates, summed over threads
+  double io_wait_seconds = 0;  // wall time the engine waited for reads
+  double decode_seconds = 0;   // CPU time decoding chunks, summed over threads
+  double compute_seconds = 0;  // CPU time in updates, summed over threads
   double seconds = 0;
 
   // The planner's prediction for this step, and the alternatives it costed.
@@ -38,12 +38,12 @@ struct StepStats {
   double push_seconds = -1;
   std::vector<IntervalDecision> decisions;
   uint32_t selective_intervals = 0;
-  uint64_t cached_chunks = 0;  // chunks served from the chunk cache
-  uint64_t reread_chunks = 0;  // cached when the step began, evicted before their turn, read from the devices
+  uint64_t cached_chunks = 0;         // chunks served from the chunk cache
+  uint64_t reread_chunks = 0;         // cached when the step began, evicted before their turn, read from the devices
   uint64_t decoded_cache_chunks = 0;  // of those, served already decoded
   uint64_t decoded_cache_bytes = 0;   // their compressed bytes
-  uint64_t useful_bytes = 0;   // estimated bytes of the active lists (push)
-  uint64_t read_ahead_bytes = 0;  // planned: chunks read past the active ones, for the cache
+  uint64_t useful_bytes = 0;          // estimated bytes of the active lists (push)
+  uint64_t read_ahead_bytes = 0;      // planned: chunks read past the active ones, for the cache
   // Vertex arrays loaded by range (core/vertex_residency.h): passes over the
   // step's chunks (one per range of neighbours held), groups of chunks
   // (one per range of the interval side), and the range I/O.
@@ -58,8 +58,8 @@ struct StepStats {
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   double exchange_seconds = 0;
-  uint64_t active_owned = 0;  // of the active sources, those this rank owns (sent their values)
-  uint64_t next_owned = 0;    // of the next frontier, those this rank found
+  uint64_t active_owned = 0;     // of the active sources, those this rank owns (sent their values)
+  uint64_t next_owned = 0;       // of the next frontier, those this rank found
   bool sources_current = false;  // every mirror already held its owner's value: none sent
 
   uint64_t bytes_read() const {

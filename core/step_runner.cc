@@ -62,19 +62,22 @@ Status StepRunner::run(const StepWork& work) {
   const bool pull = work.plan->pull;
   const VertexUse outer = pull ? VertexUse::kSource : VertexUse::kDestination;
   auto pass_over = [&](const NeighbourPass& pass, auto&& fn) {
-    return between(residency.load(outer, pass.begin, pass.end, !pull), fn, [&] { return residency.unload(outer, pass.begin, pass.end); });
+    return between(residency.load(outer, pass.begin, pass.end, !pull), fn,
+                   [&] { return residency.unload(outer, pass.begin, pass.end); });
   };
   Status status;
   if (!ranges.groups_outer) {
     for (size_t p = 0; p < ranges.passes.size() && status.ok(); ++p) {
       const bool last_pass = p + 1 == ranges.passes.size();
       status = pass_over(ranges.passes[p], [&] {
-        return for_each_group(work, last_pass, [&](const ChunkGroup& g) { return scan_part(work, g, ranges.passes[p]); });
+        return for_each_group(work, last_pass,
+                              [&](const ChunkGroup& g) { return scan_part(work, g, ranges.passes[p]); });
       });
     }
   } else {
     status = for_each_group(work, true, [&](const ChunkGroup& g) {
-      for (const NeighbourPass& pass : ranges.passes) SG_RETURN_IF_ERROR(pass_over(pass, [&] { return scan_part(work, g, pass); }));
+      for (const NeighbourPass& pass : ranges.passes)
+        SG_RETURN_IF_ERROR(pass_over(pass, [&] { return scan_part(work, g, pass); }));
       return Status::OK();
     });
   }
@@ -115,7 +118,8 @@ Status StepRunner::scan_part(const StepWork& work, const ChunkGroup& g, const Ne
 // Each group with its range of the interval side loaded; with `finishing`,
 // the step's finish over each range of destinations as it completes (gaps
 // between groups too).
-Status StepRunner::for_each_group(const StepWork& work, bool finishing, const std::function<Status(const ChunkGroup&)>& fn) {
+Status StepRunner::for_each_group(const StepWork& work, bool finishing,
+                                  const std::function<Status(const ChunkGroup&)>& fn) {
   const uint64_t n = parts_.graph->num_vertices();
   const std::vector<ChunkGroup>& groups = work.ranges->groups;
   const VertexUse inner = work.plan->pull ? VertexUse::kDestination : VertexUse::kSource;
@@ -148,9 +152,10 @@ Status StepRunner::for_each_group(const StepWork& work, bool finishing, const st
 Status StepRunner::finish_gap(const StepWork& work, uint64_t begin, uint64_t end) {
   const VertexUse inner = work.plan->pull ? VertexUse::kDestination : VertexUse::kSource;
   VertexResidency& residency = *parts_.residency;
-  return between(residency.load(inner, begin, end, true),
-                 [&] { return (*work.finish)(static_cast<uint32_t>(begin), static_cast<uint32_t>(end)); },
-                 [&] { return residency.unload(inner, begin, end); });
+  return between(
+      residency.load(inner, begin, end, true),
+      [&] { return (*work.finish)(static_cast<uint32_t>(begin), static_cast<uint32_t>(end)); },
+      [&] { return residency.unload(inner, begin, end); });
 }
 
 // Processes a block's chunks (cached ones from memory, the rest streamed
@@ -177,7 +182,8 @@ Status StepRunner::scan(const StepWork& work, const BlockPlan& block) {
   RunLog::record_plan(plan, &step);  // the whole step's (run() merges the blocks' parts)
   // Cached chunks are processed from memory; the rest is streamed.
   ChunkCache& cache = *parts_.cache;
-  const std::vector<ChunkSpan> to_read = disk_spans(*parts_.graph, cache, *parts_.cost_model, block.stored, block.spans);
+  const std::vector<ChunkSpan> to_read =
+      disk_spans(*parts_.graph, cache, *parts_.cost_model, block.stored, block.spans);
   std::vector<uint32_t> cached;
   size_t next_read = 0;
   for (const ChunkSpan& span : block.spans) {
@@ -206,8 +212,8 @@ Status StepRunner::scan(const StepWork& work, const BlockPlan& block) {
 // share before each disk window, so the devices keep reading meanwhile
 // (processed first, they would idle through it). Chunks evicted while the
 // step ran are read last.
-Status StepRunner::scan_interleaved(const StepWork& work, const std::vector<ChunkSpan>& to_read, const std::vector<uint32_t>& cached,
-                                    BlockScan* scan) {
+Status StepRunner::scan_interleaved(const StepWork& work, const std::vector<ChunkSpan>& to_read,
+                                    const std::vector<uint32_t>& cached, BlockScan* scan) {
   const ChunkCache& cache = *parts_.cache;
   const size_t stored = scan->stored;
   Status status;
@@ -220,7 +226,8 @@ Status StepRunner::scan_interleaved(const StepWork& work, const std::vector<Chun
       // A decoded window's chunks go in one share: a list split over two of
       // them is visited whole with the first (visit_split_lists), and would
       // be visited again with the second in the next share.
-      while (until > cached_done && until < cached.size() && cache.decoded_containing(stored, cached[until]) != nullptr &&
+      while (until > cached_done && until < cached.size() &&
+             cache.decoded_containing(stored, cached[until]) != nullptr &&
              cache.decoded_containing(stored, cached[until]) == cache.decoded_containing(stored, cached[until - 1])) {
         ++until;
       }
@@ -256,15 +263,18 @@ void StepRunner::finish_scan(const StepWork& work, const BlockPlan& block, Block
   step.seconds = seconds_since(scan->start);
   uint64_t touched_bytes = 0;
   for (const ChunkSpan& span : block.spans) touched_bytes += scan->space->chunk_bytes(span.begin, span.end);
-  const double active_share = work.plan->pull || touched_bytes == 0
-                                  ? 1.0
-                                  : std::min(1.0, static_cast<double>(block.useful_bytes) / static_cast<double>(touched_bytes));
+  const double active_share =
+      work.plan->pull || touched_bytes == 0
+          ? 1.0
+          : std::min(1.0, static_cast<double>(block.useful_bytes) / static_cast<double>(touched_bytes));
   // Windows decoded whole for the decoded cache did the full work.
   const double whole = static_cast<double>(scan->whole_decode_bytes);
   const double compressed_bytes = static_cast<double>(touched_bytes - step.decoded_cache_bytes) - whole;
-  parts_.cost_model->observe_cpu(static_cast<uint64_t>(compressed_bytes * (active_share + (1 - active_share) / 4) + whole), cpu_wall);
-  parts_.cost_model->observe_decoded_cpu(static_cast<uint64_t>(static_cast<double>(step.decoded_cache_bytes) * active_share),
-                                         decoded_cpu_seconds / threads);
+  parts_.cost_model->observe_cpu(
+      static_cast<uint64_t>(compressed_bytes * (active_share + (1 - active_share) / 4) + whole), cpu_wall);
+  parts_.cost_model->observe_decoded_cpu(
+      static_cast<uint64_t>(static_cast<double>(step.decoded_cache_bytes) * active_share),
+      decoded_cpu_seconds / threads);
   parts_.log->add(std::move(step));
   if (std::getenv("SHARDGRAPH_MEMORY_TRACE") != nullptr) trace_memory();
 }
@@ -279,8 +289,10 @@ Status StepRunner::decode_window(const StepWork& work, const ChunkWindow& window
   // window can serve later steps decoded.
   const EdgeSpace& space = *scan->space;
   *keep = parts_.cache_enabled && parts_.decoded_cache &&
-          parts_.cache->decoded_fits(decoded_window_bytes(*parts_.graph, space, window.first_chunk, window.end_chunk), cache_room());
-  if (*keep && scan->only != nullptr) scan->whole_decode_bytes += space.chunk_bytes(window.first_chunk, window.end_chunk);
+          parts_.cache->decoded_fits(decoded_window_bytes(*parts_.graph, space, window.first_chunk, window.end_chunk),
+                                     cache_room());
+  if (*keep && scan->only != nullptr)
+    scan->whole_decode_bytes += space.chunk_bytes(window.first_chunk, window.end_chunk);
   SG_RETURN_IF_ERROR(build_window_graph(*parts_.graph, space, window, &window_, work.body, work.context, &scan->times,
                                         *keep ? nullptr : scan->only));
   scan->step.chunks += window.end_chunk - window.first_chunk;
@@ -308,7 +320,8 @@ Status StepRunner::scan_cached(const StepWork& work, std::span<const uint32_t> c
     if (const WindowGraph* decoded = cache.decoded_containing(stored, chunks[i])) {
       // The requested chunks this decoded window holds (chunks are sorted).
       size_t j = i;
-      while (j < chunks.size() && chunks[j] < decoded->end_chunk) step.decoded_cache_bytes += space.index[chunks[j++]].bytes;
+      while (j < chunks.size() && chunks[j] < decoded->end_chunk)
+        step.decoded_cache_bytes += space.index[chunks[j++]].bytes;
       visit_window_graph(space, *decoded, chunks.subspan(i, j - i), work.body, work.context, &scan->decoded_times);
       step.chunks += j - i;
       step.cached_chunks += j - i;
@@ -323,7 +336,8 @@ Status StepRunner::scan_cached(const StepWork& work, std::span<const uint32_t> c
     uint64_t window_bytes = space.index[chunks[i]].bytes;
     while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
            window_bytes + space.index[chunks[j]].bytes <= window_bytes_limit &&
-           space.index[chunks[j]].end_vertex() - space.index[chunks[i]].first_vertex <= window_vertex_limit(window_bytes_limit) &&
+           space.index[chunks[j]].end_vertex() - space.index[chunks[i]].first_vertex <=
+               window_vertex_limit(window_bytes_limit) &&
            !cache.is_decoded(stored, chunks[j]) && cache.find(stored, chunks[j]) != nullptr) {
       window_bytes += space.index[chunks[j++]].bytes;
     }
@@ -358,7 +372,8 @@ Status StepRunner::stream_windows(const StepWork& work, ChunkStream* stream, siz
     if (!parts_.cache_enabled) continue;
     for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
       const ChunkIndexEntry& e = space.index[c];
-      cache.admit(scan->stored, c, window.payload(c, e), e.bytes, cache_room(), ChunkCache::priority(e), parts_.log->steps().size());
+      cache.admit(scan->stored, c, window.payload(c, e), e.bytes, cache_room(), ChunkCache::priority(e),
+                  parts_.log->steps().size());
     }
     // After the chunks: a decoded window is kept only over cached ones.
     if (keep) cache.admit_decoded(scan->stored, window_, cache_room());
@@ -372,13 +387,15 @@ void StepRunner::trace_memory() const {
   const MemoryBudget& budget = *parts_.budget;
   const uint64_t io_bytes = budget.held(MemoryHolder::kIoBuffers);
   const uint64_t cache_bytes = parts_.cache->bytes();
-  std::fprintf(stderr,
-               "memory: step %zu: metadata %.1f + I/O buffers %.1f (%zu x %.2f) + decode room %.1f + app %.1f + arrays %.1f + "
-               "range room %.1f + cache %.1f = %.1f of %.1f; VmRSS %.1f VmHWM %.1f\n",
-               parts_.log->steps().size(), mib(budget.held(MemoryHolder::kMetadata)), mib(io_bytes), parts_.io->buffer_count(),
-               mib(parts_.io->window_bytes()), mib(budget.held(MemoryHolder::kDecodeRoom)), mib(budget.held(MemoryHolder::kApp)),
-               mib(parts_.residency->resident_bytes()), mib(budget.range_room()), mib(cache_bytes),
-               mib(budget.used() + budget.range_room() + cache_bytes), mib(budget.total()), mib(current_rss_bytes()), mib(peak_rss_bytes()));
+  std::fprintf(
+      stderr,
+      "memory: step %zu: metadata %.1f + I/O buffers %.1f (%zu x %.2f) + decode room %.1f + app %.1f + arrays %.1f + "
+      "range room %.1f + cache %.1f = %.1f of %.1f; VmRSS %.1f VmHWM %.1f\n",
+      parts_.log->steps().size(), mib(budget.held(MemoryHolder::kMetadata)), mib(io_bytes), parts_.io->buffer_count(),
+      mib(parts_.io->window_bytes()), mib(budget.held(MemoryHolder::kDecodeRoom)), mib(budget.held(MemoryHolder::kApp)),
+      mib(parts_.residency->resident_bytes()), mib(budget.range_room()), mib(cache_bytes),
+      mib(budget.used() + budget.range_room() + cache_bytes), mib(budget.total()), mib(current_rss_bytes()),
+      mib(peak_rss_bytes()));
 }
 
 }  // namespace sg

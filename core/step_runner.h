@@ -73,8 +73,8 @@ class StepRunner {
   Status for_each_group(const StepWork& work, bool finishing, const std::function<Status(const ChunkGroup&)>& fn);
   Status finish_gap(const StepWork& work, uint64_t begin, uint64_t end);
   Status scan(const StepWork& work, const BlockPlan& block);
-  Status scan_interleaved(const StepWork& work, const std::vector<ChunkSpan>& to_read, const std::vector<uint32_t>& cached,
-                          BlockScan* scan);
+  Status scan_interleaved(const StepWork& work, const std::vector<ChunkSpan>& to_read,
+                          const std::vector<uint32_t>& cached, BlockScan* scan);
   void finish_scan(const StepWork& work, const BlockPlan& block, BlockScan* scan);
   Status scan_cached(const StepWork& work, std::span<const uint32_t> chunks, BlockScan* scan);
   Status stream_windows(const StepWork& work, ChunkStream* stream, size_t count, BlockScan* scan);

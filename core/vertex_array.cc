@@ -19,7 +19,7 @@ namespace {
 
 constexpr uint64_t kPageBytes = 4096;
 constexpr uint64_t kTransferBytes = uint64_t{8} << 20;  // per pread/pwrite: an interrupt is seen between them
-constexpr int kPartialRetries = 16;  // transfers of less than a block in a row
+constexpr int kPartialRetries = 16;                     // transfers of less than a block in a row
 
 uint64_t round_up(uint64_t x, uint64_t unit) { return (x + unit - 1) / unit * unit; }
 
@@ -77,7 +77,8 @@ Status RawVertexArray::allocate(size_t bytes, const std::string& scratch_path) {
   reserved_bytes_ = bytes == 0 ? 1 : bytes;
   if (scratch_path.empty()) {
     void* p = ::mmap(nullptr, reserved_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return Status::IOError("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+    if (p == MAP_FAILED)
+      return Status::IOError("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
     data_ = p;
     kind_ = Kind::kMemory;
     return Status::OK();
@@ -113,7 +114,8 @@ Status RawVertexArray::reserve(size_t count, size_t value_bytes) {
   const uint64_t slabs = std::max<uint64_t>(1, (count + kSlabValues - 1) / kSlabValues);
   reserved_bytes_ = slabs * slab_bytes_;
   void* p = ::mmap(nullptr, reserved_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return Status::IOError("cannot reserve " + std::to_string(reserved_bytes_) + " bytes: " + std::strerror(errno));
+  if (p == MAP_FAILED)
+    return Status::IOError("cannot reserve " + std::to_string(reserved_bytes_) + " bytes: " + std::strerror(errno));
   data_ = p;
   loaded_.assign(slabs, 0);
   dirty_.assign(slabs, 0);
@@ -164,7 +166,8 @@ Status RawVertexArray::transfer(bool write, uint64_t first_slab, uint64_t end_sl
                                            : ::pread(fd_, base + offset, piece, static_cast<off_t>(offset)));
     if (done < 0 && errno == EINTR) continue;
     if (done < 0) {
-      return Status::IOError(path_ + ": cannot " + (write ? "write back" : "load") + " vertex values: " + std::strerror(errno));
+      return Status::IOError(path_ + ": cannot " + (write ? "write back" : "load") +
+                             " vertex values: " + std::strerror(errno));
     }
     if (done == 0) {
       if (write || !read_only_) return Status::IOError(path_ + ": vertex values end early (file truncated?)");
@@ -182,7 +185,8 @@ Status RawVertexArray::transfer(bool write, uint64_t first_slab, uint64_t end_sl
           bytes_loaded_ += moved;
           break;  // the end of a read-only file
         }
-        if (++partial_retries > kPartialRetries) return Status::IOError(path_ + ": vertex values: transfers keep stopping short");
+        if (++partial_retries > kPartialRetries)
+          return Status::IOError(path_ + ": vertex values: transfers keep stopping short");
         continue;
       }
       moved = whole;

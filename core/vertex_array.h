@@ -105,8 +105,8 @@ class RawVertexArray {
 
   Kind kind_ = Kind::kNone;
   void* data_ = nullptr;
-  size_t bytes_ = 0;          // of the values
-  size_t reserved_bytes_ = 0; // of the mapping (ranged: whole slabs)
+  size_t bytes_ = 0;           // of the values
+  size_t reserved_bytes_ = 0;  // of the mapping (ranged: whole slabs)
   std::string path_;
   // Ranged:
   int fd_ = -1;

@@ -39,8 +39,8 @@ void VertexResidency::reset() {
   io_seconds_ = 0;
 }
 
-void VertexResidency::add(RawVertexArray* array, VertexUse use, size_t value_bytes, const std::string& name, bool placed,
-                          uint64_t resident_bytes, int priority) {
+void VertexResidency::add(RawVertexArray* array, VertexUse use, size_t value_bytes, const std::string& name,
+                          bool placed, uint64_t resident_bytes, int priority) {
   assert(array->owner_ == nullptr);
   array->owner_ = this;
   Entry e;
@@ -71,7 +71,8 @@ Status VertexResidency::place(uint64_t room, uint64_t range_reserve, std::string
     pending.push_back(&e);
     total += e.array->slab_count() * e.array->slab_bytes_;
   }
-  std::stable_sort(pending.begin(), pending.end(), [](const Entry* a, const Entry* b) { return a->priority < b->priority; });
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const Entry* a, const Entry* b) { return a->priority < b->priority; });
   if (total > room || any_ranged()) room -= std::min(room, range_reserve);
   for (Entry* e : pending) {
     RawVertexArray* a = e->array;

@@ -5,8 +5,8 @@
 #include <mutex>
 #include <numeric>
 
-#include "compression/chunk_lists.h"
 #include "compression/checksum.h"
+#include "compression/chunk_lists.h"
 #include "compression/varint.h"
 #include "shards/util/parallel.h"
 
@@ -47,8 +47,8 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
   const uint64_t weight_bytes = graph.weighted() ? uint64_t{4} * e.edge_count : 0;
   if (weight_bytes > e.bytes) return Status::Corruption("weight stream longer than chunk");
   ChunkListReader lists;
-  SG_RETURN_IF_ERROR(lists.open(graph.manifest().list_codec(), payload + weight_bytes, payload + e.bytes, e.first_vertex,
-                                e.vertex_count, graph.num_vertices()));
+  SG_RETURN_IF_ERROR(lists.open(graph.manifest().list_codec(), payload + weight_bytes, payload + e.bytes,
+                                e.first_vertex, e.vertex_count, graph.num_vertices()));
   uint32_t position = edge_base;
   const uint32_t edge_end = edge_base + e.edge_count;
   for (uint32_t i = 0; i < e.vertex_count; ++i) {
@@ -87,8 +87,8 @@ void visit_chunk(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w
 
 // Calls back once for each list split over chunks that has a piece in one
 // of `chunks` (sorted), with its whole run.
-void visit_split_lists(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w, std::span<const uint32_t> chunks,
-                       VertexRangeFn on_vertices, void* context, WindowTimes* times) {
+void visit_split_lists(const std::vector<ChunkIndexEntry>& index, const WindowGraph& w,
+                       std::span<const uint32_t> chunks, VertexRangeFn on_vertices, void* context, WindowTimes* times) {
   const auto t0 = std::chrono::steady_clock::now();
   uint32_t last_called = UINT32_MAX;
   auto call = [&](uint32_t vertex) {
@@ -129,7 +129,8 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   Status error;
   uint32_t error_chunk = 0;
   for (uint32_t c = first; c < end; ++c) {
-    if (!continues_list(index, first, c)) out->offsets[index[c].first_vertex - out->first_vertex] = edge_base[c - first];
+    if (!continues_list(index, first, c))
+      out->offsets[index[c].first_vertex - out->first_vertex] = edge_base[c - first];
   }
   parallel_for(first, end, uint32_t{1}, [&](uint32_t chunk_begin, uint32_t chunk_end) {
     for (uint32_t c = chunk_begin; c < chunk_end; ++c) {
@@ -180,8 +181,9 @@ WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
         extent = 0;
         edges = 0;
       }
-      while (end < index.size() && (end == first || (extent + extent_of(end) <= window_bytes &&
-                                                     index[end].end_vertex() - index[first].first_vertex <= vertex_limit))) {
+      while (end < index.size() &&
+             (end == first || (extent + extent_of(end) <= window_bytes &&
+                               index[end].end_vertex() - index[first].first_vertex <= vertex_limit))) {
         extent += extent_of(end);
         edges += index[end].edge_count;
         ++end;

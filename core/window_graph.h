@@ -15,8 +15,8 @@
 
 #include "compression/status.h"
 #include "core/vertex_subset.h"
-#include "shards/io/chunk_stream.h"
 #include "shards/format/graph.h"
+#include "shards/io/chunk_stream.h"
 
 namespace sg {
 

@@ -51,7 +51,8 @@ Status DeviceProfile::from_json(const std::string& text, const std::string& path
   }
   std::sort(p->random_reads.begin(), p->random_reads.end(),
             [](const RequestCost& a, const RequestCost& b) { return a.bytes < b.bytes; });
-  if (p->sequential_bytes_per_second <= 0 || p->random_reads.empty()) return Status::Corruption(path + ": empty profile");
+  if (p->sequential_bytes_per_second <= 0 || p->random_reads.empty())
+    return Status::Corruption(path + ": empty profile");
   p->source = path;
   return Status::OK();
 }
@@ -82,7 +83,8 @@ Status preset_profile(const std::string& device_class, DeviceProfile* p) {
   return Status::OK();
 }
 
-Status load_device_profile(const std::string& dir, const std::string& fallback_class, DeviceProfile* profile, bool* preset) {
+Status load_device_profile(const std::string& dir, const std::string& fallback_class, DeviceProfile* profile,
+                           bool* preset) {
   const std::string path = dir + "/" + kProfileFileName;
   std::ifstream in(path);
   if (!in) {

@@ -22,7 +22,7 @@ namespace sg {
 struct FrontierView {
   uint32_t universe = 0;
   uint64_t size = 0;
-  const uint64_t* bits = nullptr;           // (universe + 63) / 64 words
+  const uint64_t* bits = nullptr;               // (universe + 63) / 64 words
   const std::vector<uint32_t>* list = nullptr;  // null: given as a bitmap
 
   bool is_all() const { return size == universe; }

@@ -14,8 +14,10 @@ constexpr uint64_t kSlabValues = kRangeSlabValues;
 // vertices whose values fit `room` at `bytes_per_vertex` (all of them when
 // nothing is ranged). A chunk running past its range makes its group load
 // a little more.
-std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan, uint64_t bytes_per_vertex, uint64_t room) {
-  const uint64_t width = bytes_per_vertex == 0 ? UINT64_MAX : std::max<uint64_t>(1, room / (bytes_per_vertex * kSlabValues)) * kSlabValues;
+std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan, uint64_t bytes_per_vertex,
+                                     uint64_t room) {
+  const uint64_t width =
+      bytes_per_vertex == 0 ? UINT64_MAX : std::max<uint64_t>(1, room / (bytes_per_vertex * kSlabValues)) * kSlabValues;
   std::vector<ChunkGroup> groups;
   std::vector<uint64_t> cells;  // groups[k] holds vertex range cells[k]
   const size_t blocks = plan.blocks.size();
@@ -29,12 +31,15 @@ std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan,
         while (k < cells.size() && cells[k] < cell) ++k;
         if (k == cells.size() || cells[k] != cell) {
           cells.insert(cells.begin() + static_cast<long>(k), cell);
-          groups.insert(groups.begin() + static_cast<long>(k), ChunkGroup{std::vector<std::vector<ChunkSpan>>(blocks), first, end});
+          groups.insert(groups.begin() + static_cast<long>(k),
+                        ChunkGroup{std::vector<std::vector<ChunkSpan>>(blocks), first, end});
         }
         ChunkGroup& g = groups[k];
         std::vector<ChunkSpan>& spans = g.spans[b];
-        if (!spans.empty() && spans.back().end == c) ++spans.back().end;
-        else spans.push_back(ChunkSpan{c, c + 1});
+        if (!spans.empty() && spans.back().end == c)
+          ++spans.back().end;
+        else
+          spans.push_back(ChunkSpan{c, c + 1});
         g.begin_vertex = std::min(g.begin_vertex, first);
         g.end_vertex = std::max(g.end_vertex, end);
       }
@@ -61,19 +66,24 @@ std::vector<NeighbourPass> neighbour_passes(const PlanView& view, SpaceKind kind
       continue;
     }
     // Pieces of whole slabs (ranged arrays load slabs).
-    const uint64_t piece = end - begin <= pass_vertices ? end - begin : std::max<uint64_t>(kSlabValues, pass_vertices / kSlabValues * kSlabValues);
+    const uint64_t piece = end - begin <= pass_vertices
+                               ? end - begin
+                               : std::max<uint64_t>(kSlabValues, pass_vertices / kSlabValues * kSlabValues);
     for (uint64_t lo = begin; lo < end; lo += piece) passes.push_back(NeighbourPass{lo, std::min(end, lo + piece)});
   }
   return passes;
 }
 
 // Whole slabs of values at `per_vertex` bytes that `bytes` holds (at least one).
-uint64_t slabs_of(uint64_t bytes, uint64_t per_vertex) { return std::max<uint64_t>(1, bytes / (per_vertex * kSlabValues)) * kSlabValues; }
+uint64_t slabs_of(uint64_t bytes, uint64_t per_vertex) {
+  return std::max<uint64_t>(1, bytes / (per_vertex * kSlabValues)) * kSlabValues;
+}
 
 // One way to move the step's values, priced as the vertex bytes it moves
 // plus the edge bytes it reads (blocks split over passes are read once per
 // pass).
-RangePlan make_range_plan(const PlanView& view, const StepPlan& plan, bool groups_outer, uint64_t inner_room, uint64_t pass_vertices) {
+RangePlan make_range_plan(const PlanView& view, const StepPlan& plan, bool groups_outer, uint64_t inner_room,
+                          uint64_t pass_vertices) {
   const uint64_t inner_bytes = plan.pull ? view.ranged_destination_bytes : view.ranged_source_bytes;
   const uint64_t outer_bytes = plan.pull ? view.ranged_source_bytes : view.ranged_destination_bytes;
   const uint64_t n = view.graph->num_vertices();
@@ -127,19 +137,22 @@ RangePlan plan_ranges(const PlanView& view, const StepPlan& plan) {
   }
   if (view.range_loop != RangeLoop::kPassesOuter) {
     for (const uint64_t pass_vertices : group_passes) {
-      options.push_back(make_range_plan(view, plan, true, room - std::min(room, pass_vertices * outer_bytes), pass_vertices));
+      options.push_back(
+          make_range_plan(view, plan, true, room - std::min(room, pass_vertices * outer_bytes), pass_vertices));
     }
   }
   size_t best = 0;
   for (size_t i = 1; i < options.size(); ++i) {
-    if (options[i].vertex_bytes + options[i].edge_bytes < options[best].vertex_bytes + options[best].edge_bytes) best = i;
+    if (options[i].vertex_bytes + options[i].edge_bytes < options[best].vertex_bytes + options[best].edge_bytes)
+      best = i;
   }
   return std::move(options[best]);
 }
 
 uint32_t passes_over(const std::vector<NeighbourPass>& passes, const EdgeSpace& block) {
   uint32_t reads = 0;
-  for (const NeighbourPass& pass : passes) reads += pass.begin < block.neighbour_end && pass.end > block.neighbour_begin;
+  for (const NeighbourPass& pass : passes)
+    reads += pass.begin < block.neighbour_end && pass.end > block.neighbour_begin;
   return reads;
 }
 

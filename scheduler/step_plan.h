@@ -31,10 +31,10 @@ struct StepRequest {
 // The planner's choice for one interval of a push step.
 struct IntervalDecision {
   uint32_t interval = 0;
-  uint32_t block = 0;              // of a blocked space (2-D blocks), else 0
-  double full_seconds = 0;         // predicted: stream the interval's whole shard
-  double selective_seconds = 0;    // predicted: read only chunks holding active lists
-  bool selective = false;          // the choice
+  uint32_t block = 0;            // of a blocked space (2-D blocks), else 0
+  double full_seconds = 0;       // predicted: stream the interval's whole shard
+  double selective_seconds = 0;  // predicted: read only chunks holding active lists
+  bool selective = false;        // the choice
 };
 
 // What a step will read of one block of a space (the whole space when it
@@ -54,7 +54,7 @@ struct StepPlan {
   bool pull = false;
   SpaceKind kind = SpaceKind::kIn;
   std::vector<BlockPlan> blocks;
-  PlanCost predicted;  // the blocks' together, times the passes over each
+  PlanCost predicted;                           // the blocks' together, times the passes over each
   double pull_seconds = -1, push_seconds = -1;  // the alternatives costed (-1: not considered)
   // Over every block.
   std::vector<IntervalDecision> intervals;

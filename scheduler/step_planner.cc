@@ -23,7 +23,8 @@ void cost_block(const PlanView& view, BlockPlan* plan, uint64_t useful_bytes = U
   const auto& index = view.graph->stored_space(stored).index;
   uint64_t cpu_bytes = 0, decoded_bytes = 0;
   for (const ChunkSpan& span : plan->spans) {
-    for (uint32_t c = span.begin; c < span.end; ++c) (view.decoded(stored, c) ? decoded_bytes : cpu_bytes) += index[c].bytes;
+    for (uint32_t c = span.begin; c < span.end; ++c)
+      (view.decoded(stored, c) ? decoded_bytes : cpu_bytes) += index[c].bytes;
   }
   std::vector<ByteRange> ranges;
   for (const ChunkSpan& span : disk_spans(*view.graph, *view.cache, *view.cost_model, stored, plan->spans)) {
@@ -33,7 +34,8 @@ void cost_block(const PlanView& view, BlockPlan* plan, uint64_t useful_bytes = U
   const double active = total > 0 ? std::min(1.0, static_cast<double>(useful_bytes) / total) : 1.0;
   const double compressed_work = static_cast<double>(cpu_bytes) * (active + (1 - active) / 4);
   const double decoded_work = static_cast<double>(decoded_bytes) * active;
-  plan->predicted = view.cost_model->cost(ranges, static_cast<uint64_t>(compressed_work), static_cast<uint64_t>(decoded_work));
+  plan->predicted =
+      view.cost_model->cost(ranges, static_cast<uint64_t>(compressed_work), static_cast<uint64_t>(decoded_work));
 }
 
 BlockPlan plan_pull_block(const PlanView& view, size_t stored, uint32_t begin, uint32_t end) {
@@ -45,11 +47,14 @@ BlockPlan plan_pull_block(const PlanView& view, size_t stored, uint32_t begin, u
       // Chunks are in vertex order: keep those whose vertices meet [begin, end).
       auto first = std::partition_point(index.begin() + span.begin, index.begin() + span.end,
                                         [&](const ChunkIndexEntry& e) { return e.end_vertex() <= begin; });
-      auto last = std::partition_point(first, index.begin() + span.end, [&](const ChunkIndexEntry& e) { return e.first_vertex < end; });
+      auto last = std::partition_point(first, index.begin() + span.end,
+                                       [&](const ChunkIndexEntry& e) { return e.first_vertex < end; });
       span = ChunkSpan{static_cast<uint32_t>(first - index.begin()), static_cast<uint32_t>(last - index.begin())};
     }
-    if (span.begin == span.end) ++plan.intervals_skipped;
-    else plan.spans.push_back(span);
+    if (span.begin == span.end)
+      ++plan.intervals_skipped;
+    else
+      plan.spans.push_back(span);
   }
   cost_block(view, &plan);
   return plan;
@@ -98,13 +103,15 @@ std::vector<ActiveChunks> active_chunks_listed(const PlanView& view, size_t stor
   std::vector<ActiveChunks> chunks(starts.size());
   std::vector<uint32_t> selected;
   for (uint32_t v : *view.frontier.list) {
-    size_t c = static_cast<size_t>(std::upper_bound(index.begin(), index.end(), v, [](uint32_t x, const ChunkIndexEntry& e) {
-                                     return x < e.first_vertex;
-                                   }) - index.begin());
+    size_t c =
+        static_cast<size_t>(std::upper_bound(index.begin(), index.end(), v,
+                                             [](uint32_t x, const ChunkIndexEntry& e) { return x < e.first_vertex; }) -
+                            index.begin());
     while (c > 0 && index[c - 1].first_vertex <= v && v < index[c - 1].end_vertex()) {
       selected.push_back(static_cast<uint32_t>(--c));
       const ChunkIndexEntry& e = index[c];
-      chunks[interval_of(v)].useful_bytes += ListBytes::useful(e, e.vertex_count == 1 ? e.edge_count : list_bytes.edges(e, v));
+      chunks[interval_of(v)].useful_bytes +=
+          ListBytes::useful(e, e.vertex_count == 1 ? e.edge_count : list_bytes.edges(e, v));
     }
   }
   std::sort(selected.begin(), selected.end());
@@ -143,7 +150,8 @@ std::vector<ActiveChunks> active_chunks(const PlanView& view, size_t stored) {
 // `fill_gaps` (--io auto) a gap of uncached chunks the cost model says is
 // cheaper to read than to skip is read through. A cached chunk is never read
 // through: it would split the request anyway.
-std::vector<ChunkSpan> merge_chunks(const PlanView& view, size_t stored, const std::vector<uint32_t>& chunks, bool fill_gaps) {
+std::vector<ChunkSpan> merge_chunks(const PlanView& view, size_t stored, const std::vector<uint32_t>& chunks,
+                                    bool fill_gaps) {
   const auto& index = view.graph->stored_space(stored).index;
   std::vector<ChunkSpan> spans;
   auto bridgeable = [&](uint32_t from, uint32_t to) {
@@ -154,8 +162,8 @@ std::vector<ChunkSpan> merge_chunks(const PlanView& view, size_t stored, const s
     }
     const ChunkSpan& last = spans.back();
     auto end_of = [&](uint32_t c) { return align_up(index[c].offset + index[c].bytes, kAlignBytes); };
-    return view.cost_model->read_through(end_of(last.end - 1) - index[last.begin].offset, index[to].offset - end_of(from - 1),
-                                         end_of(to) - index[to].offset);
+    return view.cost_model->read_through(end_of(last.end - 1) - index[last.begin].offset,
+                                         index[to].offset - end_of(from - 1), end_of(to) - index[to].offset);
   };
   for (uint32_t c : chunks) {
     if (!spans.empty() && bridgeable(spans.back().end, c)) {
@@ -174,7 +182,8 @@ std::vector<ChunkSpan> merge_chunks(const PlanView& view, size_t stored, const s
 // through the ids, finds its next steps' lists there. Stops at a cached
 // chunk, the interval's end, or when the cache has no room for it. Returns
 // the bytes added and takes them from *room.
-uint64_t read_ahead(const PlanView& view, size_t stored, ChunkSpan interval, std::vector<ChunkSpan>* spans, uint64_t* room) {
+uint64_t read_ahead(const PlanView& view, size_t stored, ChunkSpan interval, std::vector<ChunkSpan>* spans,
+                    uint64_t* room) {
   const auto& index = view.graph->stored_space(stored).index;
   auto stored_bytes = [&](uint32_t c) { return align_up(index[c].bytes, kAlignBytes); };
   for (const ChunkSpan& span : *spans) {
@@ -185,7 +194,8 @@ uint64_t read_ahead(const PlanView& view, size_t stored, ChunkSpan interval, std
   uint64_t total = 0;
   for (size_t i = 0; i < spans->size(); ++i) {
     ChunkSpan& span = (*spans)[i];
-    const uint32_t limit = i + 1 < spans->size() ? (*spans)[i + 1].begin : interval.end;  // the next span is read anyway
+    const uint32_t limit =
+        i + 1 < spans->size() ? (*spans)[i + 1].begin : interval.end;  // the next span is read anyway
     uint64_t extra = 0;
     while (span.end < limit && !view.cached(stored, span.end)) {
       const uint64_t bytes = stored_bytes(span.end);
@@ -199,8 +209,10 @@ uint64_t read_ahead(const PlanView& view, size_t stored, ChunkSpan interval, std
   // Extended spans may now reach the next ones.
   std::vector<ChunkSpan> merged;
   for (const ChunkSpan& span : *spans) {
-    if (!merged.empty() && span.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, span.end);
-    else merged.push_back(span);
+    if (!merged.empty() && span.begin <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, span.end);
+    else
+      merged.push_back(span);
   }
   *spans = std::move(merged);
   return total;
@@ -208,8 +220,8 @@ uint64_t read_ahead(const PlanView& view, size_t stored, ChunkSpan interval, std
 
 // One interval of a push block, full or selective by the cost model (or
 // by `mode`); its spans are appended to the block's plan.
-IntervalDecision plan_push_interval(const PlanView& view, size_t stored, uint32_t interval, const ActiveChunks& selected,
-                                    IoMode mode, uint64_t* room, BlockPlan* plan) {
+IntervalDecision plan_push_interval(const PlanView& view, size_t stored, uint32_t interval,
+                                    const ActiveChunks& selected, IoMode mode, uint64_t* room, BlockPlan* plan) {
   const ChunkSpan full = (*view.intervals)[stored][interval];
   std::vector<ChunkSpan> selective = merge_chunks(view, stored, selected.chunks, mode == IoMode::kAuto);
   IntervalDecision decision;
@@ -249,7 +261,8 @@ BlockPlan plan_push_block(const PlanView& view, size_t stored, IoMode mode, uint
       plan.spans.push_back((*view.intervals)[stored][i]);
       continue;
     }
-    IntervalDecision decision = plan_push_interval(view, stored, static_cast<uint32_t>(i), selected[i], mode, room, &plan);
+    IntervalDecision decision =
+        plan_push_interval(view, stored, static_cast<uint32_t>(i), selected[i], mode, room, &plan);
     decision.block = block;
     plan.intervals.push_back(decision);
   }
@@ -264,8 +277,10 @@ bool ligra_pulls(const PlanView& view, SpaceKind push_kind) {
   const uint32_t* degrees = view.degrees(push_kind);
   const uint64_t arcs = view.graph->arcs(SpaceKind::kOut);
   uint64_t frontier_edges = frontier.size;
-  if (degrees != nullptr) frontier.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
-  else frontier_edges += frontier.size * (arcs / std::max(1u, view.graph->num_vertices()));
+  if (degrees != nullptr)
+    frontier.for_each([&](uint32_t v) { frontier_edges += degrees[v]; });
+  else
+    frontier_edges += frontier.size * (arcs / std::max(1u, view.graph->num_vertices()));
   return frontier_edges > arcs / 20;
 }
 
@@ -281,7 +296,8 @@ bool rent_instead_of(const PlanView& view, const StepPlan& other, double chosen_
   double& regret = regrets->seconds[other.pull ? 1 : 0];
   const double other_cached = other.predicted.cpu_seconds;
   const double other_reading = other.predicted.seconds - other_cached;
-  if (!view.cache_enabled || other_reading <= 0 || other.predicted.bytes > view.cache_limit || other_cached >= chosen_seconds) {
+  if (!view.cache_enabled || other_reading <= 0 || other.predicted.bytes > view.cache_limit ||
+      other_cached >= chosen_seconds) {
     regret = 0;
     return false;
   }
@@ -344,8 +360,8 @@ void total_plan(StepPlan* plan) {
   }
 }
 
-std::vector<ChunkSpan> disk_spans(const Graph& graph, const ChunkHolder& cache, const CostModel& cost_model, size_t stored,
-                                  const std::vector<ChunkSpan>& spans) {
+std::vector<ChunkSpan> disk_spans(const Graph& graph, const ChunkHolder& cache, const CostModel& cost_model,
+                                  size_t stored, const std::vector<ChunkSpan>& spans) {
   const auto& index = graph.stored_space(stored).index;
   auto cached = [&](uint32_t c) { return cache.holds(stored, c); };
   std::vector<ChunkSpan> out;
@@ -361,11 +377,15 @@ std::vector<ChunkSpan> disk_spans(const Graph& graph, const ChunkHolder& cache, 
       // Never through a decoded window: it serves its chunks without a decode.
       bool decoded_gap = false;
       for (uint32_t g = c; g < gap_end && !decoded_gap; ++g) decoded_gap = cache.holds_decoded(stored, g);
-      const bool bridge = open && (gap_end == c || (!decoded_gap && cost_model.read_through(read_bytes(index, out.back().begin, out.back().end),
-                                                                                              read_bytes(index, c, gap_end),
-                                                                                              read_bytes(index, gap_end, run_end))));
-      if (bridge) out.back().end = run_end;
-      else out.push_back(ChunkSpan{gap_end, run_end});
+      const bool bridge =
+          open &&
+          (gap_end == c || (!decoded_gap && cost_model.read_through(read_bytes(index, out.back().begin, out.back().end),
+                                                                    read_bytes(index, c, gap_end),
+                                                                    read_bytes(index, gap_end, run_end))));
+      if (bridge)
+        out.back().end = run_end;
+      else
+        out.push_back(ChunkSpan{gap_end, run_end});
       open = true;
       c = run_end;
     }
@@ -386,7 +406,8 @@ StepPlan plan_push(const PlanView& view, SpaceKind kind, IoMode mode) {
   StepPlan plan;
   plan.pull = false;
   plan.kind = kind;
-  uint64_t room = view.cache_enabled && mode == IoMode::kAuto ? view.cache_room : 0;  // for read-ahead, shared by the blocks
+  uint64_t room =
+      view.cache_enabled && mode == IoMode::kAuto ? view.cache_room : 0;  // for read-ahead, shared by the blocks
   for (size_t stored : view.graph->blocks(kind)) plan.blocks.push_back(plan_push_block(view, stored, mode, &room));
   total_plan(&plan);
   return plan;
@@ -400,7 +421,8 @@ StepPlan plan_step(const PlanView& view, const StepRequest& request, DirectionRe
     return plan_pull(view, pull_kind, request.destinations_begin, request.destinations_end);
   }
   if (request.direction == Direction::kPush || mode == IoMode::kSelective) return plan_push(view, push_kind, mode);
-  if (mode == IoMode::kFull) return ligra_pulls(view, push_kind) ? plan_pull(view, pull_kind) : plan_push(view, push_kind, mode);
+  if (mode == IoMode::kFull)
+    return ligra_pulls(view, push_kind) ? plan_pull(view, pull_kind) : plan_push(view, push_kind, mode);
   StepPlan pull = plan_pull(view, pull_kind);
   StepPlan push = plan_push(view, push_kind, IoMode::kAuto);
   // With vertex arrays loaded by range, each pass over the other side's
@@ -409,7 +431,8 @@ StepPlan plan_step(const PlanView& view, const StepRequest& request, DirectionRe
   cost_passes(view, &push);
   const bool push_cheaper = push.predicted.seconds < pull.predicted.seconds;
   StepPlan* best = push_cheaper ? &push : &pull;
-  if (rent_instead_of(view, push_cheaper ? pull : push, best->predicted.seconds, regret)) best = push_cheaper ? &pull : &push;
+  if (rent_instead_of(view, push_cheaper ? pull : push, best->predicted.seconds, regret))
+    best = push_cheaper ? &pull : &push;
   best->pull_seconds = pull.predicted.seconds;
   best->push_seconds = push.predicted.seconds;
   return std::move(*best);

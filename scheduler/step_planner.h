@@ -33,7 +33,7 @@ StepPlan plan_push(const PlanView& view, SpaceKind kind, IoMode mode);
 // The chunks of `spans` to read from the devices: the uncached ones, merged
 // when adjacent, plus runs of cached chunks between two of them within a
 // span when reading them through is cheaper than another request.
-std::vector<ChunkSpan> disk_spans(const Graph& graph, const ChunkHolder& cache, const CostModel& cost_model, size_t stored,
-                                  const std::vector<ChunkSpan>& spans);
+std::vector<ChunkSpan> disk_spans(const Graph& graph, const ChunkHolder& cache, const CostModel& cost_model,
+                                  size_t stored, const std::vector<ChunkSpan>& spans);
 
 }  // namespace sg

@@ -23,7 +23,9 @@ std::string column_text(const shardgraph::ResultColumn& c, size_t i) {
   switch (c.type) {
     case shardgraph::ValueType::kInt32: std::snprintf(buf, sizeof(buf), "%d", c.values<int32_t>()[i]); break;
     case shardgraph::ValueType::kUint32: std::snprintf(buf, sizeof(buf), "%u", c.values<uint32_t>()[i]); break;
-    case shardgraph::ValueType::kInt64: std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(c.values<int64_t>()[i])); break;
+    case shardgraph::ValueType::kInt64:
+      std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(c.values<int64_t>()[i]));
+      break;
     case shardgraph::ValueType::kUint64:
       std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(c.values<uint64_t>()[i]));
       break;
@@ -123,7 +125,8 @@ TEST_CASE("api: every app's collected columns equal its --output, keyed by origi
         if (i > 0) REQUIRE(result.ids[i] > result.ids[i - 1]);
         const auto& fields = lines.at(result.ids[i]);
         REQUIRE(fields.size() == result.columns.size());
-        for (size_t c = 0; c < fields.size(); ++c) REQUIRE_MESSAGE(same_value(fields[c], column_text(result.columns[c], i)), fields[c]);
+        for (size_t c = 0; c < fields.size(); ++c)
+          REQUIRE_MESSAGE(same_value(fields[c], column_text(result.columns[c], i)), fields[c]);
       }
     }
   }
@@ -144,7 +147,8 @@ TEST_CASE("api: progress lines arrive, and a stop request ends a run with nothin
   ingest_callbacks.progress = [&](const std::string& line) { ingest_lines.push_back(line); };
   shardgraph::IngestReport report;
   REQUIRE(shardgraph::ingest(in, &report, ingest_callbacks).ok());
-  CHECK(std::any_of(ingest_lines.begin(), ingest_lines.end(), [](const std::string& l) { return l.rfind("ingest: ", 0) == 0; }));
+  CHECK(std::any_of(ingest_lines.begin(), ingest_lines.end(),
+                    [](const std::string& l) { return l.rfind("ingest: ", 0) == 0; }));
 
   shardgraph::RunRequest r;
   r.app = "pagerank";

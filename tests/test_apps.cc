@@ -10,14 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <numeric>
 #include <memory>
+#include <numeric>
 #include <sstream>
 
-#include "apps/kernels/kernels.h"
-#include "shardgraph.h"
-#include "reference.h"
 #include "apps/jobs/ingest_ordered.h"
+#include "apps/kernels/kernels.h"
+#include "reference.h"
+#include "shardgraph.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -180,8 +180,10 @@ void check_case(const Case& c, uint64_t seed) {
     // roots list is refilled every few roots; 1 MiB: at once.
     for (const uint64_t work_bytes : {uint64_t{64}, uint64_t{1} << 20}) {
       std::vector<uint32_t> new_id;
-      REQUIRE(traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, work_bytes, &new_id).ok());
-      CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"), " work ", work_bytes);
+      REQUIRE(
+          traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, work_bytes, &new_id).ok());
+      CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"),
+                    " work ", work_bytes);
     }
   }
   const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
@@ -222,7 +224,8 @@ void check_case(const Case& c, uint64_t seed) {
     REQUIRE(betweenness(&engine, source, &dependency).ok());
     finish(&dependency);
     const std::vector<double> expected = sgtest::ref_betweenness(ref, source);
-    for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(dependency[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
+    for (uint32_t v = 0; v < n; ++v)
+      REQUIRE(std::fabs(dependency[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
   }
   {
     VertexArray<uint64_t> labels;
@@ -332,7 +335,8 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
   sgtest::write_text(dir / "e.txt", "0 1\n1 2\n");
   std::filesystem::create_directory(dir / "d0");
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) ==
+          0);
   CHECK(sgtest::run_cli("run sssp " + (dir / "g"), &output) == 2);
   CHECK(output.find("--unit-weights") != std::string::npos);
   CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --source 7", &output) == 2);
@@ -438,7 +442,8 @@ TEST_CASE("decoded cache: room beyond the compressed graph serves later scans de
     CHECK(tight.steps()[i].cached_chunks == tight.steps()[i].chunks);
     CHECK(tight.steps()[i].decoded_cache_chunks == 0);
   }
-  for (uint32_t v = 0; v < graph.num_vertices(); ++v) REQUIRE(roomy_ranks[v] == doctest::Approx(tight_ranks[v]).epsilon(1e-12));
+  for (uint32_t v = 0; v < graph.num_vertices(); ++v)
+    REQUIRE(roomy_ranks[v] == doctest::Approx(tight_ranks[v]).epsilon(1e-12));
 }
 
 TEST_CASE("chunk cache under memory pressure: stale chunks are evicted, results are unchanged") {
@@ -464,7 +469,8 @@ TEST_CASE("chunk cache under memory pressure: stale chunks are evicted, results 
     // survived the shrinking, chunks evicted since).
     VertexArray<double> again;
     REQUIRE(pagerank(engine, PageRankOptions{3, 0, 0.85}, &again, &iterations).ok());
-    for (uint32_t v = 0; v < graph.num_vertices(); ++v) REQUIRE(again[v] == doctest::Approx((*ranks)[v]).epsilon(1e-12));
+    for (uint32_t v = 0; v < graph.num_vertices(); ++v)
+      REQUIRE(again[v] == doctest::Approx((*ranks)[v]).epsilon(1e-12));
   };
   Engine roomy, tight;
   VertexArray<double> roomy_ranks, tight_ranks;
@@ -593,8 +599,9 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
   uint64_t state = 77;
   std::string text;
   for (int i = 0; i < 3000; ++i) {
-    text += std::to_string(3 + sgtest::next_random(&state) % 500) + " " + std::to_string(3 + sgtest::next_random(&state) % 500) +
-            " " + std::to_string(1 + sgtest::next_random(&state) % 9) + "\n";
+    text += std::to_string(3 + sgtest::next_random(&state) % 500) + " " +
+            std::to_string(3 + sgtest::next_random(&state) % 500) + " " +
+            std::to_string(1 + sgtest::next_random(&state) % 9) + "\n";
   }
   sgtest::write_text(dir / "e.txt", text);
   std::map<std::string, std::string> reference;
@@ -642,17 +649,21 @@ TEST_CASE("vertex orderings change no result: outputs in original ids are identi
   }
 }
 
-TEST_CASE("run: a budget below the graph's minimum is refused naming the minimum, and at the minimum vertex arrays go to an unnamed scratch file, the id map is mapped and results are unchanged") {
+TEST_CASE(
+    "run: a budget below the graph's minimum is refused naming the minimum, and at the minimum vertex arrays go to an "
+    "unnamed scratch file, the id map is mapped and results are unchanged") {
   sgtest::TempDir dir;
   std::string text;
   uint64_t state = 31;
   for (int i = 0; i < 20000; ++i) {
     // 300k vertices: 4-byte arrays (1.2 MB) exceed the minimum budget (1 MiB).
-    text += std::to_string(sgtest::next_random(&state) % 300000) + " " + std::to_string(sgtest::next_random(&state) % 300000) + "\n";
+    text += std::to_string(sgtest::next_random(&state) % 300000) + " " +
+            std::to_string(sgtest::next_random(&state) % 300000) + "\n";
   }
   sgtest::write_text(dir / "e.txt", text);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K --order bfds", &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K --order bfds",
+                          &output) == 0);
   REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --memory 16K", &output) == 2);
   CHECK(std::count(output.begin(), output.end(), '\n') == 1);
   const size_t at = output.find("use --memory ");
@@ -664,9 +675,10 @@ TEST_CASE("run: a budget below the graph's minimum is refused naming the minimum
   std::filesystem::create_directory(dir / "scratch");
   for (const std::string app : {"bfs", "pagerank", "wcc"}) {
     CAPTURE(app);
-    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory 1G --output " + (dir / "big.out"), &output) == 0);
-    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory " + minimum + " --scratch-dir " + (dir / "scratch") +
-                                " --output " + (dir / "small.out"),
+    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory 1G --output " + (dir / "big.out"), &output) ==
+            0);
+    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory " + minimum + " --scratch-dir " +
+                                (dir / "scratch") + " --output " + (dir / "small.out"),
                             &output) == 0);
     CHECK(output.find("loaded by vertex range") != std::string::npos);
     // The graph is reordered (bfds) and its id map (12 bytes a vertex with
@@ -677,8 +689,11 @@ TEST_CASE("run: a budget below the graph's minimum is refused naming the minimum
     CHECK(sgtest::list_dir(dir / "scratch").empty());
   }
   // BFS parents name original ids through the mapped map too.
-  REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --parents --memory 1G --output " + (dir / "big.out"), &output) == 0);
-  REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --parents --memory " + minimum + " --output " + (dir / "small.out"), &output) == 0);
+  REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --parents --memory 1G --output " + (dir / "big.out"), &output) ==
+          0);
+  REQUIRE(
+      sgtest::run_cli("run bfs " + (dir / "g") + " --parents --memory " + minimum + " --output " + (dir / "small.out"),
+                      &output) == 0);
   CHECK(output.find("output in stored vertex order") != std::string::npos);
   CHECK(sgtest::sorted_lines(sgtest::read_text(dir / "small.out")) == sgtest::read_text(dir / "big.out"));
   for (const std::string& name : sgtest::list_dir(dir / "g")) CHECK(name.find("scratch") == std::string::npos);
@@ -708,7 +723,8 @@ TEST_CASE("run: every app's peak RSS stays within 1.05 x --memory plus the fixed
     for (const std::string app : {"pagerank", "pagerank-delta", "spmv", "bfs", "wcc", "sssp --unit-weights"}) {
       CAPTURE(budget_mib);
       CAPTURE(app);
-      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory " + std::to_string(budget_mib) + "M", &output) == 0);
+      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + " --memory " + std::to_string(budget_mib) + "M",
+                              &output) == 0);
       const uint64_t budget = budget_mib << 20;
       CHECK(peak_bytes(output) <= budget + budget / 20 + idle_bytes + kOverheadBytes);
     }
@@ -737,7 +753,8 @@ struct CountArcs {
 // Disk windows are processed between shares of the cached chunks, and each
 // is offered to the cache: one of a higher priority bin can evict a cached
 // chunk whose turn has not come. That chunk is read from the devices, once.
-TEST_CASE("chunk cache: a cached chunk evicted during a step before its turn is read from the devices, every arc once") {
+TEST_CASE(
+    "chunk cache: a cached chunk evicted during a step before its turn is read from the devices, every arc once") {
   sgtest::TempDir dir;
   const uint32_t hubs = 400, n = 10000;
   std::string text;
@@ -752,7 +769,8 @@ TEST_CASE("chunk cache: a cached chunk evicted during a step before its turn is 
   for (uint32_t u = 0; u < hubs; ++u) {  // long lists: a low priority bin
     for (int k = 0; k < 100; ++k) arc(u, static_cast<uint32_t>(sgtest::next_random(&state) % n));
   }
-  for (uint32_t u = hubs; u < n; ++u) arc(u, static_cast<uint32_t>(sgtest::next_random(&state) % n));  // one each: a high bin
+  for (uint32_t u = hubs; u < n; ++u)
+    arc(u, static_cast<uint32_t>(sgtest::next_random(&state) % n));  // one each: a high bin
   sgtest::write_text(dir / "e.txt", text);
   IngestOptions o;
   o.input = dir / "e.txt";

@@ -47,7 +47,8 @@ TEST_CASE("varint rejects overlong and non-minimal encodings") {
 }
 
 TEST_CASE("zigzag maps signed values both ways") {
-  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{-4294967295LL}, int64_t{4294967295LL}, INT64_MIN, INT64_MAX}) {
+  for (int64_t v :
+       {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{-4294967295LL}, int64_t{4294967295LL}, INT64_MIN, INT64_MAX}) {
     CHECK(zigzag_decode(zigzag_encode(v)) == v);
   }
   CHECK(zigzag_encode(-1) == 1);
@@ -154,13 +155,17 @@ struct ChunkLists {
 ChunkLists random_chunk_lists(uint64_t* state, uint32_t num_vertices) {
   ChunkLists c;
   c.first_vertex = static_cast<uint32_t>(sgtest::next_random(state) % num_vertices);
-  const uint32_t vertices = 1 + static_cast<uint32_t>(sgtest::next_random(state) % std::min<uint64_t>(300, num_vertices - c.first_vertex));
+  const uint32_t vertices =
+      1 + static_cast<uint32_t>(sgtest::next_random(state) % std::min<uint64_t>(300, num_vertices - c.first_vertex));
   const bool low = sgtest::next_random(state) % 2 == 0;
   for (uint32_t i = 0; i < vertices; ++i) {
     const uint64_t r = sgtest::next_random(state) % 10;
-    const uint32_t count = r < 5 ? 0 : r < 9 ? static_cast<uint32_t>(1 + sgtest::next_random(state) % 8) : static_cast<uint32_t>(sgtest::next_random(state) % 400);
+    const uint32_t count = r < 5   ? 0
+                           : r < 9 ? static_cast<uint32_t>(1 + sgtest::next_random(state) % 8)
+                                   : static_cast<uint32_t>(sgtest::next_random(state) % 400);
     std::vector<uint32_t> list(count);
-    for (uint32_t& id : list) id = static_cast<uint32_t>(sgtest::next_random(state) % (low ? std::min(num_vertices, 64u) : num_vertices));
+    for (uint32_t& id : list)
+      id = static_cast<uint32_t>(sgtest::next_random(state) % (low ? std::min(num_vertices, 64u) : num_vertices));
     std::sort(list.begin(), list.end());
     c.counts.push_back(count);
     c.ids.insert(c.ids.end(), list.begin(), list.end());
@@ -169,10 +174,13 @@ ChunkLists random_chunk_lists(uint64_t* state, uint32_t num_vertices) {
 }
 
 // Reads every list back; fails the test on an error.
-std::vector<uint32_t> read_back(const std::vector<uint8_t>& bytes, const ChunkLists& c, uint32_t num_vertices, bool skip_odd) {
+std::vector<uint32_t> read_back(const std::vector<uint8_t>& bytes, const ChunkLists& c, uint32_t num_vertices,
+                                bool skip_odd) {
   ChunkListReader reader;
-  REQUIRE(reader.open(ListCodec::kV2, bytes.data(), bytes.data() + bytes.size(), c.first_vertex, static_cast<uint32_t>(c.counts.size()),
-                      num_vertices).ok());
+  REQUIRE(reader
+              .open(ListCodec::kV2, bytes.data(), bytes.data() + bytes.size(), c.first_vertex,
+                    static_cast<uint32_t>(c.counts.size()), num_vertices)
+              .ok());
   std::vector<uint32_t> ids;
   for (size_t i = 0; i < c.counts.size(); ++i) {
     uint32_t count = 0;
@@ -198,7 +206,8 @@ std::vector<uint32_t> read_back(const std::vector<uint8_t>& bytes, const ChunkLi
 TEST_CASE("chunk lists (codec 2) round trip in both anchor modes, and the sizer predicts the coded size") {
   uint64_t state = 4242;
   for (int round = 0; round < 300; ++round) {
-    const uint32_t num_vertices = 1 + static_cast<uint32_t>(sgtest::next_random(&state) % (round % 3 == 0 ? 100 : 5000000));
+    const uint32_t num_vertices =
+        1 + static_cast<uint32_t>(sgtest::next_random(&state) % (round % 3 == 0 ? 100 : 5000000));
     const ChunkLists c = random_chunk_lists(&state, num_vertices);
     ChunkListSizer sizer;
     sizer.reset(c.first_vertex);
@@ -265,6 +274,7 @@ TEST_CASE("chunk lists (codec 2): runs of empty lists take one token, and malfor
   for (int i = 0; i < 2000; ++i) {
     std::vector<uint8_t> garbage(1 + sgtest::next_random(&state) % 40);
     for (uint8_t& byte : garbage) byte = static_cast<uint8_t>(sgtest::next_random(&state));
-    (void)read_all(garbage, 1 + static_cast<uint32_t>(sgtest::next_random(&state) % 50));  // must not crash or read past the end
+    (void)read_all(garbage,
+                   1 + static_cast<uint32_t>(sgtest::next_random(&state) % 50));  // must not crash or read past the end
   }
 }

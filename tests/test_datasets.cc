@@ -66,9 +66,17 @@ void check_dataset(const std::string& name, const std::string& file, bool remap)
 
 }  // namespace
 
-TEST_CASE("dataset wiki-Vote (SNAP gzip, CRLF, sparse ids, remapped)") { check_dataset("wiki-Vote", "wiki-Vote.txt.gz", true); }
+TEST_CASE("dataset wiki-Vote (SNAP gzip, CRLF, sparse ids, remapped)") {
+  check_dataset("wiki-Vote", "wiki-Vote.txt.gz", true);
+}
 TEST_CASE("dataset p2p-Gnutella31 (SNAP gzip)") { check_dataset("p2p-Gnutella31", "p2p-Gnutella31.txt.gz", false); }
-TEST_CASE("dataset cit-HepTh (SNAP gzip, arXiv ids, remapped)") { check_dataset("cit-HepTh", "cit-HepTh.txt.gz", true); }
+TEST_CASE("dataset cit-HepTh (SNAP gzip, arXiv ids, remapped)") {
+  check_dataset("cit-HepTh", "cit-HepTh.txt.gz", true);
+}
 TEST_CASE("dataset cnr-2000 (WebGraph BVGraph)") { check_dataset("cnr-2000", "cnr-2000.graph", false); }
-TEST_CASE("dataset uk-2007-05@100000 (WebGraph BVGraph)") { check_dataset("uk-2007-05-100000", "uk-2007-05@100000.graph", false); }
-TEST_CASE("dataset dblp-2010 (WebGraph BVGraph, symmetric arcs, isolated nodes)") { check_dataset("dblp-2010", "dblp-2010.graph", false); }
+TEST_CASE("dataset uk-2007-05@100000 (WebGraph BVGraph)") {
+  check_dataset("uk-2007-05-100000", "uk-2007-05@100000.graph", false);
+}
+TEST_CASE("dataset dblp-2010 (WebGraph BVGraph, symmetric arcs, isolated nodes)") {
+  check_dataset("dblp-2010", "dblp-2010.graph", false);
+}

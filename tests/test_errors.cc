@@ -11,9 +11,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "apps/jobs/ingest_ordered.h"
 #include "shards/format/graph.h"
 #include "shards/format/verify.h"
-#include "apps/jobs/ingest_ordered.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -48,7 +48,8 @@ TEST_CASE("malformed text input names file and line, leaves nothing") {
 }
 
 TEST_CASE("malformed matrix market and binary input") {
-  expect_ingest_error("a.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "", "a.mtx:1: only 'coordinate'");
+  expect_ingest_error("a.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "",
+                      "a.mtx:1: only 'coordinate'");
   expect_ingest_error("b.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n", "",
                       "b.mtx:3: file ends after 1 of 2 entries");
   expect_ingest_error("c.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 4\n", "",
@@ -97,7 +98,8 @@ TEST_CASE("missing device directory, existing output and bad options are clear e
   sgtest::TempDir dir;
   sgtest::write_text(dir / "g.txt", "0 1\n");
   std::string output;
-  CHECK(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "nope"), &output) == 1);
+  CHECK(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "nope"), &output) ==
+        1);
   CHECK(output.find("nope: device directory does not exist") != std::string::npos);
   CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"g.txt"});
 
@@ -126,8 +128,9 @@ TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
   std::filesystem::create_directory(dir / "d0");
   std::filesystem::create_directory(dir / "d1");
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --chunk-bytes 256 --stripe-bytes 4K --device " +
-                              (dir / "d0") + " --device " + (dir / "d1"),
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") +
+                              " --chunk-bytes 256 --stripe-bytes 4K --device " + (dir / "d0") + " --device " +
+                              (dir / "d1"),
                           &output) == 0);
   REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
   CHECK(output.find("ok:") != std::string::npos);
@@ -172,7 +175,8 @@ TEST_CASE("damaged metadata and missing device files stop the open") {
   sgtest::write_text(dir / "g.txt", "0 1\n1 2\n");
   std::filesystem::create_directory(dir / "d0");
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) ==
+          0);
   {
     std::fstream f(dir / "g/out.degrees", std::ios::in | std::ios::out | std::ios::binary);
     f.put('\x7f');
@@ -180,7 +184,8 @@ TEST_CASE("damaged metadata and missing device files stop the open") {
   CHECK(sgtest::run_cli("info " + (dir / "g"), &output) == 1);
   CHECK(output.find("out.degrees: checksum mismatch") != std::string::npos);
 
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "h") + " --device " + (dir / "d0"), &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "h") + " --device " + (dir / "d0"), &output) ==
+          0);
   Graph h;
   REQUIRE(Graph::open(dir / "h", &h).ok());
   std::filesystem::remove(h.space(SpaceKind::kIn).device_paths[0]);
@@ -256,7 +261,8 @@ TEST_CASE("a sparse id space is refused before anything is sized from it, and --
     sgtest::TempDir dir;
     sgtest::write_text(dir / "sparse.txt", text);
     std::string output;
-    REQUIRE(sgtest::run_cli("ingest " + (dir / "sparse.txt") + " -o " + (dir / "g") + " --remap --memory 64M", &output) == 0);
+    REQUIRE(sgtest::run_cli("ingest " + (dir / "sparse.txt") + " -o " + (dir / "g") + " --remap --memory 64M",
+                            &output) == 0);
     Graph g;
     REQUIRE(Graph::open(dir / "g", &g).ok());
     CHECK(g.num_vertices() == 4);
@@ -269,10 +275,14 @@ TEST_CASE("an edited manifest is refused by every reader: its checksum, and the 
   sgtest::TempDir dir;
   std::string text;
   uint64_t state = 3;
-  for (int i = 0; i < 4000; ++i) text += std::to_string(sgtest::next_random(&state) % 900) + " " + std::to_string(sgtest::next_random(&state) % 900) + "\n";
+  for (int i = 0; i < 4000; ++i)
+    text += std::to_string(sgtest::next_random(&state) % 900) + " " +
+            std::to_string(sgtest::next_random(&state) % 900) + "\n";
   sgtest::write_text(dir / "e.txt", text);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --intervals 3 --chunk-bytes 1K --order none", &output) == 0);
+  REQUIRE(sgtest::run_cli(
+              "ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --intervals 3 --chunk-bytes 1K --order none",
+              &output) == 0);
   const std::string manifest = sgtest::read_text(dir / "g/manifest.json");
   auto replaced = [&](const std::string& from, const std::string& to) {
     const size_t at = manifest.find(from);
@@ -347,11 +357,15 @@ TEST_CASE("leftovers of a killed ingest are removed by gc and by the next ingest
   CHECK(!std::filesystem::exists(dir / (".h.ingest" + dead + "cdef")));
 }
 
-TEST_CASE("format versions: a version-1 graph is read and re-ingests into version 2 with the same arcs, a newer version is refused in one line") {
+TEST_CASE(
+    "format versions: a version-1 graph is read and re-ingests into version 2 with the same arcs, a newer version is "
+    "refused in one line") {
   sgtest::TempDir dir;
   std::string text;
   uint64_t state = 17;
-  for (int i = 0; i < 3000; ++i) text += std::to_string(sgtest::next_random(&state) % 700) + " " + std::to_string(sgtest::next_random(&state) % 700) + "\n";
+  for (int i = 0; i < 3000; ++i)
+    text += std::to_string(sgtest::next_random(&state) % 700) + " " +
+            std::to_string(sgtest::next_random(&state) % 700) + "\n";
   sgtest::write_text(dir / "e.txt", text);
   sg::IngestOptions o;
   o.input = dir / "e.txt";
@@ -363,7 +377,8 @@ TEST_CASE("format versions: a version-1 graph is read and re-ingests into versio
   std::string output;
   REQUIRE(sgtest::run_cli("info " + (dir / "v1"), &output) == 0);
   CHECK(output.find("format 1, codec varint-delta-1") != std::string::npos);
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "v1") + " -o " + (dir / "v2") + " --format graph --chunk-bytes 1K", &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "v1") + " -o " + (dir / "v2") + " --format graph --chunk-bytes 1K",
+                          &output) == 0);
   REQUIRE(sgtest::run_cli("info " + (dir / "v2"), &output) == 0);
   CHECK(output.find("format 2, codec varint-delta-2") != std::string::npos);
   for (const std::string app : {"bfs --source 3", "wcc", "pagerank"}) {
@@ -390,7 +405,8 @@ TEST_CASE("format versions: a version-1 graph is read and re-ingests into versio
   for (const std::string command : {"info ", "verify ", "run bfs "}) {
     CAPTURE(command);
     CHECK(sgtest::run_cli(command + (dir / "v2"), &output) == 2);
-    CHECK(output.find("format version " + std::to_string(sg::kFormatVersion + 1) + " is not supported") != std::string::npos);
+    CHECK(output.find("format version " + std::to_string(sg::kFormatVersion + 1) + " is not supported") !=
+          std::string::npos);
     CHECK(output.find("re-ingest") != std::string::npos);
     CHECK(std::count(output.begin(), output.end(), '\n') == 1);
   }

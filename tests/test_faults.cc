@@ -35,21 +35,24 @@ void write_graph_input(const std::string& path, uint64_t vertices = 3000) {
   std::string text = "# Nodes: " + std::to_string(vertices) + "\n";
   uint64_t state = 5;
   for (int i = 0; i < 20000; ++i) {
-    text += std::to_string(sgtest::next_random(&state) % vertices) + " " + std::to_string(sgtest::next_random(&state) % vertices) + "\n";
+    text += std::to_string(sgtest::next_random(&state) % vertices) + " " +
+            std::to_string(sgtest::next_random(&state) % vertices) + "\n";
   }
   sgtest::write_text(path, text);
 }
 
 }  // namespace
 
-TEST_CASE("I/O faults in runs: short reads change no result, read errors stop naming the file, every app on both backends") {
+TEST_CASE(
+    "I/O faults in runs: short reads change no result, read errors stop naming the file, every app on both backends") {
   sgtest::TempDir dir;
   write_graph_input(dir / "e.txt");
   std::filesystem::create_directory(dir / "d0");
   std::filesystem::create_directory(dir / "d1");
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K --stripe-bytes 8K --device " +
-                              (dir / "d0") + " --device " + (dir / "d1"),
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") +
+                              " --chunk-bytes 4K --stripe-bytes 8K --device " + (dir / "d0") + " --device " +
+                              (dir / "d1"),
                           &output) == 0);
   // The three apps that read most ways (pull, push, both directions) at
   // four fault points, the other three at two.
@@ -87,7 +90,8 @@ TEST_CASE("I/O faults in runs: short reads change no result, read errors stop na
   const size_t at = output.find("use --memory ");
   REQUIRE(at != std::string::npos);
   const std::string minimum = output.substr(at + 13, output.find(' ', at + 13) - at - 13);
-  const std::string ranged = "run pagerank " + (dir / "g2") + " --memory " + minimum + " --scratch-dir " + (dir / "d0") + " --output ";
+  const std::string ranged =
+      "run pagerank " + (dir / "g2") + " --memory " + minimum + " --scratch-dir " + (dir / "d0") + " --output ";
   REQUIRE(sgtest::run_cli(ranged + (dir / "base.out"), &output) == 0);
   REQUIRE(output.find("loaded by vertex range") != std::string::npos);
   CHECK(sgtest::run_cli(ranged + (dir / "f.out"), &output, faults("write-short@2")) == 0);
@@ -150,11 +154,13 @@ TEST_CASE("run: SIGTERM stops a run with vertex arrays loaded by range at once, 
   // Many iterations in about 1 MiB: every step loads ranges. The stop is
   // timed from the signal to the exit.
   const std::string script = dir / "stop.sh";
-  sgtest::write_text(script, std::string(SHARDGRAPH_BIN) + " run pagerank " + (dir / "g") + " --memory 1M --iterations 100000 --scratch-dir " +
-                                 (dir / "scratch") + " >/dev/null 2>&1 &\npid=$!\nsleep 1\nstart=$(date +%s%N)\nkill -TERM $pid\n" +
-                                 // Bounded: a run that ignores the signal is killed after 30 s and fails below.
-                                 "(sleep 30; kill -KILL $pid) >/dev/null 2>&1 &\nwatchdog=$!\nwait $pid\nrc=$?\nkill $watchdog 2>/dev/null\n" +
-                                 "echo \"$rc $(( ($(date +%s%N) - start) / 1000000 ))\" > " + (dir / "result.txt") + "\n");
+  sgtest::write_text(
+      script,
+      std::string(SHARDGRAPH_BIN) + " run pagerank " + (dir / "g") + " --memory 1M --iterations 100000 --scratch-dir " +
+          (dir / "scratch") + " >/dev/null 2>&1 &\npid=$!\nsleep 1\nstart=$(date +%s%N)\nkill -TERM $pid\n" +
+          // Bounded: a run that ignores the signal is killed after 30 s and fails below.
+          "(sleep 30; kill -KILL $pid) >/dev/null 2>&1 &\nwatchdog=$!\nwait $pid\nrc=$?\nkill $watchdog 2>/dev/null\n" +
+          "echo \"$rc $(( ($(date +%s%N) - start) / 1000000 ))\" > " + (dir / "result.txt") + "\n");
   REQUIRE(std::system(("sh " + script).c_str()) == 0);
   int rc = 0, stop_ms = 0;
   REQUIRE(std::sscanf(sgtest::read_text(dir / "result.txt").c_str(), "%d %d", &rc, &stop_ms) == 2);
@@ -170,7 +176,8 @@ TEST_CASE("I/O faults in LCC's spilled lists: short transfers change nothing, er
   std::string output;
   REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 4K", &output) == 0);
   // A small budget: N+ lists in several blocks, spilled to a scratch file.
-  const std::string run = "run lcc " + (dir / "g") + " --memory 256K --scratch-dir " + dir.path() + " --stats " + (dir / "s.json") + " --output ";
+  const std::string run = "run lcc " + (dir / "g") + " --memory 256K --scratch-dir " + dir.path() + " --stats " +
+                          (dir / "s.json") + " --output ";
   REQUIRE(sgtest::run_cli(run + (dir / "base.out"), &output) == 0);
   REQUIRE(sgtest::read_text(dir / "s.json").find("\"scratch_bytes_written\": 0,") == std::string::npos);
   const std::string base = sgtest::read_text(dir / "base.out");

@@ -116,8 +116,8 @@ TEST_CASE("a file named for no format is recognised from its first lines") {
 
 TEST_CASE("matrix market general real keeps 1-based ids and values") {
   sgtest::TempDir dir;
-  Graph g = ingest_text(dir, "m.mtx",
-                        "%%MatrixMarket matrix coordinate real general\n% c\n4 4 3\n1 2 0.5\n4 1 2\n2 2 -1\n");
+  Graph g =
+      ingest_text(dir, "m.mtx", "%%MatrixMarket matrix coordinate real general\n% c\n4 4 3\n1 2 0.5\n4 1 2\n2 2 -1\n");
   CHECK(g.num_vertices() == 4);
   CHECK(g.directed());
   CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{1, 2, 0.5f}, {2, 2, -1.0f}, {4, 1, 2.0f}});
@@ -174,8 +174,9 @@ TEST_CASE("remap turns sparse 64-bit ids into dense ids and back") {
   o.remap = true;
   Graph g = ingest_text(dir, "big.txt", "18446744073709551000 5\n5 99999999999\n99999999999 18446744073709551000\n", o);
   CHECK(g.num_vertices() == 3);
-  CHECK(sgtest::read_space(g, SpaceKind::kOut) ==
-        std::vector<Arc>{{5, 99999999999ULL, 1}, {99999999999ULL, 18446744073709551000ULL, 1}, {18446744073709551000ULL, 5, 1}});
+  CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{5, 99999999999ULL, 1},
+                                                                   {99999999999ULL, 18446744073709551000ULL, 1},
+                                                                   {18446744073709551000ULL, 5, 1}});
   uint32_t v = 0;
   CHECK(g.dense_id(99999999999ULL, &v));
   CHECK(v == 1);

@@ -23,8 +23,8 @@ namespace {
 enum class Rule { kExact, kPartition, kClose };
 
 struct Case {
-  std::string input;     // under the suite: an adjacency file, or a .v/.e basename
-  bool parse_directed;   // how the Java test parses it (GraphParser)
+  std::string input;    // under the suite: an adjacency file, or a .v/.e basename
+  bool parse_directed;  // how the Java test parses it (GraphParser)
   std::string app, expected, run_flags;
   Rule rule;
 };
@@ -54,7 +54,8 @@ void adjacency_to_ve(const std::string& path, bool directed, const std::string& 
   for (const auto& [u, w] : arcs) e_text += std::to_string(u) + " " + std::to_string(w) + "\n";
   sgtest::write_text(basename + ".v", v_text);
   sgtest::write_text(basename + ".e", e_text);
-  sgtest::write_text(basename + ".properties", std::string("graph.g.directed = ") + (directed ? "true" : "false") + "\n");
+  sgtest::write_text(basename + ".properties",
+                     std::string("graph.g.directed = ") + (directed ? "true" : "false") + "\n");
 }
 
 void check(const std::map<uint64_t, double>& actual, const std::map<uint64_t, double>& expected, Rule rule) {
@@ -67,17 +68,17 @@ void check(const std::map<uint64_t, double>& actual, const std::map<uint64_t, do
     REQUIRE(actual.count(v) == 1);
     const double got = actual.at(v);
     switch (rule) {
-      case Rule::kExact:
-        CHECK(got == want);
-        break;
+      case Rule::kExact: CHECK(got == want); break;
       case Rule::kPartition:
         // The same partition: labels map one to one.
         CHECK(label_of.emplace(want, got).first->second == got);
         CHECK(back.emplace(got, want).first->second == want);
         break;
       case Rule::kClose:
-        if (std::isinf(want)) CHECK(std::isinf(got));
-        else CHECK(std::abs(got - want) <= 1e-4 * std::abs(want) + 1e-12);
+        if (std::isinf(want))
+          CHECK(std::isinf(got));
+        else
+          CHECK(std::abs(got - want) <= 1e-4 * std::abs(want) + 1e-12);
         break;
     }
   }
@@ -85,7 +86,9 @@ void check(const std::map<uint64_t, double>& actual, const std::map<uint64_t, do
 
 }  // namespace
 
-TEST_CASE("LDBC Graphalytics validation graphs: all six kernels give the published outputs in every I/O mode on 1-3 devices") {
+TEST_CASE(
+    "LDBC Graphalytics validation graphs: all six kernels give the published outputs in every I/O mode on 1-3 "
+    "devices") {
   const std::string suite = std::string(SHARDGRAPH_DATASETS) + "/../conformance/ldbc-graphalytics";
   if (!fs::exists(suite + "/example/example-directed.v")) {
     MESSAGE("skipped: " << suite << " not present");
@@ -98,8 +101,10 @@ TEST_CASE("LDBC Graphalytics validation graphs: all six kernels give the publish
       {"example/example-undirected-input", true, "bfs", "example/example-undirected-BFS", "--source 2", Rule::kExact},
       {"pr/dir-input", true, "pagerank", "pr/dir-output", "--iterations 14", Rule::kClose},
       {"pr/undir-input", true, "pagerank", "pr/undir-output", "--iterations 26", Rule::kClose},
-      {"example/example-directed-input", true, "pagerank", "example/example-directed-PR", "--iterations 2", Rule::kClose},
-      {"example/example-undirected-input", true, "pagerank", "example/example-undirected-PR", "--iterations 2", Rule::kClose},
+      {"example/example-directed-input", true, "pagerank", "example/example-directed-PR", "--iterations 2",
+       Rule::kClose},
+      {"example/example-undirected-input", true, "pagerank", "example/example-undirected-PR", "--iterations 2",
+       Rule::kClose},
       {"wcc/dir-input", true, "wcc", "wcc/dir-output", "", Rule::kPartition},
       {"wcc/undir-input", false, "wcc", "wcc/undir-output", "", Rule::kPartition},
       {"example/example-directed-input", true, "wcc", "example/example-directed-WCC", "", Rule::kPartition},
@@ -107,7 +112,8 @@ TEST_CASE("LDBC Graphalytics validation graphs: all six kernels give the publish
       {"cdlp/dir-input", true, "cdlp", "cdlp/dir-output", "--iterations 5", Rule::kExact},
       {"cdlp/undir-input", false, "cdlp", "cdlp/undir-output", "--iterations 5", Rule::kExact},
       {"example/example-directed-input", true, "cdlp", "example/example-directed-CDLP", "--iterations 2", Rule::kExact},
-      {"example/example-undirected-input", false, "cdlp", "example/example-undirected-CDLP", "--iterations 2", Rule::kExact},
+      {"example/example-undirected-input", false, "cdlp", "example/example-undirected-CDLP", "--iterations 2",
+       Rule::kExact},
       {"lcc/dir-input", true, "lcc", "lcc/dir-output", "", Rule::kClose},
       {"lcc/undir-input", false, "lcc", "lcc/undir-output", "", Rule::kClose},
       {"example/example-directed-input", true, "lcc", "example/example-directed-LCC", "", Rule::kClose},
@@ -143,7 +149,8 @@ TEST_CASE("LDBC Graphalytics validation graphs: all six kernels give the publish
         device_flags += " --device " + device;
       }
       const std::string undirected = c.parse_directed ? "" : " --undirected";
-      REQUIRE_MESSAGE(sgtest::run_cli("ingest " + input + " -o " + graph + undirected + " --chunk-bytes 64 --stripe-bytes 4096" + device_flags,
+      REQUIRE_MESSAGE(sgtest::run_cli("ingest " + input + " -o " + graph + undirected +
+                                          " --chunk-bytes 64 --stripe-bytes 4096" + device_flags,
                                       &output) == 0,
                       output);
       for (const char* io : {"auto", "full", "selective"}) {

@@ -10,8 +10,8 @@
 
 #include "apps/jobs/ingest_ordered.h"
 #include "core/window_graph.h"
-#include "shards/ingest/chunk_encoder.h"
 #include "shards/format/verify.h"
+#include "shards/ingest/chunk_encoder.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -36,9 +36,12 @@ std::vector<Arc> random_arcs(uint64_t* state, uint64_t n, size_t m, bool weighte
     uint64_t src = sgtest::next_random(state) % n;
     uint64_t dst = sgtest::next_random(state) % n;
     const uint64_t kind = sgtest::next_random(state) % 10;
-    if (kind == 0) dst = src;                        // self-loop
-    if (kind == 1 && !arcs.empty()) { src = arcs.back().src; dst = arcs.back().dst; }  // duplicate
-    if (kind >= 7) src = hub;                        // a list longer than a chunk
+    if (kind == 0) dst = src;  // self-loop
+    if (kind == 1 && !arcs.empty()) {
+      src = arcs.back().src;
+      dst = arcs.back().dst;
+    }                          // duplicate
+    if (kind >= 7) src = hub;  // a list longer than a chunk
     const float w = weighted ? static_cast<float>(1 + sgtest::next_random(state) % 9) : 1.0f;
     arcs.push_back(Arc{src, dst, w});
   }
@@ -176,7 +179,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.intervals = 1 + static_cast<uint32_t>((r >> 7) % 7);
     c.stripe_bytes = 4096 * (1 + (r >> 10) % 2);
     c.sort_edges = (r >> 11) % 3 == 0 ? 0 : 7 + (r >> 13) % 300;  // spill many runs
-    c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;           // few buckets: sub-routing
+    c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;         // few buckets: sub-routing
     c.order = std::vector<std::string>{"none", "degree", "bfs", "bfds", "auto"}[(r >> 24) % 5];
     c.format_version = (r >> 27) % 4 == 0 ? 1 : kFormatVersion;
     c.blocks = 1 + static_cast<uint32_t>((r >> 29) % 3);
@@ -198,7 +201,8 @@ TEST_CASE("ingest with defaults keeps self-loops and duplicates and counts them"
   CHECK(g.manifest().ingest.self_loops == 2);  // arcs, not vertices
   CHECK(g.manifest().ingest.self_loop_vertices == 1);
   CHECK(g.manifest().ingest.duplicate_edges == 2);
-  CHECK(sgtest::read_space(g, SpaceKind::kIn) == std::vector<Arc>{{0, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1}, {1, 1, 1}});
+  CHECK(sgtest::read_space(g, SpaceKind::kIn) ==
+        std::vector<Arc>{{0, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1}, {1, 1, 1}});
 }
 
 // A run of empty lists codes in a few bytes in format version 2, but a chunk
@@ -210,7 +214,8 @@ TEST_CASE("ingest bounds the vertices of a chunk on a sparse graph and windows b
   std::string text = "# Nodes: 1000000\n";
   uint64_t state = 7;
   for (int i = 0; i < 3000; ++i) {
-    text += std::to_string(sgtest::next_random(&state) % 1000000) + " " + std::to_string(sgtest::next_random(&state) % 1000000) + "\n";
+    text += std::to_string(sgtest::next_random(&state) % 1000000) + " " +
+            std::to_string(sgtest::next_random(&state) % 1000000) + "\n";
   }
   sgtest::write_text(dir / "e.txt", text);
   for (const std::string order : {"none", "bfds"}) {

@@ -21,8 +21,9 @@ std::vector<Arc> hub_and_repeats() {
   std::vector<Arc> arcs;
   uint64_t state = 99;
   for (uint64_t i = 0; i < 3000; ++i) arcs.push_back(Arc{7, sgtest::next_random(&state) % 4000, 1.0f});  // hub 7
-  for (int i = 0; i < 2500; ++i) arcs.push_back(Arc{1, 2, 1.0f});                                           // one arc, 2500 times
-  for (uint64_t i = 0; i < 500; ++i) arcs.push_back(Arc{sgtest::next_random(&state) % 4000, sgtest::next_random(&state) % 4000, 1.0f});
+  for (int i = 0; i < 2500; ++i) arcs.push_back(Arc{1, 2, 1.0f});  // one arc, 2500 times
+  for (uint64_t i = 0; i < 500; ++i)
+    arcs.push_back(Arc{sgtest::next_random(&state) % 4000, sgtest::next_random(&state) % 4000, 1.0f});
   arcs.push_back(Arc{3999, 0, 1.0f});
   return arcs;
 }
@@ -79,10 +80,12 @@ TEST_CASE("ingest: buckets beyond the sort memory (a hub, one arc repeated) are 
 // A relabelling pass knows each vertex's arcs and cuts its buckets by them
 // (not by equal id ranges): a hub still takes more than a batch on its own
 // and is routed again by neighbour.
-TEST_CASE("ingest: an ordered ingest's buckets cut by known degrees store every arc, hubs beyond the sort memory included") {
+TEST_CASE(
+    "ingest: an ordered ingest's buckets cut by known degrees store every arc, hubs beyond the sort memory included") {
   std::vector<Arc> input = hub_and_repeats();
   uint64_t state = 17;
-  for (int i = 0; i < 6000; ++i) input.push_back(Arc{sgtest::next_random(&state) % 40, sgtest::next_random(&state) % 4000, 1.0f});
+  for (int i = 0; i < 6000; ++i)
+    input.push_back(Arc{sgtest::next_random(&state) % 40, sgtest::next_random(&state) % 4000, 1.0f});
   for (const size_t batch : {64, 700, 5000}) {
     CAPTURE(batch);
     sgtest::TempDir dir;
@@ -109,7 +112,8 @@ TEST_CASE("ingest: an interrupt in any phase leaves nothing behind, with or with
   sgtest::TempDir dir;
   std::vector<Arc> input;
   uint64_t state = 5;
-  for (int i = 0; i < 3000; ++i) input.push_back(Arc{sgtest::next_random(&state) % 300, sgtest::next_random(&state) % 300, 1.0f});
+  for (int i = 0; i < 3000; ++i)
+    input.push_back(Arc{sgtest::next_random(&state) % 300, sgtest::next_random(&state) % 300, 1.0f});
   sgtest::write_snap(dir / "e.txt", input, false);
   for (const std::string order : {"none", "bfds", "auto"}) {
     // The phases a complete run goes through.
@@ -145,7 +149,8 @@ TEST_CASE("ingest --order auto keeps an input order that compresses better, and 
   REQUIRE(sgtest::run_cli("generate grid --rows 80 --cols 80 --no-shuffle -o " + (dir / "rows.txt"), &output) == 0);
   REQUIRE(sgtest::run_cli("generate grid --rows 80 --cols 80 -o " + (dir / "shuffled.txt"), &output) == 0);
   for (const std::string name : {"rows", "shuffled"}) {
-    REQUIRE(sgtest::run_cli("ingest " + (dir / (name + ".txt")) + " -o " + (dir / name) + " --undirected", &output) == 0);
+    REQUIRE(sgtest::run_cli("ingest " + (dir / (name + ".txt")) + " -o " + (dir / name) + " --undirected", &output) ==
+            0);
     Graph g;
     REQUIRE(Graph::open(dir / name, &g).ok());
     CHECK(g.manifest().ordering == (name == "rows" ? "none" : "bfds"));
@@ -172,7 +177,9 @@ TEST_CASE("ingest: vertices declared beyond the largest id (a Nodes header) are 
   CHECK(verify_graph(g, &report).ok());
 }
 
-TEST_CASE("ingest: an ordered ingest's out-only first pass stores the out-space and in-degrees, is refused as a graph, and completes exactly") {
+TEST_CASE(
+    "ingest: an ordered ingest's out-only first pass stores the out-space and in-degrees, is refused as a graph, and "
+    "completes exactly") {
   // Sparse original ids (remapped) and a hub, so the completed graph must
   // keep the id map and reroute long lists.
   std::vector<Arc> input = hub_and_repeats();
@@ -201,12 +208,16 @@ TEST_CASE("ingest: an ordered ingest's out-only first pass stores the out-space 
   std::map<uint64_t, uint32_t> in_degrees;  // by original id (read_space gives those)
   for (const Arc& a : out) ++in_degrees[a.dst];
   uint64_t checked = 0;
-  REQUIRE(out_only.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* values, size_t count) {
-    for (size_t i = 0; i < count; ++i, ++checked) {
-      const auto it = in_degrees.find(out_only.original_id(first + static_cast<uint32_t>(i)));
-      CHECK(values[i] == (it == in_degrees.end() ? 0 : it->second));
-    }
-  }).ok());
+  REQUIRE(out_only
+              .scan_degree_file(SpaceKind::kIn,
+                                [&](uint32_t first, const uint32_t* values, size_t count) {
+                                  for (size_t i = 0; i < count; ++i, ++checked) {
+                                    const auto it =
+                                        in_degrees.find(out_only.original_id(first + static_cast<uint32_t>(i)));
+                                    CHECK(values[i] == (it == in_degrees.end() ? 0 : it->second));
+                                  }
+                                })
+              .ok());
   CHECK(checked == out_only.num_vertices());
 
   IngestOptions complete;
@@ -228,7 +239,8 @@ TEST_CASE("ingest: an ordered ingest's out-only first pass stores the out-space 
   CHECK(whole.original_id(0) == 17);
 }
 
-TEST_CASE("ingest --order auto on a directed input: the order's out-only first pass is completed when the input order wins") {
+TEST_CASE(
+    "ingest --order auto on a directed input: the order's out-only first pass is completed when the input order wins") {
   sgtest::TempDir dir;
   std::string output;
   REQUIRE(sgtest::run_cli("generate grid --rows 80 --cols 80 --no-shuffle -o " + (dir / "rows.txt"), &output) == 0);

@@ -24,8 +24,9 @@ struct WeightedArc {
 };
 
 // Unreachable: -1 (BFS) / infinity (SSSP).
-std::map<uint64_t, double> reference_distances(const std::vector<uint64_t>& vertices, const std::vector<WeightedArc>& arcs,
-                                               bool directed, uint64_t source, bool unit) {
+std::map<uint64_t, double> reference_distances(const std::vector<uint64_t>& vertices,
+                                               const std::vector<WeightedArc>& arcs, bool directed, uint64_t source,
+                                               bool unit) {
   std::map<uint64_t, std::vector<std::pair<uint64_t, double>>> out;
   for (const WeightedArc& a : arcs) {
     out[a.src].push_back({a.dst, unit ? 1.0 : a.weight});
@@ -63,14 +64,17 @@ void check_close(const std::map<uint64_t, double>& actual, const std::map<uint64
     CAPTURE(v);
     REQUIRE(actual.count(v) == 1);
     const double got = actual.at(v);
-    if (std::isinf(want)) CHECK(std::isinf(got));
-    else CHECK(std::abs(got - want) <= 1e-4 * std::abs(want) + 1e-9);
+    if (std::isinf(want))
+      CHECK(std::isinf(got));
+    else
+      CHECK(std::abs(got - want) <= 1e-4 * std::abs(want) + 1e-9);
   }
 }
 
 // Ingests `input` and runs `app` from `source`; returns the output values.
-std::map<uint64_t, double> run_app(const sgtest::TempDir& dir, const std::string& input, const std::string& app, uint64_t source,
-                                   const std::string& ingest_flags = "", const std::string& run_flags = "") {
+std::map<uint64_t, double> run_app(const sgtest::TempDir& dir, const std::string& input, const std::string& app,
+                                   uint64_t source, const std::string& ingest_flags = "",
+                                   const std::string& run_flags = "") {
   std::string output;
   const std::string graph = dir / ("g-" + app);
   fs::remove_all(graph);
@@ -97,16 +101,19 @@ TEST_CASE("graphalytics .v/.e: isolated vertices and sparse 64-bit ids, BFS and 
     for (uint64_t v : vertices) v_text += std::to_string(v) + "\n";
     for (int i = 0; i < 150; ++i) {
       // The last 10 vertices are isolated.
-      const WeightedArc a{vertices[random() % 50], vertices[random() % 50], 0.5 + static_cast<double>(random() % 40) / 8};
+      const WeightedArc a{vertices[random() % 50], vertices[random() % 50],
+                          0.5 + static_cast<double>(random() % 40) / 8};
       arcs.push_back(a);
       e_text += std::to_string(a.src) + " " + std::to_string(a.dst) + " " + std::to_string(a.weight) + "\n";
     }
     sgtest::write_text(dir / "ga.v", v_text);
     sgtest::write_text(dir / "ga.e", e_text);
-    sgtest::write_text(dir / "ga.properties", std::string("graph.ga.directed = ") + (directed ? "true" : "false") + "\n");
+    sgtest::write_text(dir / "ga.properties",
+                       std::string("graph.ga.directed = ") + (directed ? "true" : "false") + "\n");
     const uint64_t source = vertices[3];
     check_close(run_app(dir, dir / "ga", "bfs", source), reference_distances(vertices, arcs, directed, source, true));
-    check_close(run_app(dir, dir / "ga.e", "sssp", source), reference_distances(vertices, arcs, directed, source, false));
+    check_close(run_app(dir, dir / "ga.e", "sssp", source),
+                reference_distances(vertices, arcs, directed, source, false));
   }
 }
 
@@ -139,13 +146,17 @@ TEST_CASE("DIMACS road grid: BFS and SSSP match a reference") {
       if (c > 0) arcs.push_back({v, v - 1, static_cast<double>(1 + random() % 100)});
     }
   }
-  std::string text = "c a road-like grid\np sp " + std::to_string(vertices.size()) + " " + std::to_string(arcs.size()) + "\n";
-  for (const WeightedArc& a : arcs) text += "a " + std::to_string(a.src) + " " + std::to_string(a.dst) + " " + std::to_string(static_cast<int>(a.weight)) + "\n";
+  std::string text =
+      "c a road-like grid\np sp " + std::to_string(vertices.size()) + " " + std::to_string(arcs.size()) + "\n";
+  for (const WeightedArc& a : arcs)
+    text += "a " + std::to_string(a.src) + " " + std::to_string(a.dst) + " " +
+            std::to_string(static_cast<int>(a.weight)) + "\n";
   sgtest::write_text(dir / "road.gr", text);
   sgtest::write_text(dir / "road.co", "c coordinates\n");
   check_close(run_app(dir, dir / "road.gr", "bfs", 1), reference_distances(vertices, arcs, true, 1, true));
   check_close(run_app(dir, dir / "road.gr", "sssp", 7), reference_distances(vertices, arcs, true, 7, false));
   // A name that says nothing: --format names the format.
   fs::copy_file(dir / "road.gr", dir / "road.data");
-  check_close(run_app(dir, dir / "road.data", "sssp", 7, "--format dimacs"), reference_distances(vertices, arcs, true, 7, false));
+  check_close(run_app(dir, dir / "road.data", "sssp", 7, "--format dimacs"),
+              reference_distances(vertices, arcs, true, 7, false));
 }

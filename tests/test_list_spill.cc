@@ -67,7 +67,9 @@ TEST_CASE("list spill: lists come back the same in any batches, segments cover t
                                       [&](uint32_t v, std::span<const uint64_t> list) {
                                         CHECK(v == expected_vertex++);
                                         CHECK(std::equal(list.begin(), list.end(), lists[v].begin(), lists[v].end()));
-                                        if (!list.empty()) lowest = std::min(lowest, list.front()), highest = std::max(highest, list.back());
+                                        if (!list.empty())
+                                          lowest = std::min(lowest, list.front()),
+                                          highest = std::max(highest, list.back());
                                       })
                     .ok());
         if (segments[s].values > 0) {

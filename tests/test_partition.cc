@@ -54,7 +54,8 @@ TEST_CASE("balanced ranges tile the vertices, each non-empty, balanced by vertic
   CHECK(all[2].end == 3);
 }
 
-TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify checks them, a missing part is refused") {
+TEST_CASE(
+    "partition: the parts hold exactly the arcs into their ranges, verify checks them, a missing part is refused") {
   for (const uint64_t seed : {1u, 2u, 3u}) {
     for (const uint32_t parts : {1u, 2u, 3u}) {
       CAPTURE(seed);
@@ -63,8 +64,10 @@ TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify 
       const std::vector<Arc> input = random_graph(seed, 300, 2000);
       sgtest::write_snap(dir / "e.txt", input, false);
       std::string output;
-      REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 128 --order none", &output) == 0);
-      REQUIRE(sgtest::run_cli("partition " + (dir / "g") + " --parts " + std::to_string(parts) + " -o " + (dir / "p") + " --memory 8M",
+      REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --chunk-bytes 128 --order none",
+                              &output) == 0);
+      REQUIRE(sgtest::run_cli("partition " + (dir / "g") + " --parts " + std::to_string(parts) + " -o " + (dir / "p") +
+                                  " --memory 8M",
                               &output) == 0);
       // "part-K: vertices [B, E), A arcs", one line a part (ids here are dense: SNAP from 0, no order).
       std::vector<std::pair<uint64_t, uint64_t>> ranges;
@@ -78,7 +81,8 @@ TEST_CASE("partition: the parts hold exactly the arcs into their ranges, verify 
       REQUIRE(sgtest::run_cli("verify " + (dir / "p"), &output) == 0);
       CHECK(output.find("ok: partitioned graph, 2001 arcs") != std::string::npos);
       REQUIRE(sgtest::run_cli("info " + (dir / "p"), &output) == 0);
-      CHECK(output.find("partitioned directed graph: " + std::to_string(parts) + " parts, 300 vertices, 2001 arcs") != std::string::npos);
+      CHECK(output.find("partitioned directed graph: " + std::to_string(parts) + " parts, 300 vertices, 2001 arcs") !=
+            std::string::npos);
 
       Graph whole;
       REQUIRE(Graph::open(dir / "g", &whole).ok());
@@ -140,7 +144,8 @@ TEST_CASE("partition of an undirected graph: each part holds both arcs of the ed
   sgtest::TempDir dir;
   sgtest::write_text(dir / "e.txt", "0 1\n1 2\n2 0\n3 3\n1 3\n");
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "u") + " --undirected --order none", &output) == 0);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "u") + " --undirected --order none", &output) ==
+          0);
   REQUIRE(sgtest::run_cli("partition " + (dir / "u") + " --parts 2 -o " + (dir / "p"), &output) == 0);
   CHECK(sgtest::run_cli("verify " + (dir / "p"), &output) == 0);
   std::vector<Arc> joined;
@@ -152,8 +157,8 @@ TEST_CASE("partition of an undirected graph: each part holds both arcs of the ed
     for (const Arc& a : sgtest::read_space(part, SpaceKind::kOut)) joined.push_back(a);
   }
   std::sort(joined.begin(), joined.end());
-  const std::vector<Arc> expected{{0, 1, 1.0f}, {0, 2, 1.0f}, {1, 0, 1.0f}, {1, 2, 1.0f}, {1, 3, 1.0f}, {2, 0, 1.0f},
-                                  {2, 1, 1.0f}, {3, 1, 1.0f}, {3, 3, 1.0f}};
+  const std::vector<Arc> expected{{0, 1, 1.0f}, {0, 2, 1.0f}, {1, 0, 1.0f}, {1, 2, 1.0f}, {1, 3, 1.0f},
+                                  {2, 0, 1.0f}, {2, 1, 1.0f}, {3, 1, 1.0f}, {3, 3, 1.0f}};
   CHECK(joined == expected);
   CHECK(sgtest::run_cli("info " + (dir / "p"), &output) == 0);
   CHECK(output.find("partitioned undirected graph: 2 parts, 4 vertices, 5 edges") != std::string::npos);

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "shards/ingest/ingest.h"
 #include "shards/format/restripe.h"
 #include "shards/format/verify.h"
+#include "shards/ingest/ingest.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -17,8 +17,9 @@ TEST_CASE("restripe moves a graph between device sets and stripe depths") {
   std::string edges;
   uint64_t state = 5;
   for (int i = 0; i < 5000; ++i) {
-    edges += std::to_string(sgtest::next_random(&state) % 700) + " " + std::to_string(sgtest::next_random(&state) % 700) +
-             " " + std::to_string(1 + sgtest::next_random(&state) % 9) + "\n";
+    edges += std::to_string(sgtest::next_random(&state) % 700) + " " +
+             std::to_string(sgtest::next_random(&state) % 700) + " " +
+             std::to_string(1 + sgtest::next_random(&state) % 9) + "\n";
   }
   sgtest::write_text(dir / "e.txt", edges);
   for (const char* d : {"a0", "a1", "b0", "b1", "b2"}) std::filesystem::create_directory(dir / d);

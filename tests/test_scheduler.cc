@@ -62,9 +62,9 @@ TEST_CASE("the switch point moves with latency and bandwidth") {
   const uint64_t slower_seeks = switch_point(CostModel({synthetic(150e6, 0.016)}, layout, 1e12));
   const uint64_t faster_seeks = switch_point(CostModel({synthetic(150e6, 0.0001)}, layout, 1e12));
   const uint64_t more_bandwidth = switch_point(CostModel({synthetic(600e6, 0.008)}, layout, 1e12));
-  CHECK(slower_seeks < base);      // costlier requests: scan sooner
-  CHECK(faster_seeks > base);      // cheap requests (SSD-like): stay selective longer
-  CHECK(more_bandwidth < base);    // cheaper scans: scan sooner
+  CHECK(slower_seeks < base);    // costlier requests: scan sooner
+  CHECK(faster_seeks > base);    // cheap requests (SSD-like): stay selective longer
+  CHECK(more_bandwidth < base);  // cheaper scans: scan sooner
 }
 
 TEST_CASE("striping spreads a scan: two devices halve its I/O time") {
@@ -186,4 +186,3 @@ TEST_CASE("chunk cache: a decoded window goes when one of its chunks is evicted"
   CHECK(cache.decoded_bytes() == 0);
   CHECK(cache.bytes() == 300);
 }
-

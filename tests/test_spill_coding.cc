@@ -48,7 +48,8 @@ std::vector<Record> read_back(const BucketRouter<Record>& router, uint64_t piece
 }
 
 template <typename Record>
-void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t buffer_records, size_t* coded_segments) {
+void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t buffer_records,
+                      size_t* coded_segments) {
   sgtest::TempDir dir;
   BucketRouter<Record> router;
   REQUIRE(router.open(dir / "spill", buckets, buffer_records, 0, 32, true, true).ok());
@@ -117,7 +118,8 @@ TEST_CASE("spill coding: records come back exactly, whole and in pieces of block
     for (int i = 0; i < 30000; ++i) {
       // Skewed keys (a third on vertex 0) and neighbours of every width.
       const uint32_t key = i % 3 == 0 ? 0 : static_cast<uint32_t>(sgtest::next_random(&state) % vertices);
-      const uint32_t neighbour = static_cast<uint32_t>(sgtest::next_random(&state)) >> (1 + sgtest::next_random(&state) % 31);
+      const uint32_t neighbour =
+          static_cast<uint32_t>(sgtest::next_random(&state)) >> (1 + sgtest::next_random(&state) % 31);
       plain.push_back(PlainArc::make(key, neighbour, 0));
       weighted.push_back(WeightedArc::make(key, neighbour, static_cast<float>(i) / 7));
     }
@@ -150,7 +152,8 @@ TEST_CASE("spill coding: a block that would not decode in place is packed instea
 TEST_CASE("ingest: a bucket larger than the sort batch is read back from coded segments in pieces, every arc kept") {
   std::vector<sgtest::Arc> input;
   uint64_t state = 41;
-  for (int i = 0; i < 40000; ++i) input.push_back(sgtest::Arc{5, static_cast<uint32_t>(sgtest::next_random(&state) % 50000), 1.0f});
+  for (int i = 0; i < 40000; ++i)
+    input.push_back(sgtest::Arc{5, static_cast<uint32_t>(sgtest::next_random(&state) % 50000), 1.0f});
   for (int i = 0; i < 20000; ++i) {
     input.push_back(sgtest::Arc{static_cast<uint32_t>(sgtest::next_random(&state) % 50000),
                                 static_cast<uint32_t>(sgtest::next_random(&state) % 50000), 1.0f});

@@ -16,7 +16,8 @@ TEST_CASE("stripe mapping matches the formula and tiles each device") {
       uint64_t covered = 0;
       layout.split(0, logical, [&](const StripePiece& piece) {
         CHECK(piece.device == (piece.logical_offset / stripe) % devices);
-        CHECK(piece.device_offset == (piece.logical_offset / stripe / devices) * stripe + piece.logical_offset % stripe);
+        CHECK(piece.device_offset ==
+              (piece.logical_offset / stripe / devices) * stripe + piece.logical_offset % stripe);
         CHECK(piece.device_offset == next_offset[piece.device]);
         next_offset[piece.device] += piece.bytes;
         CHECK(piece.logical_offset == covered);

@@ -70,8 +70,9 @@ std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind) {
       std::vector<uint8_t> payload(space.index[c].bytes + 8);
       sg::Status s = graph.read_chunk_of(space, c, payload.data());
       REQUIRE_MESSAGE(s.ok(), s.ToString());
-      s = sg::for_each_list(graph.manifest().list_codec(), payload.data(), space.index[c], graph.num_vertices(), graph.weighted(),
-                            &scratch, [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float* w) {
+      s = sg::for_each_list(graph.manifest().list_codec(), payload.data(), space.index[c], graph.num_vertices(),
+                            graph.weighted(), &scratch,
+                            [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float* w) {
                               for (uint32_t i = 0; i < n; ++i) {
                                 // A block holds only neighbours of its range.
                                 CHECK(nbrs[i] >= space.neighbour_begin);
@@ -116,9 +117,12 @@ std::map<uint64_t, double> read_values(const std::string& path) {
   uint64_t id = 0;
   std::string value;
   while (in >> id >> value) {
-    if (value == "inf" || value == "infinity") values[id] = INFINITY;
-    else if (value == "9223372036854775807") values[id] = -1;
-    else values[id] = std::stod(value);
+    if (value == "inf" || value == "infinity")
+      values[id] = INFINITY;
+    else if (value == "9223372036854775807")
+      values[id] = -1;
+    else
+      values[id] = std::stod(value);
   }
   return values;
 }

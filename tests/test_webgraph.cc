@@ -9,8 +9,8 @@
 
 #include <bit>
 #include <filesystem>
-#include <random>
 #include <fstream>
+#include <random>
 
 #include "compression/instantaneous_codes.h"
 #include "shards/ingest/bvgraph_reader.h"
@@ -74,7 +74,13 @@ const char* kProperties =
 TEST_CASE("instantaneous codes decode WebGraph's bit strings") {
   // unary 3 = 0001; gamma 4 = 00101; delta 4 = 01101 (gamma 2 = 011, then 01);
   // zeta_3 0 = 1 00; nibble 9 = 0001 1001.
-  const std::vector<uint8_t> bytes = bits_of("0001" "00101" "01101" "100" "00011001" "1");
+  const std::vector<uint8_t> bytes = bits_of(
+      "0001"
+      "00101"
+      "01101"
+      "100"
+      "00011001"
+      "1");
   BitReader bits(bytes.data(), bytes.size());
   CHECK(bits.read_unary() == 3);
   CHECK(bits.read_gamma() == 4);
@@ -85,7 +91,13 @@ TEST_CASE("instantaneous codes decode WebGraph's bit strings") {
   CHECK_FALSE(bits.failed());
   // zeta_3 of 6 (h = 0: 1, then 7 - 1 in minimal binary over 7 values: 111),
   // of 7 and 13 (h = 1: 01, then 8 - 8 and 14 - 8 over 56 values, 5 bits).
-  const std::vector<uint8_t> zeta = bits_of("1" "111" "01" "00000" "01" "00110");
+  const std::vector<uint8_t> zeta = bits_of(
+      "1"
+      "111"
+      "01"
+      "00000"
+      "01"
+      "00110");
   BitReader z(zeta.data(), zeta.size());
   CHECK(z.read_zeta(3) == 6);
   CHECK(z.read_zeta(3) == 7);
@@ -119,15 +131,19 @@ TEST_CASE("instantaneous codes: random values written by the definitions read ba
     const unsigned h = (static_cast<unsigned>(std::bit_width(value)) - 1) / k;
     const uint64_t left = uint64_t{1} << (h * k);
     bits += std::string(h, '0') + "1";
-    if (value - left < left) fixed(value - left, h * k + k - 1);
-    else fixed(value, h * k + k);
+    if (value - left < left)
+      fixed(value - left, h * k + k - 1);
+    else
+      fixed(value, h * k + k);
   };
   std::mt19937_64 random(3);
   std::vector<uint64_t> values;
   for (int i = 0; i < 3000; ++i) values.push_back(random() >> (8 + random() % 56));  // below 2^56: ids never come near
   for (size_t i = 0; i < values.size(); ++i) {
-    if (i % 2 == 0) gamma(values[i]);
-    else zeta(values[i], 1 + static_cast<unsigned>(i % 5));
+    if (i % 2 == 0)
+      gamma(values[i]);
+    else
+      zeta(values[i], 1 + static_cast<unsigned>(i % 5));
   }
   const std::vector<uint8_t> bytes = bits_of(bits);
   BitReader reader(bytes.data(), bytes.size());
@@ -140,7 +156,9 @@ TEST_CASE("instantaneous codes: random values written by the definitions read ba
   CHECK(reader.position() == bits.size());
 }
 
-TEST_CASE("webgraph: the BVGraph datasets decode to the reference decoder's arcs, with and without offsets, 1 and 2 threads") {
+TEST_CASE(
+    "webgraph: the BVGraph datasets decode to the reference decoder's arcs, with and without offsets, 1 and 2 "
+    "threads") {
   const std::vector<std::pair<std::string, std::string>> graphs = {
       {"cnr-2000", "cnr-2000"}, {"uk-2007-05-100000", "uk-2007-05@100000"}, {"dblp-2010", "dblp-2010"}};
   for (const auto& [folder, graph_name] : graphs) {
@@ -197,21 +215,40 @@ TEST_CASE("webgraph: malformed BVGraph input is refused with one line naming the
   };
   const std::string two_nodes = std::string(kProperties) + "nodes=2\narcs=2\n";
   // Node 0: outdegree 1, reference 1 (before node 0).
-  refused(two_nodes, bits_of("010" "01"), "outside the window");
+  refused(two_nodes,
+          bits_of("010"
+                  "01"),
+          "outside the window");
   // Node 0: outdegree 1, no reference, no interval, residual 0 + nat(2) = 1;
   // node 1: outdegree 1, then the file ends.
-  refused(two_nodes, bits_of("010" "1" "1" "1011" "010"), "truncated");
+  refused(two_nodes,
+          bits_of("010"
+                  "1"
+                  "1"
+                  "1011"
+                  "010"),
+          "truncated");
   // A successor past the node count (residual 0 + nat(8) = 4 of 2 nodes).
-  refused(two_nodes, bits_of("010" "1" "1" "0100001"), "outside the node range");
+  refused(two_nodes,
+          bits_of("010"
+                  "1"
+                  "1"
+                  "0100001"),
+          "outside the node range");
   refused(std::string(kProperties) + "nodes=2\narcs=2\ncompressionflags=RESIDUALS_HUFFMAN\n", bits_of("1"),
           "unknown coding 'RESIDUALS_HUFFMAN'");
   refused("graphclass=it.unimi.dsi.webgraph.EFGraph\nnodes=2\narcs=2\n", bits_of("1"), "is not a BVGraph");
   // Two empty nodes, but the properties promise arcs.
-  refused(two_nodes, bits_of("1" "1"), "holds 0 arcs");
+  refused(two_nodes,
+          bits_of("1"
+                  "1"),
+          "holds 0 arcs");
   // Offsets past the end of the .graph file.
   std::ofstream(dir / "b.properties") << two_nodes;
-  write_bytes(dir / "b.graph", bits_of("1" "1"));
-  write_bytes(dir / "b.offsets", bits_of("1" "000010000"));  // 0, then +15 (of 8 bits)
+  write_bytes(dir / "b.graph", bits_of("1"
+                                       "1"));
+  write_bytes(dir / "b.offsets", bits_of("1"
+                                         "000010000"));  // 0, then +15 (of 8 bits)
   const Status s = ingest_from(dir / "b", dir / "out");
   CHECK_MESSAGE(s.message().find("past the end of the .graph file") != std::string::npos, s.message());
   CHECK_FALSE(fs::exists(dir / "out"));

@@ -25,8 +25,8 @@
 #include "shards/format/restripe.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/edge_reader.h"
-#include "shards/ingest/open_input.h"
 #include "shards/ingest/leftovers.h"
+#include "shards/ingest/open_input.h"
 #include "shards/util/interrupt.h"
 #include "shards/util/process_memory.h"
 
@@ -39,8 +39,9 @@ constexpr const char* kVersion = "0.5.0";  // the library API, the app table
 }  // namespace
 
 std::string version_line() {
-  return std::string("shardgraph ") + kVersion + " (writes format version " + std::to_string(sg::kFormatVersion) + ", codec " + sg::kCodecName +
-         "; reads versions " + std::to_string(sg::kOldestFormatVersion) + " to " + std::to_string(sg::kFormatVersion) + ")";
+  return std::string("shardgraph ") + kVersion + " (writes format version " + std::to_string(sg::kFormatVersion) +
+         ", codec " + sg::kCodecName + "; reads versions " + std::to_string(sg::kOldestFormatVersion) + " to " +
+         std::to_string(sg::kFormatVersion) + ")";
 }
 
 bool parse_size(const std::string& text, uint64_t* bytes) {
@@ -54,12 +55,18 @@ bool parse_size(const std::string& text, uint64_t* bytes) {
   if (unit.size() == 3 && unit.substr(1) == "IB") unit.resize(1);
   if (unit.size() == 2 && unit[1] == 'B') unit.resize(1);
   double scale = 1;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return false;
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "K")
+    scale = 1024.0;
+  else if (unit == "M")
+    scale = 1024.0 * 1024;
+  else if (unit == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    return false;
   const double result = std::round(value * scale);
   if (result > 9.0e18) return false;
   *bytes = static_cast<uint64_t>(result);
@@ -110,8 +117,8 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   const sg::ScopedStopPoll stop(callbacks.stop);
   sg::IngestSummary summary;
   SG_RETURN_IF_ERROR(sg::ingest_ordered(o, &summary));
-  *report = IngestReport{summary.num_vertices, summary.num_edges, summary.intervals, summary.stored_bytes, summary.sorted_runs,
-                         summary.seconds, summary.phases, summary.note};
+  *report = IngestReport{summary.num_vertices, summary.num_edges, summary.intervals, summary.stored_bytes,
+                         summary.sorted_runs,  summary.seconds,   summary.phases,    summary.note};
   return Status::OK();
 }
 
@@ -157,7 +164,8 @@ Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, 
   return Status::OK();
 }
 
-Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes, bool auto_stripe) {
+Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes,
+                bool auto_stripe) {
   sg::RestripeOptions o;
   o.devices = devices;
   o.stripe_bytes = stripe_bytes;
@@ -188,7 +196,9 @@ Status calibrate(const std::string& dir, uint64_t file_bytes, DeviceMeasurement*
 
 Status scan_input(const std::string& input, const std::string& format_name, int threads, std::string* json) {
   std::unique_ptr<tbb::global_control> limit;
-  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+  if (threads > 0)
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<size_t>(threads));
   sg::InputFormat format;
   SG_RETURN_IF_ERROR(sg::resolve_format(input, format_name, &format));
   std::unique_ptr<sg::EdgeReader> reader;
@@ -205,7 +215,8 @@ Status scan_input(const std::string& input, const std::string& format_name, int 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char line[1024];
   std::snprintf(line, sizeof(line),
-                "{\"input\":\"%s\",\"format\":\"%s\",\"threads\":%d,\"arcs\":%llu,\"seconds\":%.4f,\"arcs_per_second\":%.0f,\"id_sum\":%llu}",
+                "{\"input\":\"%s\",\"format\":\"%s\",\"threads\":%d,\"arcs\":%llu,\"seconds\":%.4f,\"arcs_per_second\":"
+                "%.0f,\"id_sum\":%llu}",
                 input.c_str(), sg::format_name(format), threads, static_cast<unsigned long long>(arcs), seconds,
                 static_cast<double>(arcs) / std::max(seconds, 1e-9), static_cast<unsigned long long>(checksum));
   *json = line;
@@ -226,9 +237,10 @@ std::vector<std::string> split_names(const std::string& text) {
 }
 
 std::vector<std::string> option_names(uint32_t options) {
-  static const std::pair<uint32_t, const char*> kNames[] = {{sg::kSourceOption, "source"},     {sg::kIterationsOption, "iterations"},
-                                                            {sg::kToleranceOption, "tolerance"}, {sg::kUnitWeightsOption, "unit_weights"},
-                                                            {sg::kParentsOption, "parents"},   {sg::kTopOption, "top"}};
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {sg::kSourceOption, "source"},       {sg::kIterationsOption, "iterations"},
+      {sg::kToleranceOption, "tolerance"}, {sg::kUnitWeightsOption, "unit_weights"},
+      {sg::kParentsOption, "parents"},     {sg::kTopOption, "top"}};
   std::vector<std::string> names;
   for (const auto& [bit, name] : kNames) {
     if ((options & bit) != 0) names.push_back(name);
@@ -249,8 +261,10 @@ ValueType value_type(sg::ResultType type) {
 }
 
 Status run_options(const RunRequest& request, sg::RunOptions* o) {
-  if (!sg::parse_io_mode(request.io, &o->io_mode)) return Status::InvalidArgument("--io must be auto, full or selective");
-  if (!sg::parse_backend(request.io_backend, &o->backend)) return Status::InvalidArgument("--io-backend must be auto, uring or psync");
+  if (!sg::parse_io_mode(request.io, &o->io_mode))
+    return Status::InvalidArgument("--io must be auto, full or selective");
+  if (!sg::parse_backend(request.io_backend, &o->backend))
+    return Status::InvalidArgument("--io-backend must be auto, uring or psync");
   o->app = request.app;
   o->graph = request.graph;
   o->source = request.source;
@@ -280,8 +294,8 @@ const std::vector<AppInfo>& apps() {
   static const std::vector<AppInfo> infos = [] {
     std::vector<AppInfo> list;
     for (const sg::AppRow& row : sg::app_rows()) {
-      list.push_back(AppInfo{row.name, row.description, option_names(row.options), row.iterations, split_names(row.columns),
-                             row.needs_undirected, row.reversed_steps});
+      list.push_back(AppInfo{row.name, row.description, option_names(row.options), row.iterations,
+                             split_names(row.columns), row.needs_undirected, row.reversed_steps});
     }
     return list;
   }();
@@ -320,7 +334,8 @@ Status run(const RunRequest& request, RunResult* result, const Callbacks& callba
   result->stats_json = std::move(out.stats_json);
   result->notices = std::move(out.notices);
   result->ids = std::move(out.ids);
-  for (sg::CollectedColumn& c : out.columns) result->columns.push_back(ResultColumn{c.name, value_type(c.type), std::move(c.bytes)});
+  for (sg::CollectedColumn& c : out.columns)
+    result->columns.push_back(ResultColumn{c.name, value_type(c.type), std::move(c.bytes)});
   result->report_error = out.report_error;
   return s;
 }

@@ -77,19 +77,19 @@ Status generate_grid(const GridRequest& request);
 // ---- Graphs
 
 struct IngestRequest {
-  std::string input;   // an edge list, a BVGraph basename, a Graphalytics .v/.e pair ...
-  std::string output;  // the graph directory to create (must not exist)
-  std::string format;  // snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics; "": from the name
+  std::string input;     // an edge list, a BVGraph basename, a Graphalytics .v/.e pair ...
+  std::string output;    // the graph directory to create (must not exist)
+  std::string format;    // snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics; "": from the name
   bool weights = false;  // binary records carry a float32 weight
   bool undirected = false;
   bool drop_self_loops = false;
   bool dedup = false;
-  bool remap = false;           // map sparse or 64-bit ids to dense ones
-  std::string order = "auto";   // auto | bfds | bfs | degree | none
+  bool remap = false;          // map sparse or 64-bit ids to dense ones
+  std::string order = "auto";  // auto | bfds | bfs | degree | none
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
-  uint32_t intervals = 0;  // 0: from the budget
-  uint32_t blocks = 0;     // 2-D blocks a space; 0: from |V| and the budget
+  uint32_t intervals = 0;            // 0: from the budget
+  uint32_t blocks = 0;               // 2-D blocks a space; 0: from |V| and the budget
   std::vector<std::string> devices;  // device directories for edge data
   uint64_t stripe_bytes = 0;         // 0: chosen from the space size
 };
@@ -126,7 +126,8 @@ struct PartInfo {
 };
 Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, double* seconds);
 
-Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes, bool auto_stripe);
+Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes,
+                bool auto_stripe);
 // Removes what killed ingests left in `dirs`; returns the paths removed.
 Status collect_garbage(const std::vector<std::string>& dirs, std::vector<std::string>* removed, uint64_t* bytes_freed);
 
@@ -156,7 +157,7 @@ struct AppInfo {
   std::string iterations;            // what --iterations means for it ("" if nothing)
   std::vector<std::string> columns;  // its per-vertex result columns
   bool needs_undirected = false;
-  bool reversed_steps = false;       // steps over the transposed graph
+  bool reversed_steps = false;  // steps over the transposed graph
 };
 // Every app, in the order the CLI lists them.
 const std::vector<AppInfo>& apps();
@@ -164,14 +165,14 @@ const AppInfo* find_app(const std::string& name);
 
 struct RunRequest {
   std::string app;
-  std::string graph;  // a graph directory, or a partitioned one (run under mpirun)
+  std::string graph;               // a graph directory, or a partitioned one (run under mpirun)
   std::optional<uint64_t> source;  // original id; default: the vertex with most out-edges
   int iterations = 0;              // 0: the app's default
   double tolerance = 0;
   int threads = 0;  // 0: all cores
   uint64_t memory_bytes = uint64_t{1} << 30;
-  std::string io = "auto";          // auto | full | selective
-  std::string io_backend = "auto";  // auto | uring | psync
+  std::string io = "auto";           // auto | full | selective
+  std::string io_backend = "auto";   // auto | uring | psync
   std::string device_class = "hdd";  // preset for uncalibrated devices: hdd | ssd | nvme
   bool cache = true;
   bool decoded_cache = true;
@@ -180,12 +181,12 @@ struct RunRequest {
   int top = 10;               // vertices the summary lists, where it lists any
   std::string scratch_dir;    // file-backed vertex arrays; "": the graph directory if writable, else $TMPDIR
   // Outputs.
-  std::string output;               // "id value..." lines, sorted by original id
-  bool graphalytics_output = false; // unreachable as 9223372036854775807 / infinity
-  std::string stats;                // per-step statistics as JSON
-  bool collect = false;             // typed columns into RunResult
-  bool quiet = false;               // notices only in RunResult::notices, not on stderr
-  uint64_t window_bytes = 0;        // tests: a small I/O window
+  std::string output;                // "id value..." lines, sorted by original id
+  bool graphalytics_output = false;  // unreachable as 9223372036854775807 / infinity
+  std::string stats;                 // per-step statistics as JSON
+  bool collect = false;              // typed columns into RunResult
+  bool quiet = false;                // notices only in RunResult::notices, not on stderr
+  uint64_t window_bytes = 0;         // tests: a small I/O window
 };
 
 enum class ValueType : uint8_t { kInt32, kUint32, kInt64, kUint64, kFloat32, kFloat64 };

@@ -14,7 +14,8 @@ using shardgraph::Status;
 const CLI::Validator kAtLeastOne(
     [](std::string& text) {
       long long value = 0;
-      return (CLI::detail::lexical_cast(text, value) && value >= 1) ? std::string() : "must be a whole number of at least 1";
+      return (CLI::detail::lexical_cast(text, value) && value >= 1) ? std::string()
+                                                                    : "must be a whole number of at least 1";
     },
     "N>=1");
 const CLI::Validator kNotNegative(
@@ -27,7 +28,8 @@ const CLI::Validator kNotNegative(
 uint64_t count_option(const std::string& name, const std::string& text) {
   uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) throw UsageError(name + ": '" + text + "' is not a whole number");
+  if (error != std::errc() || end != text.data() + text.size())
+    throw UsageError(name + ": '" + text + "' is not a whole number");
   return value;
 }
 
@@ -35,8 +37,10 @@ uint64_t count_option(const std::string& name, const std::string& text) {
 std::function<void(const std::string&)> terminal_progress(const char* prefix, const char* at_end) {
   if (::isatty(2) == 0) return nullptr;
   return [prefix, at_end](const std::string& line) {
-    if (line.empty()) std::fputs(at_end, stderr);
-    else std::fprintf(stderr, "%s%s", prefix, line.c_str());
+    if (line.empty())
+      std::fputs(at_end, stderr);
+    else
+      std::fprintf(stderr, "%s%s", prefix, line.c_str());
     std::fflush(stderr);
   };
 }
@@ -65,7 +69,8 @@ int fail(const Status& status) {
 
 uint64_t size_option(const std::string& name, const std::string& text) {
   uint64_t bytes = 0;
-  if (!shardgraph::parse_size(text, &bytes)) throw UsageError(name + ": '" + text + "' is not a size (e.g. 64M, 2G, 4096)");
+  if (!shardgraph::parse_size(text, &bytes))
+    throw UsageError(name + ": '" + text + "' is not a size (e.g. 64M, 2G, 4096)");
   return bytes;
 }
 
@@ -75,10 +80,13 @@ uint64_t size_option(const std::string& name, const std::string& text) {
 uint64_t memory_option(const std::string& text) {
   if (text != "auto") return size_option("--memory", text);
   const shardgraph::AutoMemory memory = shardgraph::auto_memory();
-  auto mib = [](uint64_t bytes) { return bytes == UINT64_MAX ? std::string("none") : std::to_string(bytes >> 20) + " MiB"; };
+  auto mib = [](uint64_t bytes) {
+    return bytes == UINT64_MAX ? std::string("none") : std::to_string(bytes >> 20) + " MiB";
+  };
   if (::isatty(2) != 0) {
-    std::fprintf(stderr, "shardgraph: --memory auto = %s (cgroup limit %s, available %s)\n", mib(memory.budget_bytes).c_str(),
-                 mib(memory.cgroup_limit_bytes).c_str(), mib(memory.available_bytes).c_str());
+    std::fprintf(stderr, "shardgraph: --memory auto = %s (cgroup limit %s, available %s)\n",
+                 mib(memory.budget_bytes).c_str(), mib(memory.cgroup_limit_bytes).c_str(),
+                 mib(memory.available_bytes).c_str());
   }
   return memory.budget_bytes;
 }
@@ -93,7 +101,8 @@ CLI::App* add_generate(CLI::App& app, GenerateArgs& a) {
   generate->add_flag("--no-shuffle", a.no_shuffle, "grid: keep row-major ids");
   generate->add_option("--seed", a.rmat.seed, "random seed")->capture_default_str();
   generate->add_flag("--weights", a.rmat.weights, "add integer weights 1..255");
-  generate->add_option("-o,--output", a.rmat.output, "edge list file (.gz = gzip text, .bin32/.bin64 = binary)")->required();
+  generate->add_option("-o,--output", a.rmat.output, "edge list file (.gz = gzip text, .bin32/.bin64 = binary)")
+      ->required();
   return generate;
 }
 
@@ -117,28 +126,38 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
   auto* ingest = app.add_subcommand("ingest", "build a graph directory from an edge list");
   ingest->add_option("input", r.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
   ingest->add_option("-o,--output", r.output, "graph directory to create")->required();
-  ingest->add_option("--format", r.format, "snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics (default: from the name)")
+  ingest
+      ->add_option("--format", r.format,
+                   "snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics (default: from the name)")
       ->check(CLI::IsMember({"snap", "mtx", "bin32", "bin64", "graph", "webgraph", "dimacs", "graphalytics"}));
   ingest->add_flag("--weights", r.weights, "binary input records carry a float32 weight");
   ingest->add_flag("--undirected", r.undirected, "treat every edge as undirected");
   ingest->add_flag("--drop-self-loops", r.drop_self_loops, "remove edges v->v");
   ingest->add_flag("--dedup", r.dedup, "remove duplicate edges (keeps the smallest weight)");
   ingest->add_flag("--remap", r.remap, "map sparse or 64-bit ids to dense ids (map stored)");
-  ingest->add_option("--order", r.order,
-                     "vertex ordering: auto (bfds unless the input order compresses better) | bfds | bfs | degree | none; skipped with a note "
-                     "when 25 bytes a vertex exceed --memory (see docs/usage.md)")
+  ingest
+      ->add_option("--order", r.order,
+                   "vertex ordering: auto (bfds unless the input order compresses better) | bfds | bfs | degree | "
+                   "none; skipped with a note "
+                   "when 25 bytes a vertex exceed --memory (see docs/usage.md)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "none", "bfds", "bfs", "degree"}));
-  ingest->add_option("--memory", a.memory, "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
+  ingest
+      ->add_option("--memory", a.memory,
+                   "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
       ->capture_default_str();
   ingest->add_option("--chunk-bytes", a.chunk, "target chunk size")->capture_default_str();
   ingest->add_option("--intervals", r.intervals, "vertex intervals (default: from the budget)")->check(kAtLeastOne);
-  ingest->add_option("--blocks", a.blocks,
-                     "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while 4 bytes a vertex fit "
-                     "half of --memory, else ranges of 4 bytes a vertex in a quarter of it")
+  ingest
+      ->add_option("--blocks", a.blocks,
+                   "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while "
+                   "4 bytes a vertex fit "
+                   "half of --memory, else ranges of 4 bytes a vertex in a quarter of it")
       ->capture_default_str();
   ingest->add_option("--device", r.devices, "device directory for edge data (repeatable)");
-  ingest->add_option("--stripe-bytes", a.stripe, "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")
+  ingest
+      ->add_option("--stripe-bytes", a.stripe,
+                   "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")
       ->capture_default_str();
   return ingest;
 }
@@ -162,10 +181,12 @@ int run_ingest(IngestArgs& a) {
   if (!s.ok()) return fail(s);
   if (!report.note.empty()) std::fprintf(stderr, "shardgraph: %s\n", report.note.c_str());
   std::printf(
-      "ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sort batches, %.2f s (%s), peak RSS %llu "
+      "ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sort batches, "
+      "%.2f s (%s), peak RSS %llu "
       "KiB\n",
-      r.input.c_str(), r.output.c_str(), static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),
-      report.intervals, static_cast<unsigned long long>(report.stored_bytes),
+      r.input.c_str(), r.output.c_str(), static_cast<unsigned long long>(report.vertices),
+      static_cast<unsigned long long>(report.edges), report.intervals,
+      static_cast<unsigned long long>(report.stored_bytes),
       report.edges ? static_cast<double>(report.stored_bytes) / static_cast<double>(report.edges) : 0.0,
       static_cast<unsigned long long>(report.sort_batches), report.seconds, report.phases.c_str(),
       static_cast<unsigned long long>(shardgraph::peak_rss_bytes() / 1024));
@@ -179,12 +200,16 @@ CLI::App* add_run(CLI::App& app, RunArgs& a) {
   for (const shardgraph::AppInfo& info : shardgraph::apps()) names.push_back(info.name);
   run->add_option("app", r.app, app_list(" | "))->required()->check(CLI::IsMember(names));
   run->add_option("graph", r.graph, "graph directory")->required();
-  a.source_option = run->add_option("--source", a.source, "source vertex (original id) for bfs/sssp/betweenness")->check(kNotNegative);
+  a.source_option = run->add_option("--source", a.source, "source vertex (original id) for bfs/sssp/betweenness")
+                        ->check(kNotNegative);
   run->add_option("--iterations", r.iterations, iterations_help())->check(kAtLeastOne);
-  run->add_option("--tolerance", r.tolerance, "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)")
+  run->add_option("--tolerance", r.tolerance,
+                  "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)")
       ->check(kNotNegative);
-  run->add_option("--threads", r.threads, "compute threads, 1 to 1024 (default: all cores)")->check(CLI::Range(1, 1024));
-  run->add_option("--memory", a.memory, "memory budget (e.g. 256M) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
+  run->add_option("--threads", r.threads, "compute threads, 1 to 1024 (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  run->add_option("--memory", a.memory,
+                  "memory budget (e.g. 256M) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
       ->capture_default_str();
   run->add_option("--io-backend", r.io_backend, "auto | uring | psync")->capture_default_str();
   run->add_option("--io", r.io, "auto (cost model) | full (scans) | selective (chunk reads)")->capture_default_str();
@@ -192,24 +217,31 @@ CLI::App* add_run(CLI::App& app, RunArgs& a) {
       ->capture_default_str()
       ->check(CLI::IsMember({"hdd", "ssd", "nvme"}));
   run->add_flag("--no-cache", a.no_cache, "do not keep chunks in spare memory");
-  run->add_option("--scratch-dir", r.scratch_dir, "directory for vertex arrays beyond --memory (default: the graph directory if writable, else $TMPDIR)");
-  run->add_flag("--no-decoded-cache", a.no_decoded_cache, "keep spare memory for compressed chunks only (no decoded windows)");
+  run->add_option(
+      "--scratch-dir", r.scratch_dir,
+      "directory for vertex arrays beyond --memory (default: the graph directory if writable, else $TMPDIR)");
+  run->add_flag("--no-decoded-cache", a.no_decoded_cache,
+                "keep spare memory for compressed chunks only (no decoded windows)");
   run->add_option("--output", r.output, "write one 'id value' line per vertex");
-  run->add_option("--format", a.output_format,
-                  "--output's conventions: plain (unreachable -1 / inf) or graphalytics (9223372036854775807 / infinity)")
+  run->add_option(
+         "--format", a.output_format,
+         "--output's conventions: plain (unreachable -1 / inf) or graphalytics (9223372036854775807 / infinity)")
       ->check(CLI::IsMember({"plain", "graphalytics"}))
       ->capture_default_str();
   run->add_option("--stats", r.stats, "write per-step statistics as JSON");
   run->add_flag("--unit-weights", r.unit_weights, "sssp: weight 1 for every edge");
   run->add_flag("--parents", r.parents, "bfs: also write each vertex's parent");
-  run->add_option("--top", r.top, "pagerank/spmv/betweenness/lcc: print this many top vertices")->capture_default_str()->check(kNotNegative);
+  run->add_option("--top", r.top, "pagerank/spmv/betweenness/lcc: print this many top vertices")
+      ->capture_default_str()
+      ->check(kNotNegative);
   return run;
 }
 
 int run_run(RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
   r.memory_bytes = memory_option(a.memory);
-  if (r.io_backend != "auto" && r.io_backend != "uring" && r.io_backend != "psync") throw UsageError("--io-backend must be auto, uring or psync");
+  if (r.io_backend != "auto" && r.io_backend != "uring" && r.io_backend != "psync")
+    throw UsageError("--io-backend must be auto, uring or psync");
   if (r.io != "auto" && r.io != "full" && r.io != "selective") throw UsageError("--io must be auto, full or selective");
   r.graphalytics_output = a.output_format == "graphalytics";
   r.cache = !a.no_cache;
@@ -230,13 +262,15 @@ int run_run(RunArgs& a) {
 
 CLI::App* add_partition(CLI::App& app, PartitionArgs& a) {
   shardgraph::PartitionRequest& r = a.request;
-  auto* partition = app.add_subcommand("partition", "cut a directed graph into parts by destination range, for a run over MPI (docs/scale-out.md)");
+  auto* partition = app.add_subcommand(
+      "partition", "cut a directed graph into parts by destination range, for a run over MPI (docs/scale-out.md)");
   partition->add_option("graph", r.graph, "graph directory")->required();
   partition->add_option("--parts", r.parts, "number of parts")->required()->check(CLI::Range(1, 1 << 16));
   partition->add_option("-o,--output", r.output, "output directory (must not exist)")->required();
   partition->add_option("--memory", a.memory, "memory budget of each part's ingest")->capture_default_str();
   partition->add_option("--device", a.devices,
-                        "PART:DIR: a device directory for part PART's edge data (repeatable, also per part; default: the part's directory)");
+                        "PART:DIR: a device directory for part PART's edge data (repeatable, also per part; default: "
+                        "the part's directory)");
   return partition;
 }
 
@@ -246,7 +280,8 @@ int run_partition(PartitionArgs& a) {
   for (const std::string& device : a.devices) {
     const size_t colon = device.find(':');
     const std::string number = colon == std::string::npos ? std::string() : device.substr(0, colon);
-    const bool digits = !number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos;
+    const bool digits =
+        !number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos;
     const uint64_t part = digits ? std::stoull(number) : UINT64_MAX;
     if (!digits || colon + 1 == device.size() || part >= r.parts) {
       throw UsageError("--device '" + device + "': expected PART:DIR with PART below --parts");
@@ -260,7 +295,8 @@ int run_partition(PartitionArgs& a) {
   if (!s.ok()) return fail(s);
   std::printf("partitioned %s -> %s: %zu parts in %.2f s\n", r.graph.c_str(), r.output.c_str(), parts.size(), seconds);
   for (size_t k = 0; k < parts.size(); ++k) {
-    std::printf("part-%zu: vertices [%u, %u), %llu arcs\n", k, parts[k].begin, parts[k].end, static_cast<unsigned long long>(parts[k].arcs));
+    std::printf("part-%zu: vertices [%u, %u), %llu arcs\n", k, parts[k].begin, parts[k].end,
+                static_cast<unsigned long long>(parts[k].arcs));
   }
   return 0;
 }

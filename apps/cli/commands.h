@@ -63,7 +63,8 @@ struct ToolArgs {
   int scan_threads = 0;
   std::vector<std::string> calibrate_dirs, restripe_devices, gc_dirs;
   std::string calibrate_bytes = "256M";
-  CLI::App *info = nullptr, *verify = nullptr, *scan = nullptr, *calibrate = nullptr, *restripe = nullptr, *gc = nullptr;
+  CLI::App *info = nullptr, *verify = nullptr, *scan = nullptr, *calibrate = nullptr, *restripe = nullptr,
+           *gc = nullptr;
 };
 void add_tools(CLI::App& app, ToolArgs& a);
 // Runs the tool whose subcommand was given; false if none was.

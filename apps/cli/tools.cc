@@ -48,11 +48,12 @@ int run_calibrate(const ToolArgs& a) {
     shardgraph::DeviceMeasurement m;
     const Status s = shardgraph::calibrate(dir, bytes, &m);
     if (!s.ok()) return fail(s);
-    std::printf("%s: sequential %.1f MB/s; random reads (queue depth %d):\n", dir.c_str(), m.sequential_bytes_per_second / 1e6, m.queue_depth);
+    std::printf("%s: sequential %.1f MB/s; random reads (queue depth %d):\n", dir.c_str(),
+                m.sequential_bytes_per_second / 1e6, m.queue_depth);
     std::printf("  %10s %12s %12s %10s\n", "bytes", "ms/request", "requests/s", "MB/s");
     for (const auto& r : m.random_reads) {
-      std::printf("  %10llu %12.3f %12.1f %10.1f\n", static_cast<unsigned long long>(r.bytes), r.seconds * 1e3, 1.0 / r.seconds,
-                  static_cast<double>(r.bytes) / r.seconds / 1e6);
+      std::printf("  %10llu %12.3f %12.1f %10.1f\n", static_cast<unsigned long long>(r.bytes), r.seconds * 1e3,
+                  1.0 / r.seconds, static_cast<double>(r.bytes) / r.seconds / 1e6);
     }
     std::printf("  profile written to %s\n", m.profile_path.c_str());
   }
@@ -61,10 +62,12 @@ int run_calibrate(const ToolArgs& a) {
 
 int run_restripe(const ToolArgs& a) {
   const bool auto_stripe = a.restripe_stripe == "auto";
-  const uint64_t stripe = auto_stripe || a.restripe_stripe.empty() ? 0 : size_option("--stripe-bytes", a.restripe_stripe);
+  const uint64_t stripe =
+      auto_stripe || a.restripe_stripe.empty() ? 0 : size_option("--stripe-bytes", a.restripe_stripe);
   const Status s = shardgraph::restripe(a.restripe_dir, a.restripe_devices, stripe, auto_stripe);
   if (!s.ok()) return fail(s);
-  std::printf("restriped %s onto %zu device(s)\n", a.restripe_dir.c_str(), std::max<size_t>(a.restripe_devices.size(), 1));
+  std::printf("restriped %s onto %zu device(s)\n", a.restripe_dir.c_str(),
+              std::max<size_t>(a.restripe_devices.size(), 1));
   return 0;
 }
 
@@ -96,7 +99,8 @@ void add_tools(CLI::App& app, ToolArgs& a) {
   a.calibrate->add_option("--bytes", a.calibrate_bytes, "scratch file size per device")->capture_default_str();
   a.restripe = app.add_subcommand("restripe", "rewrite a graph's edge data onto new devices / stripe depth");
   a.restripe->add_option("graph", a.restripe_dir, "graph directory")->required();
-  a.restripe->add_option("--device", a.restripe_devices, "new device directory (repeatable; none = the graph directory)");
+  a.restripe->add_option("--device", a.restripe_devices,
+                         "new device directory (repeatable; none = the graph directory)");
   a.restripe->add_option("--stripe-bytes", a.restripe_stripe, "new stripe depth, or auto (default: keep)");
   a.gc = app.add_subcommand("gc", "remove what killed ingests left behind (their process is gone)");
   a.gc->add_option("dirs", a.gc_dirs, "directories to clean: a graph's parent directory, device directories")
@@ -105,13 +109,20 @@ void add_tools(CLI::App& app, ToolArgs& a) {
 }
 
 bool run_tool(ToolArgs& a, int* exit_code) {
-  if (*a.info) *exit_code = run_info(a);
-  else if (*a.verify) *exit_code = run_verify(a);
-  else if (*a.scan) *exit_code = run_scan(a);
-  else if (*a.calibrate) *exit_code = run_calibrate(a);
-  else if (*a.restripe) *exit_code = run_restripe(a);
-  else if (*a.gc) *exit_code = run_gc(a);
-  else return false;
+  if (*a.info)
+    *exit_code = run_info(a);
+  else if (*a.verify)
+    *exit_code = run_verify(a);
+  else if (*a.scan)
+    *exit_code = run_scan(a);
+  else if (*a.calibrate)
+    *exit_code = run_calibrate(a);
+  else if (*a.restripe)
+    *exit_code = run_restripe(a);
+  else if (*a.gc)
+    *exit_code = run_gc(a);
+  else
+    return false;
   return true;
 }
 

@@ -120,14 +120,13 @@ void append_edge(std::string* out, const Edge& e, Encoding encoding, bool weight
   if (weights) out->append(reinterpret_cast<const char*>(&e.weight), sizeof(float));
 }
 
-
 // Writes edges [0, count) produced by edge_at(i, edges) (which appends the
 // 0..n edges of index i), formatted in parallel blocks, written in order.
 template <typename EdgeAt>
 Status write_edges(const std::string& path, const std::string& header, uint64_t count, bool weights, EdgeAt&& edge_at) {
-  const Encoding encoding = path.ends_with(".bin32") ? Encoding::kBin32
+  const Encoding encoding = path.ends_with(".bin32")   ? Encoding::kBin32
                             : path.ends_with(".bin64") ? Encoding::kBin64
-                                                        : Encoding::kText;
+                                                       : Encoding::kText;
   Output out;
   SG_RETURN_IF_ERROR(out.open(path));
   if (encoding == Encoding::kText) SG_RETURN_IF_ERROR(out.write(header));
@@ -162,8 +161,8 @@ Status generate_rmat(const RmatOptions& o, const std::string& path) {
   const uint64_t vertices = uint64_t{1} << o.scale;
   const uint64_t edges = vertices * o.edge_factor;
   const std::vector<uint64_t> perm = permutation(vertices, o.seed);
-  const std::string header = "# shardgraph rmat scale=" + std::to_string(o.scale) + " edge_factor=" +
-                             std::to_string(o.edge_factor) + " seed=" + std::to_string(o.seed) +
+  const std::string header = "# shardgraph rmat scale=" + std::to_string(o.scale) +
+                             " edge_factor=" + std::to_string(o.edge_factor) + " seed=" + std::to_string(o.seed) +
                              "\n# Nodes: " + std::to_string(vertices) + " Edges: " + std::to_string(edges) + "\n";
   return write_edges(path, header, edges, o.weights, [&](uint64_t i, std::vector<Edge>* out) {
     Edge e = rmat_edge(o, i);
@@ -181,7 +180,8 @@ Status generate_grid(const GridOptions& o, const std::string& path) {
   if (o.shuffle) perm = permutation(vertices, o.seed);
   auto id = [&](uint64_t v) { return o.shuffle ? perm[v] : v; };
   const std::string header = "# shardgraph grid rows=" + std::to_string(o.rows) + " cols=" + std::to_string(o.cols) +
-                             " seed=" + std::to_string(o.seed) + " (undirected)\n# Nodes: " + std::to_string(vertices) + "\n";
+                             " seed=" + std::to_string(o.seed) + " (undirected)\n# Nodes: " + std::to_string(vertices) +
+                             "\n";
   return write_edges(path, header, vertices, o.weights, [&](uint64_t v, std::vector<Edge>* out) {
     const uint64_t r = v / o.cols, c = v % o.cols;
     uint64_t state = splitmix64(o.seed * 0x2545f4914f6cdd1dULL ^ splitmix64(v));

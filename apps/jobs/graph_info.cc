@@ -39,7 +39,9 @@ uint64_t stored_bytes(const Graph& g) {
   return bytes;
 }
 
-double per(uint64_t bytes, uint64_t count) { return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count); }
+double per(uint64_t bytes, uint64_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
+}
 
 std::string format(const char* fmt, auto... args) {
   char line[512];
@@ -52,21 +54,25 @@ std::string format(const char* fmt, auto... args) {
 std::string graph_info_text(const Graph& g) {
   const Manifest& m = g.manifest();
   std::string out;
-  out += format("graph          %s (id %s, format %d, codec %s)\n", g.dir().c_str(), m.graph_id.c_str(), m.format_version,
-                m.codec.c_str());
+  out += format("graph          %s (id %s, format %d, codec %s)\n", g.dir().c_str(), m.graph_id.c_str(),
+                m.format_version, m.codec.c_str());
   out += format("vertices       %llu\n", static_cast<unsigned long long>(m.num_vertices));
-  out += format("edges          %llu (%s)\n", static_cast<unsigned long long>(m.num_edges), m.directed ? "directed" : "undirected");
+  out += format("edges          %llu (%s)\n", static_cast<unsigned long long>(m.num_edges),
+                m.directed ? "directed" : "undirected");
   out += format("weighted       %s\n", m.weighted ? "float32" : "no");
-  out += format("ids            %s\n", m.id_map_file.empty() ? format("dense, original = id + %llu", static_cast<unsigned long long>(m.id_base)).c_str()
-                                                             : "remapped (id map stored)");
+  out += format("ids            %s\n",
+                m.id_map_file.empty()
+                    ? format("dense, original = id + %llu", static_cast<unsigned long long>(m.id_base)).c_str()
+                    : "remapped (id map stored)");
   out += format("intervals      %zu\n", m.interval_starts.size());
   out += format("chunk target   %u bytes\n", m.chunk_bytes);
-  out += format("devices        %zu, stripe %llu bytes\n", m.devices.size(), static_cast<unsigned long long>(m.stripe_bytes));
+  out += format("devices        %zu, stripe %llu bytes\n", m.devices.size(),
+                static_cast<unsigned long long>(m.stripe_bytes));
   const size_t blocks = g.block_count(SpaceKind::kOut);
   if (blocks > 1) {
     const EdgeSpace& first = g.stored_space(g.blocks(SpaceKind::kOut).front());
-    out += format("blocks         %zu a space (2-D: each holds the lists' neighbours in a range of %llu vertices)\n", blocks,
-                  static_cast<unsigned long long>(first.neighbour_end - first.neighbour_begin));
+    out += format("blocks         %zu a space (2-D: each holds the lists' neighbours in a range of %llu vertices)\n",
+                  blocks, static_cast<unsigned long long>(first.neighbour_end - first.neighbour_begin));
   } else {
     out += "blocks         1 (1-D)\n";
   }
@@ -83,9 +89,11 @@ std::string graph_info_text(const Graph& g) {
   }
   out += format("bytes/edge     %.3f (all spaces)\n", per(stored_bytes(g), m.num_edges));
   const uint64_t minimum = Engine::minimum_memory_bytes(g);
-  out += format("run memory     at least %llu MiB (chunk indexes, 3 frontier bitmaps of %llu bytes, two I/O windows); vertex arrays beyond --memory are loaded by range\n",
-                static_cast<unsigned long long>((minimum + (1 << 20) - 1) >> 20),
-                static_cast<unsigned long long>(uint64_t{g.num_vertices()} / 8 + 8));
+  out += format(
+      "run memory     at least %llu MiB (chunk indexes, 3 frontier bitmaps of %llu bytes, two I/O windows); vertex "
+      "arrays beyond --memory are loaded by range\n",
+      static_cast<unsigned long long>((minimum + (1 << 20) - 1) >> 20),
+      static_cast<unsigned long long>(uint64_t{g.num_vertices()} / 8 + 8));
   out += format("ordering       %s\n", m.ordering.c_str());
   const char* names[] = {"out-degree", "in-degree"};
   for (size_t s = 0; s < (g.directed() ? 2u : 1u); ++s) {
@@ -111,16 +119,17 @@ std::string graph_info_json(const Graph& g) {
   for (size_t s = 0; s < g.stored_space_count(); ++s) {
     const EdgeSpace& space = g.stored_space(s);
     const DegreeSummary d = summarize(space.degrees);
-    spaces.push_back({{"name", space.meta.name},
-                      {"kind", space.meta.kind},
-                      {"neighbour_begin", space.neighbour_begin},
-                      {"neighbour_end", space.neighbour_end},
-                      {"chunks", space.meta.chunks},
-                      {"arcs", space.meta.arcs},
-                      {"bytes", space.meta.logical_bytes},
-                      {"bytes_per_arc", per(space.meta.logical_bytes, space.meta.arcs)},
-                      {"device_bytes", space.meta.device_bytes},
-                      {"degree", {{"max", d.max}, {"mean", d.mean}, {"median", d.p50}, {"p99", d.p99}, {"zero", d.zero}}}});
+    spaces.push_back(
+        {{"name", space.meta.name},
+         {"kind", space.meta.kind},
+         {"neighbour_begin", space.neighbour_begin},
+         {"neighbour_end", space.neighbour_end},
+         {"chunks", space.meta.chunks},
+         {"arcs", space.meta.arcs},
+         {"bytes", space.meta.logical_bytes},
+         {"bytes_per_arc", per(space.meta.logical_bytes, space.meta.arcs)},
+         {"device_bytes", space.meta.device_bytes},
+         {"degree", {{"max", d.max}, {"mean", d.mean}, {"median", d.p50}, {"p99", d.p99}, {"zero", d.zero}}}});
   }
   json j{{"graph", g.dir()},
          {"vertices", m.num_vertices},

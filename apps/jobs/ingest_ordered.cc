@@ -1,16 +1,16 @@
 #include "apps/jobs/ingest_ordered.h"
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 #include "apps/kernels/kernels.h"
 #include "shards/format/remove_graph.h"
+#include "shards/ingest/leftovers.h"
 #include "shards/ingest/vertex_order.h"
 #include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"
-#include "shards/ingest/leftovers.h"
 
 namespace sg {
 namespace {
@@ -97,7 +97,8 @@ Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_
   // numbered, which then takes a few more passes (cheap: a walk of the
   // level). R-MAT 24 on one emulated HDD at 256M: the order read 3.76 ->
   // 3.49 GB and took 28.6 -> 24.4 s with an eighth instead of a half.
-  const uint64_t work = std::clamp<uint64_t>((memory_bytes - ranks - engine_minimum) / 8, kMinimumWorkBytes, uint64_t{256} << 20);
+  const uint64_t work =
+      std::clamp<uint64_t>((memory_bytes - ranks - engine_minimum) / 8, kMinimumWorkBytes, uint64_t{256} << 20);
   Engine engine;
   EngineOptions options;
   // Less 2 MiB: the level's keys and the root list are vectors whose
@@ -220,7 +221,8 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
     SG_RETURN_IF_ERROR(move_into_place(&ordered, options.output));
   }
   summary->input_edges = first_summary.input_edges;
-  if (!first_summary.note.empty()) summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
+  if (!first_summary.note.empty())
+    summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
   summary->seconds = seconds_since(start);
   char order_text[128];
   std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read); relabel: ", order_seconds,

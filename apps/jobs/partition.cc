@@ -48,7 +48,8 @@ class RangeCutter {
     const uint64_t k = ranges_.size();  // the range being filled is k - 1
     const bool room_left = vertices_ - v >= parts_ - (k - 1);
     // In 128 bits: seen and total reach 2^32 vertices x 8 (N - 1) + arcs.
-    const bool target_reached = k < parts_ && static_cast<unsigned __int128>(seen_) * parts_ >= static_cast<unsigned __int128>(total_) * k;
+    const bool target_reached =
+        k < parts_ && static_cast<unsigned __int128>(seen_) * parts_ >= static_cast<unsigned __int128>(total_) * k;
     if (v > ranges_.back().begin && k < parts_ && (target_reached || !room_left)) {
       ranges_.back().end = v;
       ranges_.push_back(PartRange{v, v, 0});
@@ -108,12 +109,15 @@ Status read_partition_file(const std::string& dir, PartitionFile* file) {
   const std::string path = dir + "/" + kPartitionFile;
   std::string text;
   Status s = read_whole_file(path, &text);
-  if (s.code() == Status::Code::kNotFound) return Status::InvalidArgument(dir + ": not a partitioned graph (no " + kPartitionFile + ")");
+  if (s.code() == Status::Code::kNotFound)
+    return Status::InvalidArgument(dir + ": not a partitioned graph (no " + kPartitionFile + ")");
   SG_RETURN_IF_ERROR(s);
   try {
     const json j = json::parse(text);
-    if (j.at("format").get<std::string>() != "shardgraph-partition") return Status::Corruption(path + ": not a shardgraph partition");
-    if (!sealed_json_intact(j, true)) return Status::Corruption(path + ": checksum mismatch (edited or damaged); partition the graph again");
+    if (j.at("format").get<std::string>() != "shardgraph-partition")
+      return Status::Corruption(path + ": not a shardgraph partition");
+    if (!sealed_json_intact(j, true))
+      return Status::Corruption(path + ": checksum mismatch (edited or damaged); partition the graph again");
     file->num_vertices = j.at("num_vertices").get<uint64_t>();
     file->num_edges = j.at("num_edges").get<uint64_t>();
     file->undirected = j.value("undirected", false);
@@ -123,7 +127,8 @@ Status read_partition_file(const std::string& dir, PartitionFile* file) {
       file->ranges.push_back(PartRange{part.at("vertex_begin").get<uint32_t>(), part.at("vertex_end").get<uint32_t>(),
                                        part.at("arcs").get<uint64_t>(), part.value("out_arcs", uint64_t{0})});
       file->part_ids.push_back(part.at("graph_id").get<std::string>());
-      if (part.contains("reverse_graph_id")) file->reverse_ids.push_back(part.at("reverse_graph_id").get<std::string>());
+      if (part.contains("reverse_graph_id"))
+        file->reverse_ids.push_back(part.at("reverse_graph_id").get<std::string>());
     }
   } catch (const std::exception& e) {
     return Status::Corruption(path + ": not a valid partition file (" + std::string(e.what()) + ")");
@@ -144,16 +149,19 @@ Status check_part_arcs(const Graph& part, const PartRange& range, uint64_t expec
       (v >= range.begin && v < range.end ? inside : outside) += degrees[i];
     }
   }));
-  if (outside > 0) return Status::Corruption(name + ": holds " + std::to_string(outside) + " arcs into vertices it does not own");
+  if (outside > 0)
+    return Status::Corruption(name + ": holds " + std::to_string(outside) + " arcs into vertices it does not own");
   if (inside != expected || part.manifest().num_edges != expected) {
-    return Status::Corruption(name + ": holds " + std::to_string(inside) + " arcs, the partition says " + std::to_string(expected));
+    return Status::Corruption(name + ": holds " + std::to_string(inside) + " arcs, the partition says " +
+                              std::to_string(expected));
   }
   return Status::OK();
 }
 
 // A part (or reverse part) is there, is the one the partition wrote, verifies
 // and holds `expected` arcs, all into its range.
-Status verify_part(const std::string& name, const std::string& graph_id, uint64_t vertices, const PartRange& range, uint64_t expected) {
+Status verify_part(const std::string& name, const std::string& graph_id, uint64_t vertices, const PartRange& range,
+                   uint64_t expected) {
   Graph part;
   SG_RETURN_IF_ERROR(open_part(name, graph_id, vertices, GraphOpenOptions{}, &part));
   VerifyReport report;
@@ -163,10 +171,11 @@ Status verify_part(const std::string& name, const std::string& graph_id, uint64_
 
 }  // namespace
 
-Status open_part(const std::string& dir, const std::string& graph_id, uint64_t vertices, const GraphOpenOptions& options,
-                 Graph* graph) {
+Status open_part(const std::string& dir, const std::string& graph_id, uint64_t vertices,
+                 const GraphOpenOptions& options, Graph* graph) {
   std::error_code ec;
-  if (!fs::exists(dir + "/manifest.json", ec)) return Status::InvalidArgument(dir + ": missing (a partitioned graph needs every part)");
+  if (!fs::exists(dir + "/manifest.json", ec))
+    return Status::InvalidArgument(dir + ": missing (a partitioned graph needs every part)");
   SG_RETURN_IF_ERROR(Graph::open(dir, graph, options));
   if (graph->manifest().graph_id != graph_id || graph->num_vertices() != vertices) {
     return Status::InvalidArgument(dir + ": not the part this partition wrote (another graph's part?)");
@@ -183,10 +192,12 @@ Status read_partition_layout(const std::string& dir, PartitionLayout* layout) {
   SG_RETURN_IF_ERROR(read_partition_file(dir, layout));
   uint64_t next = 0;
   for (const PartRange& range : layout->ranges) {
-    if (range.begin != next || range.end <= range.begin) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+    if (range.begin != next || range.end <= range.begin)
+      return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
     next = range.end;
   }
-  if (next != layout->num_vertices || layout->ranges.empty()) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+  if (next != layout->num_vertices || layout->ranges.empty())
+    return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
   return Status::OK();
 }
 
@@ -206,11 +217,13 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   const auto start = std::chrono::steady_clock::now();
   std::error_code ec;
   if (options.output.empty()) return Status::InvalidArgument("no output directory given (-o)");
-  if (fs::exists(options.output, ec)) return Status::InvalidArgument(options.output + ": already exists; remove it or choose another output");
+  if (fs::exists(options.output, ec))
+    return Status::InvalidArgument(options.output + ": already exists; remove it or choose another output");
   Graph graph;
   SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, GraphOpenOptions{false, false, false, false}));
   if (options.parts == 0 || options.parts > graph.num_vertices()) {
-    return Status::InvalidArgument("--parts must be between 1 and the vertex count (" + std::to_string(graph.num_vertices()) + ")");
+    return Status::InvalidArgument("--parts must be between 1 and the vertex count (" +
+                                   std::to_string(graph.num_vertices()) + ")");
   }
   // Two streamed passes over the in-degrees: their sum, then the cuts.
   uint64_t arcs = 0;
@@ -223,12 +236,13 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   }));
   std::vector<PartRange> ranges = cutter.finish();
   size_t range_at = 0;  // the ranges' out-arcs: the reverse parts' sizes
-  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut, [&](uint32_t first, const uint32_t* degrees, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-      while (first + i >= ranges[range_at].end) ++range_at;
-      ranges[range_at].out_arcs += degrees[i];
-    }
-  }));
+  SG_RETURN_IF_ERROR(
+      graph.scan_degree_file(SpaceKind::kOut, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+          while (first + i >= ranges[range_at].end) ++range_at;
+          ranges[range_at].out_arcs += degrees[i];
+        }
+      }));
 
   const std::string work = hidden_sibling(options.output, "partition");
   if (!fs::create_directory(work, ec)) return Status::IOError(work + ": cannot create: " + ec.message());
@@ -270,10 +284,12 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   }
   SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut));  // whole before it is copied
   SG_RETURN_IF_ERROR(copy_file_synced(graph.degree_path(SpaceKind::kOut), work + "/" + kOutDegreeFile));
-  SG_RETURN_IF_ERROR(write_partition_file(work, graph, ranges, part_ids, reverse_ids, graph.space(SpaceKind::kOut).meta.degree_checksum));
+  SG_RETURN_IF_ERROR(write_partition_file(work, graph, ranges, part_ids, reverse_ids,
+                                          graph.space(SpaceKind::kOut).meta.degree_checksum));
   SG_RETURN_IF_ERROR(fsync_directory(work));
   const fs::path target = fs::absolute(options.output).lexically_normal();
-  if (::rename(work.c_str(), target.c_str()) != 0) return Status::IOError(options.output + ": rename into place: " + errno_text(errno));
+  if (::rename(work.c_str(), target.c_str()) != 0)
+    return Status::IOError(options.output + ": rename into place: " + errno_text(errno));
   cleanup.kept = true;
   SG_RETURN_IF_ERROR(fsync_directory(target.parent_path().string()));
   summary->parts = ranges;
@@ -289,17 +305,21 @@ Status verify_partition(const std::string& dir, uint64_t* arcs) {
   for (size_t k = 0; k < file.ranges.size(); ++k) {
     const PartRange& range = file.ranges[k];
     const std::string name = dir + "/" + part_name(static_cast<uint32_t>(k));
-    if (range.begin != next || range.end <= range.begin) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
+    if (range.begin != next || range.end <= range.begin)
+      return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
     next = range.end;
     SG_RETURN_IF_ERROR(verify_part(name, file.part_ids[k], file.num_vertices, range, range.arcs));
     if (!file.reverse_ids.empty()) {
-      SG_RETURN_IF_ERROR(verify_part(reverse_part_dir(dir, static_cast<uint32_t>(k)), file.reverse_ids[k], file.num_vertices, range, range.out_arcs));
+      SG_RETURN_IF_ERROR(verify_part(reverse_part_dir(dir, static_cast<uint32_t>(k)), file.reverse_ids[k],
+                                     file.num_vertices, range, range.out_arcs));
     }
     *arcs += range.arcs;
   }
   if (next != file.num_vertices) return Status::Corruption(dir + ": the parts' ranges do not tile the vertices");
   SG_RETURN_IF_ERROR(check_degree_file(dir + "/" + kOutDegreeFile, file.out_degree_checksum, file.num_vertices));
-  if (*arcs != file.num_arcs) return Status::Corruption(dir + ": the parts hold " + std::to_string(*arcs) + " arcs, the graph " + std::to_string(file.num_arcs));
+  if (*arcs != file.num_arcs)
+    return Status::Corruption(dir + ": the parts hold " + std::to_string(*arcs) + " arcs, the graph " +
+                              std::to_string(file.num_arcs));
   return Status::OK();
 }
 
@@ -307,14 +327,17 @@ Status partition_info_text(const std::string& dir, std::string* text) {
   PartitionFile file;
   SG_RETURN_IF_ERROR(read_partition_file(dir, &file));
   char line[160];
-  std::snprintf(line, sizeof(line), "partitioned %s graph: %zu parts, %llu vertices, %llu %s\n", file.undirected ? "undirected" : "directed",
-                file.ranges.size(), static_cast<unsigned long long>(file.num_vertices), static_cast<unsigned long long>(file.num_edges),
+  std::snprintf(line, sizeof(line), "partitioned %s graph: %zu parts, %llu vertices, %llu %s\n",
+                file.undirected ? "undirected" : "directed", file.ranges.size(),
+                static_cast<unsigned long long>(file.num_vertices), static_cast<unsigned long long>(file.num_edges),
                 file.undirected ? "edges" : "arcs");
   *text = line;
   for (size_t k = 0; k < file.ranges.size(); ++k) {
-    std::snprintf(line, sizeof(line), "%s: vertices [%u, %u), %llu arcs in, %llu out%s\n", part_name(static_cast<uint32_t>(k)).c_str(),
-                  file.ranges[k].begin, file.ranges[k].end, static_cast<unsigned long long>(file.ranges[k].arcs),
-                  static_cast<unsigned long long>(file.ranges[k].out_arcs), file.reverse_ids.empty() ? "" : " (reverse part)");
+    std::snprintf(line, sizeof(line), "%s: vertices [%u, %u), %llu arcs in, %llu out%s\n",
+                  part_name(static_cast<uint32_t>(k)).c_str(), file.ranges[k].begin, file.ranges[k].end,
+                  static_cast<unsigned long long>(file.ranges[k].arcs),
+                  static_cast<unsigned long long>(file.ranges[k].out_arcs),
+                  file.reverse_ids.empty() ? "" : " (reverse part)");
     text->append(line);
   }
   return Status::OK();

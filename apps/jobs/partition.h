@@ -72,8 +72,8 @@ std::string reverse_part_dir(const std::string& dir, uint32_t part);
 std::string partition_out_degree_path(const std::string& dir);
 // Opens a part (or reverse part) `dir`, refusing a missing one and one the
 // partition did not write (another graph id or vertex count).
-Status open_part(const std::string& dir, const std::string& graph_id, uint64_t vertices, const GraphOpenOptions& options,
-                 Graph* graph);
+Status open_part(const std::string& dir, const std::string& graph_id, uint64_t vertices,
+                 const GraphOpenOptions& options, Graph* graph);
 
 // Checks a partitioned graph: partition.json, every part present and
 // verified (verify_graph), the ranges tiling [0, |V|), each part's arcs all

@@ -19,8 +19,10 @@ struct CountPaths {
   int32_t next_depth;
   bool update(uint32_t u, uint32_t v, float) {
     const bool first = depth[v] == kUnreached;  // v joins the next level
-    if (first) depth[v] = next_depth;
-    else if (depth[v] != next_depth) return false;
+    if (first)
+      depth[v] = next_depth;
+    else if (depth[v] != next_depth)
+      return false;
     sigma[v] += sigma[u];
     return first;
   }

@@ -48,10 +48,13 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
   VertexArray<uint64_t> previous;  // read as u: loaded by range when it does not fit
   SG_RETURN_IF_ERROR(engine->allocate(&previous, "cdlp.previous", VertexUse::kSource));
   VertexArray<uint64_t>& next = *labels;
-  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
-    next[v] = graph.original_id(v);
-    previous[v] = next[v];
-  }, VertexAccess().overwrites(previous)));
+  SG_RETURN_IF_ERROR(engine->vertex_map(
+      VertexSubset::all(n),
+      [&](uint32_t v) {
+        next[v] = graph.original_id(v);
+        previous[v] = next[v];
+      },
+      VertexAccess().overwrites(previous)));
 
   // Half of what is left holds a block; the rest stays for the cache.
   const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, engine->unheld_memory() / 2);
@@ -76,8 +79,8 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
       SG_RETURN_IF_ERROR(status);
     }
     if (iteration + 1 < iterations) {
-      SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { previous[v] = next[v]; },
-                                            VertexAccess().overwrites(previous)));
+      SG_RETURN_IF_ERROR(engine->vertex_map(
+          VertexSubset::all(n), [&](uint32_t v) { previous[v] = next[v]; }, VertexAccess().overwrites(previous)));
     }
   }
   engine->release_app_memory(graph.id_map_bytes());

@@ -88,11 +88,11 @@ Status kcore(Engine* engine, VertexArray<uint32_t>* coreness) {
     engine->set_iteration(static_cast<int>(std::min<uint64_t>(round, INT32_MAX)));
     if (frontier.is_empty()) {
       Smallest smallest;
-      SG_RETURN_IF_ERROR(engine->vertex_reduce([&](uint32_t v) { return Smallest{core[v] == kNoCore ? degree[v] : UINT32_MAX}; },
-                                               &smallest));
+      SG_RETURN_IF_ERROR(engine->vertex_reduce(
+          [&](uint32_t v) { return Smallest{core[v] == kNoCore ? degree[v] : UINT32_MAX}; }, &smallest));
       k = std::max(k, smallest.value);
-      SG_RETURN_IF_ERROR(engine->vertex_filter(VertexSubset::all(n), [&](uint32_t v) { return core[v] == kNoCore && degree[v] <= k; },
-                                               &frontier));
+      SG_RETURN_IF_ERROR(engine->vertex_filter(
+          VertexSubset::all(n), [&](uint32_t v) { return core[v] == kNoCore && degree[v] <= k; }, &frontier));
     }
     SG_RETURN_IF_ERROR(engine->vertex_map(frontier, [&](uint32_t v) { core[v] = k; }));
     remaining -= frontier.size();

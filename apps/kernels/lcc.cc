@@ -75,9 +75,12 @@ void intersect(std::span<const S> shorter, std::span<const L> longer, F&& call) 
   size_t i = 0, j = 0;
   while (i < shorter.size() && j < longer.size()) {
     const uint32_t x = entry_vertex(shorter[i]), y = entry_vertex(longer[j]);
-    if (x < y) ++i;
-    else if (y < x) ++j;
-    else call(shorter[i++], longer[j++]);
+    if (x < y)
+      ++i;
+    else if (y < x)
+      ++j;
+    else
+      call(shorter[i++], longer[j++]);
   }
 }
 
@@ -130,7 +133,8 @@ Status build_oriented(Engine* engine, const VertexBlock& block, const VertexArra
   parallel_for(uint32_t{0}, size, uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
     for (uint32_t i = lo; i < hi; ++i) {
       const std::span<uint64_t> keys = gathered->values(i);
-      std::copy(keys.begin(), keys.begin() + static_cast<ptrdiff_t>(out->start[i + 1] - out->start[i]), out->entries.begin() + static_cast<ptrdiff_t>(out->start[i]));
+      std::copy(keys.begin(), keys.begin() + static_cast<ptrdiff_t>(out->start[i + 1] - out->start[i]),
+                out->entries.begin() + static_cast<ptrdiff_t>(out->start[i]));
     }
   });
   gathered->clear();
@@ -140,7 +144,9 @@ Status build_oriented(Engine* engine, const VertexBlock& block, const VertexArra
 // Triangles x < y < z (by rank) with y in `b`, given N+(x).
 template <typename Entry>
 void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedLists<Entry>& b, uint64_t* numerator) {
-  auto add = [&](uint32_t v, uint64_t amount) { std::atomic_ref<uint64_t>(numerator[v]).fetch_add(amount, std::memory_order_relaxed); };
+  auto add = [&](uint32_t v, uint64_t amount) {
+    std::atomic_ref<uint64_t>(numerator[v]).fetch_add(amount, std::memory_order_relaxed);
+  };
   auto first = std::lower_bound(of_x.begin(), of_x.end(), uint64_t{b.block.begin} << 1);
   uint64_t at_x = 0;
   for (auto it = first; it != of_x.end() && entry_vertex(*it) < b.block.end; ++it) {
@@ -176,7 +182,8 @@ size_t batch_end(const ListSpill& spill, size_t first, uint64_t bytes) {
 // Decodes segments [first, last) into one block of N+ lists, reading
 // `stream_bytes` at a time.
 template <typename Entry>
-Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_bytes, AlignedBuffer* buffer, OrientedLists<Entry>* b) {
+Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_bytes, AlignedBuffer* buffer,
+                  OrientedLists<Entry>* b) {
   const auto& segments = spill->segments();
   uint64_t total = 0;
   for (size_t s = first; s < last; ++s) total += segments[s].values;
@@ -206,7 +213,8 @@ Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_b
 // Streams every spilled N+(x) past block `b`, a batch of segments at a
 // time; the next batch is read while this one is counted.
 template <typename Entry>
-Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t stream_bytes, AlignedBuffer buffers[2], uint64_t* numerator) {
+Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t stream_bytes, AlignedBuffer buffers[2],
+                     uint64_t* numerator) {
   const auto& segments = spill->segments();
   const uint64_t lowest = uint64_t{b.block.begin} << 1, beyond = uint64_t{b.block.end} << 1;
   struct Batch {
@@ -234,7 +242,9 @@ Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t s
         const ListSpill::Segment& segment = segments[k];
         if (segment.values == 0 || segment.highest < lowest || segment.lowest >= beyond) continue;
         const uint8_t* bytes = current.at + (segment.offset - segments[current.first].offset);
-        if (!ListSpill::decode(segment, bytes, &list, [&](uint32_t x, std::span<const uint64_t> of_x) { count_list(x, of_x, b, numerator); }).ok()) {
+        if (!ListSpill::decode(segment, bytes, &list, [&](uint32_t x, std::span<const uint64_t> of_x) {
+               count_list(x, of_x, b, numerator);
+             }).ok()) {
           corrupt = true;
         }
       }
@@ -260,11 +270,13 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
   std::vector<uint32_t> degree;
   for (size_t i = 0; i < blocks.size(); ++i) {
     engine->set_iteration(static_cast<int>(i));
-    const uint64_t held = spill_buffers + gathered_block_bytes(blocks[i].slots, blocks[i].end - blocks[i].begin, 8) + blocks[i].slots * 8;
+    const uint64_t held =
+        spill_buffers + gathered_block_bytes(blocks[i].slots, blocks[i].end - blocks[i].begin, 8) + blocks[i].slots * 8;
     engine->hold_app_memory(held);
     Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, a, &degree);
     for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*degree_of)[blocks[i].begin + k] = degree[k];
-    if (status.ok() && spilled) status = spill->append(a->block.begin, a->block.end - a->block.begin, a->start.data(), a->entries.data());
+    if (status.ok() && spilled)
+      status = spill->append(a->block.begin, a->block.end - a->block.begin, a->start.data(), a->entries.data());
     if (spilled) *a = OrientedBlock{};  // not held while the next block is gathered
     engine->release_app_memory(held);
     SG_RETURN_IF_ERROR(status);
@@ -296,7 +308,8 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
   for (size_t first = 0; first < segments.size(); ++group) {
     size_t last = first;
     uint64_t bytes = 0;
-    while (last < segments.size() && (last == first || bytes + decoded_bytes(last) <= room)) bytes += decoded_bytes(last++);
+    while (last < segments.size() && (last == first || bytes + decoded_bytes(last) <= room))
+      bytes += decoded_bytes(last++);
     engine->set_iteration(first_iteration + group);
     const uint64_t held = bytes + 3 * stream_bytes;  // the group, two stream buffers and the lists decoded from them
     engine->hold_app_memory(held);
@@ -343,7 +356,8 @@ Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
       uint64_t at = 0;
       for (size_t k = 0; k < r; ++k) at += counts[k];
       uint64_t records = 0;
-      if (counts[r] < sizeof(records)) return Status::Corruption("rank " + std::to_string(r) + " sent no spilled lists");
+      if (counts[r] < sizeof(records))
+        return Status::Corruption("rank " + std::to_string(r) + " sent no spilled lists");
       std::memcpy(&records, received.data() + at, sizeof(records));
       if (records == 0 || counts[r] < sizeof(records) + records * sizeof(ListSpill::Segment)) {
         return Status::Corruption("rank " + std::to_string(r) + " sent a malformed batch of lists");
@@ -353,7 +367,8 @@ Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
       const uint8_t* bytes = received.data() + at + sizeof(records) + records * sizeof(ListSpill::Segment);
       const uint64_t base = segments.front().offset;
       for (const ListSpill::Segment& segment : segments) {
-        if (segment.offset < base || segment.offset - base + segment.bytes > counts[r] - sizeof(records) - records * sizeof(ListSpill::Segment)) {
+        if (segment.offset < base || segment.offset - base + segment.bytes >
+                                         counts[r] - sizeof(records) - records * sizeof(ListSpill::Segment)) {
           return Status::Corruption("rank " + std::to_string(r) + " sent a segment past its batch");
         }
         SG_RETURN_IF_ERROR(all->append_segment(segment, bytes + (segment.offset - base)));
@@ -405,8 +420,9 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
     }
     // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
     const int first_iteration = static_cast<int>(blocks.size());
-    SG_RETURN_IF_ERROR(n <= (uint32_t{1} << 31) ? count_spilled<uint32_t>(engine, groups, &spill, first_iteration, numerator.data())
-                                                : count_spilled<uint64_t>(engine, groups, &spill, first_iteration, numerator.data()));
+    SG_RETURN_IF_ERROR(n <= (uint32_t{1} << 31)
+                           ? count_spilled<uint32_t>(engine, groups, &spill, first_iteration, numerator.data())
+                           : count_spilled<uint64_t>(engine, groups, &spill, first_iteration, numerator.data()));
     // A triangle's corners are anywhere: the ranks' numerators add up.
     SG_RETURN_IF_ERROR(engine->add_over_ranks(&numerator));
   }

@@ -8,7 +8,8 @@ namespace {
 constexpr uint32_t kPieceVertices = uint32_t{1} << 16;  // degrees read at a time
 
 // Adds the degrees of [begin, end) (both spaces on a directed graph) to `slots`.
-Status add_degrees(Engine* engine, uint32_t begin, uint32_t end, std::vector<uint32_t>* piece, std::vector<uint64_t>* slots) {
+Status add_degrees(Engine* engine, uint32_t begin, uint32_t end, std::vector<uint32_t>* piece,
+                   std::vector<uint64_t>* slots) {
   slots->assign(end - begin, 0);
   const bool directed = engine->graph().directed();
   for (const SpaceKind kind : {SpaceKind::kIn, SpaceKind::kOut}) {

@@ -100,7 +100,8 @@ class GatheredBlock {
       options.destinations_end = block.end;
       VertexSubset unused;
       SG_RETURN_IF_ERROR(engine->edge_map(VertexSubset::all(engine->num_vertices()), gather, &unused, options));
-      split.for_each_extra([&](uint32_t v, uint32_t, T value, uint32_t copies) { drop(side, v - block.begin, value, copies); });
+      split.for_each_extra(
+          [&](uint32_t v, uint32_t, T value, uint32_t copies) { drop(side, v - block.begin, value, copies); });
     }
     return Status::OK();
   }
@@ -162,7 +163,8 @@ class GatheredBlock {
         if (k == 0 || sources[k] != sources[k - 1]) out[c++] = value_of(sources[k]);
       }
       count[i] = c;
-      if (n > 0 && split->is_split(v)) split->record(v, sources[0], value_of(sources[0]), sources[n - 1], value_of(sources[n - 1]));
+      if (n > 0 && split->is_split(v))
+        split->record(v, sources[0], value_of(sources[0]), sources[n - 1], value_of(sources[n - 1]));
       return false;
     }
     bool cond(uint32_t) const { return true; }

@@ -90,13 +90,15 @@ class RangeFinisher {
 };
 
 Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options, VertexArray<float>* contribution,
-                                 VertexArray<float>* next_contribution, VertexArray<double>* ranks, int* iterations_run) {
+                                 VertexArray<float>* next_contribution, VertexArray<double>* ranks,
+                                 int* iterations_run) {
   const uint32_t n = engine->num_vertices();
   RangeFinisher finisher(engine);
   float* current = contribution->data();
   float* next = next_contribution->data();
   double dangling = 0;
-  SG_RETURN_IF_ERROR(finisher.set(0, n, current, [&](uint32_t) { return 1.0 / n; }, &dangling));
+  SG_RETURN_IF_ERROR(finisher.set(
+      0, n, current, [&](uint32_t) { return 1.0 / n; }, &dangling));
   const VertexSubset all = VertexSubset::all(n);
   *iterations_run = 0;
   for (int iteration = 0; iteration < options.iterations; ++iteration) {
@@ -139,7 +141,8 @@ Status pagerank_by_maps(Engine* engine, const PageRankOptions& options, VertexAr
   VertexArray<double>* sum = track_change ? &sum_storage : ranks;
   if (track_change) SG_RETURN_IF_ERROR(engine->allocate(sum, "pagerank.sum", VertexUse::kDestination));
   if (!ranks_allocated) {
-    SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", track_change ? VertexUse::kVertex : VertexUse::kDestination));
+    SG_RETURN_IF_ERROR(
+        engine->allocate(ranks, "pagerank.rank", track_change ? VertexUse::kVertex : VertexUse::kDestination));
   }
   // Sets v's rank and its contribution for the next gather; `measure`: sum
   // the change from its previous rank.
@@ -150,8 +153,9 @@ Status pagerank_by_maps(Engine* engine, const PageRankOptions& options, VertexAr
     return sums;
   };
   RankSums sums;
-  SG_RETURN_IF_ERROR(engine->vertex_reduce<RankSums>([&](uint32_t v) { return set_rank(v, 1.0 / n, false); }, &sums,
-                                                     VertexAccess().reads(out_degree).overwrites(contribution, *ranks)));
+  SG_RETURN_IF_ERROR(
+      engine->vertex_reduce<RankSums>([&](uint32_t v) { return set_rank(v, 1.0 / n, false); }, &sums,
+                                      VertexAccess().reads(out_degree).overwrites(contribution, *ranks)));
   double dangling = sums.dangling;
   const VertexSubset all = VertexSubset::all(n);
   *iterations_run = 0;
@@ -179,7 +183,8 @@ Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<doub
   VertexArray<float> contribution;
   SG_RETURN_IF_ERROR(engine->allocate(&contribution, "pagerank.contribution", VertexUse::kSource));
   // Distributed, the dangling mass is a reduction over every rank: maps.
-  if (options.tolerance > 0 || engine->distributed()) return pagerank_by_maps(engine, options, &contribution, ranks, false, iterations_run);
+  if (options.tolerance > 0 || engine->distributed())
+    return pagerank_by_maps(engine, options, &contribution, ranks, false, iterations_run);
   VertexArray<float> next_contribution;
   SG_RETURN_IF_ERROR(engine->allocate(&next_contribution, "pagerank.next_contribution", VertexUse::kSource));
   SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kDestination));

@@ -55,12 +55,15 @@ Status pagerank_delta(Engine* engine, const PageRankDeltaOptions& options, Verte
     PushDelta push{share.data(), incoming.data()};
     VertexSubset touched;
     SG_RETURN_IF_ERROR(engine->edge_map(active, push, &touched));
-    SG_RETURN_IF_ERROR(engine->vertex_filter(touched, [&](uint32_t v) {
-      (*ranks)[v] += incoming[v];
-      pending[v] += incoming[v];
-      incoming[v] = 0;
-      return std::fabs(pending[v]) > options.epsilon * (*ranks)[v];
-    }, &active));
+    SG_RETURN_IF_ERROR(engine->vertex_filter(
+        touched,
+        [&](uint32_t v) {
+          (*ranks)[v] += incoming[v];
+          pending[v] += incoming[v];
+          incoming[v] = 0;
+          return std::fabs(pending[v]) > options.epsilon * (*ranks)[v];
+        },
+        &active));
     // Shares of the vertices that pushed are spent.
     *rounds = round + 1;
   }

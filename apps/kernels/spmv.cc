@@ -34,7 +34,8 @@ Status spmv(Engine* engine, const SpmvOptions& options, VertexArray<double>* y) 
   SG_RETURN_IF_ERROR(engine->vertex_map(all, [&](uint32_t v) { (*y)[v] = 1.0; }));
   for (int k = 0; k < options.iterations; ++k) {
     engine->set_iteration(k);
-    SG_RETURN_IF_ERROR(engine->vertex_map(all, [&](uint32_t v) { x[v] = (*y)[v]; }, VertexAccess().reads(*y).overwrites(x)));
+    SG_RETURN_IF_ERROR(engine->vertex_map(
+        all, [&](uint32_t v) { x[v] = (*y)[v]; }, VertexAccess().reads(*y).overwrites(x)));
     SG_RETURN_IF_ERROR(engine->clear(y));
     MultiplyGather multiply{x.data(), y->data()};
     VertexSubset unused;

@@ -40,7 +40,8 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
   ReplicatedArray<float> dist;
   SG_RETURN_IF_ERROR(dist.allocate(engine, "sssp.distance"));
   SG_RETURN_IF_ERROR(dist.fill(engine, std::numeric_limits<float>::infinity()));
-  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::single(n, source), [&](uint32_t v) { dist.old_values()[v] = dist.latest()[v] = 0; }));
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::single(n, source),
+                                        [&](uint32_t v) { dist.old_values()[v] = dist.latest()[v] = 0; }));
   VertexSubset frontier = VertexSubset::single(n, source);
   int round = 0;
   for (; !frontier.is_empty() && round <= static_cast<int>(n); ++round) {

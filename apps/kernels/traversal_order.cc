@@ -87,7 +87,8 @@ class DegreeBlocks {
     count_ = std::min<uint32_t>(kBlock, n_ - first);
     std::fill(values_.begin(), values_.begin() + count_, 0);
     for (const File& file : files_) {
-      SG_RETURN_IF_ERROR(file.pread_all(piece_.data(), size_t{count_} * sizeof(uint32_t), uint64_t{first} * sizeof(uint32_t)));
+      SG_RETURN_IF_ERROR(
+          file.pread_all(piece_.data(), size_t{count_} * sizeof(uint32_t), uint64_t{first} * sizeof(uint32_t)));
       for (uint32_t i = 0; i < count_; ++i) values_[i] += piece_[i];
     }
     first_ = first;
@@ -259,7 +260,8 @@ class Ordering {
       VertexSubset next;
       // An out-only graph (an ordered ingest's intermediate) has no in-space to pull from.
       const bool push_only = engine_->graph().block_count(SpaceKind::kIn) == 0;
-      SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &next, EdgeMapOptions{push_only ? Direction::kPush : Direction::kAuto}));
+      SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &next,
+                                           EdgeMapOptions{push_only ? Direction::kPush : Direction::kAuto}));
       if (both_ways_ && engine_->graph().directed()) {
         VertexSubset backward;
         SG_RETURN_IF_ERROR(engine_->edge_map(frontier, discover, &backward, EdgeMapOptions{Direction::kAuto, true}));

@@ -34,10 +34,12 @@ Status wcc(Engine* engine, VertexArray<uint32_t>* labels) {
   const uint32_t n = engine->num_vertices();
   // One pass of union-find when its parent array fits whole
   // (wcc_union_find.cc), and every arc is on this machine.
-  if (!engine->distributed() && engine->fits_whole(uint64_t{n} * sizeof(uint32_t))) return wcc_union_find(engine, labels);
+  if (!engine->distributed() && engine->fits_whole(uint64_t{n} * sizeof(uint32_t)))
+    return wcc_union_find(engine, labels);
   ReplicatedArray<uint32_t> label;
   SG_RETURN_IF_ERROR(label.allocate(engine, "wcc.label"));
-  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { label.old_values()[v] = label.latest()[v] = v; }));
+  SG_RETURN_IF_ERROR(
+      engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { label.old_values()[v] = label.latest()[v] = v; }));
   VertexSubset frontier = VertexSubset::all(n);
   for (int round = 0; !frontier.is_empty() && round <= static_cast<int>(n); ++round) {
     engine->set_iteration(round);

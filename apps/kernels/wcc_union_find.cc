@@ -33,7 +33,8 @@ struct Unite {
       if (a == b) return false;
       if (a > b) std::swap(a, b);  // link the larger root b under a
       uint32_t expected = b;
-      if (std::atomic_ref<uint32_t>(parent[b]).compare_exchange_strong(expected, a, std::memory_order_relaxed)) return false;
+      if (std::atomic_ref<uint32_t>(parent[b]).compare_exchange_strong(expected, a, std::memory_order_relaxed))
+        return false;
       u = a;
       v = expected;  // b got a parent meanwhile: retry from there
     }

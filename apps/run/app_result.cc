@@ -32,7 +32,8 @@ size_t result_type_bytes(ResultType type) {
   return 8;
 }
 
-Status top_values_text(const Graph& graph, const VertexArray<double>& values, const ResultPages& pages, int top, std::string* text) {
+Status top_values_text(const Graph& graph, const VertexArray<double>& values, const ResultPages& pages, int top,
+                       std::string* text) {
   const size_t k = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), graph.num_vertices());
   auto before = [&](uint32_t a, uint32_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); };
   std::vector<uint32_t> order;  // a heap whose front is the worst kept
@@ -53,7 +54,8 @@ Status top_values_text(const Graph& graph, const VertexArray<double>& values, co
   for (size_t i = 0; i < k; ++i) {
     uint64_t id = 0;
     SG_RETURN_IF_ERROR(graph.lookup_original_id(order[i], &id));
-    std::snprintf(line, sizeof(line), "  %2zu. %-12llu %.9g\n", i + 1, static_cast<unsigned long long>(id), values[order[i]]);
+    std::snprintf(line, sizeof(line), "  %2zu. %-12llu %.9g\n", i + 1, static_cast<unsigned long long>(id),
+                  values[order[i]]);
     *text += line;
   }
   return Status::OK();
@@ -95,7 +97,8 @@ Status write_text_output(const std::string& path, const Graph& graph, const AppO
   return Status::OK();
 }
 
-void collect_columns(const Graph& graph, const AppOutcome& outcome, std::vector<uint64_t>* ids, std::vector<CollectedColumn>* columns) {
+void collect_columns(const Graph& graph, const AppOutcome& outcome, std::vector<uint64_t>* ids,
+                     std::vector<CollectedColumn>* columns) {
   const size_t n = graph.num_vertices();
   ids->clear();
   ids->reserve(n);

@@ -62,7 +62,7 @@ class AppOutcome {
   void add_column(const std::string& name, const VertexArray<T>* array);
   void add_column(ResultColumn column) { columns.push_back(std::move(column)); }
 
-  std::string summary;   // the lines the CLI prints
+  std::string summary;                              // the lines the CLI prints
   nlohmann::json facts = nlohmann::json::object();  // {"iterations": 10}, ...
   std::vector<ResultColumn> columns;
   // --output's text after "id " for vertex v.
@@ -85,12 +85,14 @@ constexpr ResultType result_type_of() {
 
 template <typename T>
 void AppOutcome::add_column(const std::string& name, const VertexArray<T>* array) {
-  columns.push_back({name, result_type_of<T>(), [array](uint32_t v, void* out) { *static_cast<T*>(out) = (*array)[v]; }});
+  columns.push_back(
+      {name, result_type_of<T>(), [array](uint32_t v, void* out) { *static_cast<T*>(out) = (*array)[v]; }});
 }
 
 // The k largest values in one pass in vertex order (results may be paged
 // in from scratch files), as the summary lists them.
-Status top_values_text(const Graph& graph, const VertexArray<double>& values, const ResultPages& pages, int top, std::string* text);
+Status top_values_text(const Graph& graph, const VertexArray<double>& values, const ResultPages& pages, int top,
+                       std::string* text);
 
 // Writes "id text" lines sorted by original id, or, when that order did not
 // fit the budget, in stored vertex order, which the summary then says.

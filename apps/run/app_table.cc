@@ -13,7 +13,8 @@ namespace sg {
 Status AppRun::source(uint32_t* vertex, uint64_t* original) const {
   if (options.source.has_value()) {
     if (!graph.dense_id(*options.source, vertex)) {
-      return Status::InvalidArgument("--source " + std::to_string(*options.source) + " is not a vertex of " + graph.dir());
+      return Status::InvalidArgument("--source " + std::to_string(*options.source) + " is not a vertex of " +
+                                     graph.dir());
     }
   } else {
     SG_RETURN_IF_ERROR(engine.max_out_degree_vertex(vertex));  // reaches something
@@ -45,10 +46,12 @@ std::string format(const char* pattern, auto... values) {
 
 // Finished values printed with `pattern` ("%.9g"), the summary's top
 // list under `headline`.
-Status describe_values(AppRun& r, VertexArray<double>* values, const char* column, const char* pattern, const std::string& headline,
-                       bool top = true) {
+Status describe_values(AppRun& r, VertexArray<double>* values, const char* column, const char* pattern,
+                       const std::string& headline, bool top = true) {
   r.out.add_column(column, values);
-  r.out.text = [values, pattern](uint32_t v, char* buf, size_t size) { std::snprintf(buf, size, pattern, (*values)[v]); };
+  r.out.text = [values, pattern](uint32_t v, char* buf, size_t size) {
+    std::snprintf(buf, size, pattern, (*values)[v]);
+  };
   std::string list;
   if (top) SG_RETURN_IF_ERROR(top_values_text(r.graph, *values, r.out.pages, r.options.top, &list));
   r.out.summary = headline + list;
@@ -90,8 +93,8 @@ Status run_spmv(AppRun& r) {
 }
 
 // BFS's --output line: "depth" or "depth parent" (the parent's original id, -1 for none).
-void bfs_text(const Graph& graph, bool graphalytics, const VertexArray<int32_t>& depth, const VertexArray<uint32_t>* parent, uint32_t v,
-              char* buf, size_t size) {
+void bfs_text(const Graph& graph, bool graphalytics, const VertexArray<int32_t>& depth,
+              const VertexArray<uint32_t>* parent, uint32_t v, char* buf, size_t size) {
   const bool parents = parent != nullptr;
   if (parents && (*parent)[v] != kNoParent) {
     std::snprintf(buf, size, "%d %llu", depth[v], static_cast<unsigned long long>(graph.original_id((*parent)[v])));
@@ -117,14 +120,16 @@ Status run_bfs(AppRun& r) {
     max_depth = std::max(max_depth, (*depth)[v]);
     r.out.pages.visited(v + 1);
   }
-  r.out.summary = format("bfs from %llu: %llu vertices reached, max depth %d\n", static_cast<unsigned long long>(source_id),
-                         static_cast<unsigned long long>(reached), max_depth);
+  r.out.summary =
+      format("bfs from %llu: %llu vertices reached, max depth %d\n", static_cast<unsigned long long>(source_id),
+             static_cast<unsigned long long>(reached), max_depth);
   r.out.facts = {{"source", source_id}, {"reached", reached}, {"max_depth", max_depth}};
   r.out.add_column("depth", depth);
   if (parent != nullptr) {
     const Graph* graph = &r.graph;
     r.out.add_column({"parent", ResultType::kInt64, [graph, parent](uint32_t v, void* out) {
-                        *static_cast<int64_t*>(out) = (*parent)[v] == kNoParent ? -1 : static_cast<int64_t>(graph->original_id((*parent)[v]));
+                        *static_cast<int64_t*>(out) =
+                            (*parent)[v] == kNoParent ? -1 : static_cast<int64_t>(graph->original_id((*parent)[v]));
                       }});
   }
   const bool graphalytics = r.options.graphalytics_output;
@@ -139,7 +144,8 @@ Status run_bfs(AppRun& r) {
 // `max_bytes`.
 uint32_t largest_component(const VertexArray<uint32_t>& labels, const ResultPages& pages, uint64_t max_bytes) {
   const uint32_t n = static_cast<uint32_t>(labels.size());
-  const uint32_t range = static_cast<uint32_t>(std::clamp<uint64_t>(max_bytes / sizeof(uint32_t), 1 << 16, std::max(n, 1u)));
+  const uint32_t range =
+      static_cast<uint32_t>(std::clamp<uint64_t>(max_bytes / sizeof(uint32_t), 1 << 16, std::max(n, 1u)));
   uint32_t largest = 0;
   std::vector<uint32_t> count;
   for (uint64_t first = 0; first < n; first += range) {
@@ -176,8 +182,11 @@ Status wcc_components(AppRun& r, const VertexArray<uint32_t>* labels) {
   auto component = [graph, labels, smallest](uint32_t v) {
     return smallest == nullptr ? graph->original_id((*labels)[v]) : (*smallest)[(*labels)[v]];
   };
-  r.out.add_column({"component", ResultType::kUint64, [component](uint32_t v, void* out) { *static_cast<uint64_t*>(out) = component(v); }});
-  r.out.text = [component](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(component(v))); };
+  r.out.add_column({"component", ResultType::kUint64,
+                    [component](uint32_t v, void* out) { *static_cast<uint64_t*>(out) = component(v); }});
+  r.out.text = [component](uint32_t v, char* buf, size_t n) {
+    std::snprintf(buf, n, "%llu", static_cast<unsigned long long>(component(v)));
+  };
   return Status::OK();
 }
 
@@ -197,10 +206,11 @@ Status run_wcc(AppRun& r) {
   // would have read 274 GB).
   const MemoryBudget& budget = r.engine.budget();
   const uint64_t label_bytes = labels->raw().resident() ? uint64_t{r.graph.num_vertices()} * sizeof(uint32_t) : 0;
-  const uint64_t count_bytes =
-      std::max(budget.share(MemoryShare::kComponentCounts), budget.total() > label_bytes ? budget.total() - label_bytes : 0);
+  const uint64_t count_bytes = std::max(budget.share(MemoryShare::kComponentCounts),
+                                        budget.total() > label_bytes ? budget.total() - label_bytes : 0);
   const uint32_t largest = largest_component(*labels, r.out.pages, count_bytes);
-  r.out.summary = format("wcc: %llu components, largest %u vertices\n", static_cast<unsigned long long>(components), largest);
+  r.out.summary =
+      format("wcc: %llu components, largest %u vertices\n", static_cast<unsigned long long>(components), largest);
   r.out.facts = {{"components", components}, {"largest", largest}};
   return wcc_components(r, labels);
 }
@@ -214,7 +224,7 @@ Status run_betweenness(AppRun& r) {
   r.out.facts = {{"source", source_id}};
   SG_RETURN_IF_ERROR(r.finish(dependency));
   return describe_values(r, dependency, "dependency", "%.17g",
-                       "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n");
+                         "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n");
 }
 
 Status run_cdlp(AppRun& r) {
@@ -231,7 +241,9 @@ Status run_cdlp(AppRun& r) {
   r.out.summary = format("cdlp: %d iterations, %s communities\n", iterations, communities.c_str());
   r.out.facts = {{"iterations", iterations}};
   r.out.add_column("label", labels);
-  r.out.text = [labels](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%llu", static_cast<unsigned long long>((*labels)[v])); };
+  r.out.text = [labels](uint32_t v, char* buf, size_t n) {
+    std::snprintf(buf, n, "%llu", static_cast<unsigned long long>((*labels)[v]));
+  };
   return Status::OK();
 }
 
@@ -248,19 +260,22 @@ Status run_lcc(AppRun& r) {
   const uint32_t n = r.graph.num_vertices();
   r.out.facts = {{"arcs_among_neighbours", arcs}};
   return describe_values(r, coefficient, "coefficient", "%.17g",
-                       format("lcc: average %.6f, %llu arcs among neighbours\n", n == 0 ? 0.0 : total / n, static_cast<unsigned long long>(arcs)));
+                         format("lcc: average %.6f, %llu arcs among neighbours\n", n == 0 ? 0.0 : total / n,
+                                static_cast<unsigned long long>(arcs)));
 }
 
 Status run_triangles(AppRun& r) {
   if (r.graph.directed()) {
-    return Status::InvalidArgument("triangles: the graph is directed; ingest it with --undirected (lcc handles directed graphs)");
+    return Status::InvalidArgument(
+        "triangles: the graph is directed; ingest it with --undirected (lcc handles directed graphs)");
   }
   auto* coefficient = r.out.array<double>();
   uint64_t arcs = 0;
   SG_RETURN_IF_ERROR(lcc(&r.engine, coefficient, &arcs));
   SG_RETURN_IF_ERROR(r.finish(coefficient));
   r.out.facts = {{"triangles", arcs / 6}};
-  return describe_values(r, coefficient, "coefficient", "%.17g", format("triangles: %llu\n", static_cast<unsigned long long>(arcs / 6)), false);
+  return describe_values(r, coefficient, "coefficient", "%.17g",
+                         format("triangles: %llu\n", static_cast<unsigned long long>(arcs / 6)), false);
 }
 
 Status run_kcore(AppRun& r) {
@@ -277,7 +292,8 @@ Status run_kcore(AppRun& r) {
     in_top += (*core)[v] == degeneracy;
     r.out.pages.visited(v + 1);
   }
-  r.out.summary = format("kcore: largest core %u (%llu vertices)\n", degeneracy, static_cast<unsigned long long>(in_top));
+  r.out.summary =
+      format("kcore: largest core %u (%llu vertices)\n", degeneracy, static_cast<unsigned long long>(in_top));
   r.out.facts = {{"largest_core", degeneracy}, {"vertices", in_top}};
   r.out.add_column("coreness", core);
   r.out.text = [core](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%u", (*core)[v]); };
@@ -299,14 +315,17 @@ Status run_sssp(AppRun& r) {
     ++reached;
     farthest = std::max(farthest, (*distance)[v]);
   }
-  r.out.summary = format("sssp from %llu: %llu vertices reached, farthest %.9g\n", static_cast<unsigned long long>(source_id),
-                         static_cast<unsigned long long>(reached), farthest);
+  r.out.summary =
+      format("sssp from %llu: %llu vertices reached, farthest %.9g\n", static_cast<unsigned long long>(source_id),
+             static_cast<unsigned long long>(reached), farthest);
   r.out.facts = {{"source", source_id}, {"reached", reached}};
   r.out.add_column("distance", distance);
   const bool graphalytics = r.options.graphalytics_output;
   r.out.text = [distance, graphalytics](uint32_t v, char* buf, size_t n) {
-    if (std::isinf((*distance)[v])) std::snprintf(buf, n, graphalytics ? "infinity" : "inf");
-    else std::snprintf(buf, n, "%.9g", (*distance)[v]);
+    if (std::isinf((*distance)[v]))
+      std::snprintf(buf, n, graphalytics ? "infinity" : "inf");
+    else
+      std::snprintf(buf, n, "%.9g", (*distance)[v]);
   };
   return Status::OK();
 }
@@ -317,26 +336,27 @@ constexpr uint32_t kNone = 0;
 
 const std::vector<AppRow>& app_rows() {
   static const std::vector<AppRow> rows = {
-      {"pagerank", "PageRank, damping 0.85", kIterationsOption | kToleranceOption | kTopOption, "iterations (default 20)", "rank",
-       false, false, run_pagerank},
+      {"pagerank", "PageRank, damping 0.85", kIterationsOption | kToleranceOption | kTopOption,
+       "iterations (default 20)", "rank", false, false, run_pagerank},
       {"pagerank-delta", "PageRank pushing only changes above epsilon (Ligra's PageRank-Delta)",
-       kIterationsOption | kToleranceOption | kTopOption, "max rounds (default 100); --tolerance is epsilon (0.01)", "rank", false,
-       false, run_pagerank_delta},
-      {"spmv", "y = (A^T)^k x, x all ones", kIterationsOption | kTopOption, "products (default 1)", "value", false, false, run_spmv},
-      {"bfs", "breadth-first search: depth (and parent) of every vertex", kSourceOption | kParentsOption, "", "depth,parent", false,
-       false, run_bfs},
-      {"wcc", "weakly connected components: each vertex's smallest original id in its component", kNone, "", "component", false,
-       true, run_wcc},
-      {"sssp", "single-source shortest paths (delta-stepping over weights, or unit weights)", kSourceOption | kUnitWeightsOption, "",
-       "distance", false, false, run_sssp},
+       kIterationsOption | kToleranceOption | kTopOption, "max rounds (default 100); --tolerance is epsilon (0.01)",
+       "rank", false, false, run_pagerank_delta},
+      {"spmv", "y = (A^T)^k x, x all ones", kIterationsOption | kTopOption, "products (default 1)", "value", false,
+       false, run_spmv},
+      {"bfs", "breadth-first search: depth (and parent) of every vertex", kSourceOption | kParentsOption, "",
+       "depth,parent", false, false, run_bfs},
+      {"wcc", "weakly connected components: each vertex's smallest original id in its component", kNone, "",
+       "component", false, true, run_wcc},
+      {"sssp", "single-source shortest paths (delta-stepping over weights, or unit weights)",
+       kSourceOption | kUnitWeightsOption, "", "distance", false, false, run_sssp},
       {"kcore", "coreness of every vertex (k-core decomposition)", kNone, "", "coreness", false, true, run_kcore},
-      {"betweenness", "one source's betweenness dependencies (Brandes)", kSourceOption | kTopOption, "", "dependency", false, true,
-       run_betweenness},
-      {"cdlp", "community detection by label propagation (LDBC Graphalytics)", kIterationsOption, "iterations (default 10)", "label",
-       false, true, run_cdlp},
+      {"betweenness", "one source's betweenness dependencies (Brandes)", kSourceOption | kTopOption, "", "dependency",
+       false, true, run_betweenness},
+      {"cdlp", "community detection by label propagation (LDBC Graphalytics)", kIterationsOption,
+       "iterations (default 10)", "label", false, true, run_cdlp},
       {"lcc", "local clustering coefficient (LDBC Graphalytics)", kTopOption, "", "coefficient", false, true, run_lcc},
-      {"triangles", "triangle count (undirected graphs), with each vertex's clustering coefficient", kNone, "", "coefficient", true,
-       true, run_triangles},
+      {"triangles", "triangle count (undirected graphs), with each vertex's clustering coefficient", kNone, "",
+       "coefficient", true, true, run_triangles},
   };
   return rows;
 }

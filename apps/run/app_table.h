@@ -66,11 +66,11 @@ class AppRun {
 struct AppRow {
   const char* name;
   const char* description;
-  uint32_t options;         // AppOption bits
-  const char* iterations;   // what --iterations means, "" if nothing
-  const char* columns;      // its result columns, comma-separated
-  bool needs_undirected;    // refused on directed graphs
-  bool reversed_steps;      // steps over the transposed graph (a rank opens its reverse part)
+  uint32_t options;        // AppOption bits
+  const char* iterations;  // what --iterations means, "" if nothing
+  const char* columns;     // its result columns, comma-separated
+  bool needs_undirected;   // refused on directed graphs
+  bool reversed_steps;     // steps over the transposed graph (a rank opens its reverse part)
   Status (*run)(AppRun& run);
 };
 

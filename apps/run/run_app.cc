@@ -39,7 +39,8 @@ nlohmann::json totals_json(const Engine& engine, double seconds) {
 }
 
 // What --stats writes: the run's settings, totals, devices and steps.
-std::string stats_json(const RunOptions& o, const Engine& engine, double seconds, const nlohmann::json& facts, const nlohmann::json& ranks) {
+std::string stats_json(const RunOptions& o, const Engine& engine, double seconds, const nlohmann::json& facts,
+                       const nlohmann::json& ranks) {
   nlohmann::json j{{"app", o.app},
                    {"graph", o.graph},
                    {"vertices", engine.num_vertices()},
@@ -69,7 +70,8 @@ std::string stats_json(const RunOptions& o, const Engine& engine, double seconds
 
 Status write_stats(const std::string& path, const std::string& text) {
   std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!out || std::fwrite(text.data(), 1, text.size(), out.get()) != text.size()) return Status::IOError(path + ": cannot write stats");
+  if (!out || std::fwrite(text.data(), 1, text.size(), out.get()) != text.size())
+    return Status::IOError(path + ": cannot write stats");
   return Status::OK();
 }
 
@@ -77,9 +79,10 @@ Status write_stats(const std::string& path, const std::string& text) {
 std::string run_line(const Engine& engine, double seconds) {
   const RunTotals totals = sum_steps(engine.steps());
   char line[256];
-  std::snprintf(line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n", seconds,
-                static_cast<unsigned long long>(totals.bytes_read), static_cast<unsigned long long>(totals.requests),
-                backend_name(engine.backend()), totals.io_wait_seconds, static_cast<unsigned long long>(peak_rss_bytes() / 1024));
+  std::snprintf(
+      line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n",
+      seconds, static_cast<unsigned long long>(totals.bytes_read), static_cast<unsigned long long>(totals.requests),
+      backend_name(engine.backend()), totals.io_wait_seconds, static_cast<unsigned long long>(peak_rss_bytes() / 1024));
   return line;
 }
 
@@ -88,10 +91,12 @@ std::string rank_lines(const nlohmann::json& ranks) {
   std::string text;
   char line[256];
   for (const nlohmann::json& r : ranks) {
-    std::snprintf(line, sizeof(line), "rank %d: %.3f s, %llu bytes read, %llu sent, %llu received, exchange %.3f s\n", r["rank"].get<int>(),
-                  r["seconds"].get<double>(), static_cast<unsigned long long>(r["bytes_read"].get<uint64_t>()),
+    std::snprintf(line, sizeof(line), "rank %d: %.3f s, %llu bytes read, %llu sent, %llu received, exchange %.3f s\n",
+                  r["rank"].get<int>(), r["seconds"].get<double>(),
+                  static_cast<unsigned long long>(r["bytes_read"].get<uint64_t>()),
                   static_cast<unsigned long long>(r["bytes_sent"].get<uint64_t>()),
-                  static_cast<unsigned long long>(r["bytes_received"].get<uint64_t>()), r["exchange_seconds"].get<double>());
+                  static_cast<unsigned long long>(r["bytes_received"].get<uint64_t>()),
+                  r["exchange_seconds"].get<double>());
     text += line;
   }
   return text;
@@ -132,7 +137,8 @@ Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks)
   const std::string mine = rank_json(engine, seconds).dump();
   std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
-  SG_RETURN_IF_ERROR(engine.communicator()->all_gather({reinterpret_cast<const uint8_t*>(mine.data()), mine.size()}, &all, &counts));
+  SG_RETURN_IF_ERROR(
+      engine.communicator()->all_gather({reinterpret_cast<const uint8_t*>(mine.data()), mine.size()}, &all, &counts));
   *ranks = nlohmann::json::array();
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
@@ -142,8 +148,8 @@ Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks)
 }
 
 // The row's run on an opened engine, then the results, the summary and --stats.
-Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::chrono::steady_clock::time_point start, bool writes_files,
-                  RunOutput* out) {
+Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::chrono::steady_clock::time_point start,
+                  bool writes_files, RunOutput* out) {
   AppOptions options;
   options.source = o.source;
   options.iterations = o.iterations;
@@ -158,7 +164,8 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
   AppRun run(engine, options, &outcome);
   try {
     SG_RETURN_IF_ERROR(row.run(run));
-    if (writes_files && !o.output.empty()) SG_RETURN_IF_ERROR(write_text_output(o.output, engine->graph(), outcome, &outcome.summary));
+    if (writes_files && !o.output.empty())
+      SG_RETURN_IF_ERROR(write_text_output(o.output, engine->graph(), outcome, &outcome.summary));
     if (writes_files && o.collect) collect_columns(engine->graph(), outcome, &out->ids, &out->columns);
   } catch (const ResultsStopped&) {
     return Status::Interrupted("run stopped by a signal");
@@ -203,31 +210,36 @@ GraphOpenOptions run_open_options() {
 
 // Rank k of a distributed run: opens part k of the partitioned graph (and
 // its reverse part) and makes the engine one rank.
-Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph, Engine* reverse_engine,
-                 bool* has_reverse) {
+Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph,
+                 Engine* reverse_engine, bool* has_reverse) {
   PartitionLayout layout;
   SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));
   const auto parts = static_cast<int>(layout.ranges.size());
   if (comm->size() != parts) {
-    return Status::InvalidArgument(o.graph + " has " + std::to_string(parts) + " parts: run it with mpirun -np " + std::to_string(parts) +
-                                   " (this run has " + std::to_string(comm->size()) + (mpi_available() ? " ranks)" : " rank: this build has no MPI)"));
+    return Status::InvalidArgument(o.graph + " has " + std::to_string(parts) + " parts: run it with mpirun -np " +
+                                   std::to_string(parts) + " (this run has " + std::to_string(comm->size()) +
+                                   (mpi_available() ? " ranks)" : " rank: this build has no MPI)"));
   }
   const auto k = static_cast<uint32_t>(comm->rank());
-  SG_RETURN_IF_ERROR(open_part(part_dir(o.graph, k), layout.part_ids[k], layout.num_vertices, run_open_options(), graph));
+  SG_RETURN_IF_ERROR(
+      open_part(part_dir(o.graph, k), layout.part_ids[k], layout.num_vertices, run_open_options(), graph));
   if (layout.undirected) graph->view_as_undirected();
   // The engine and the reverse engine share the budget: the reverse one
   // holds only its indexes, I/O windows and cache (a quarter, or its least).
   EngineOptions e = engine_options(o);
   *has_reverse = !layout.reverse_ids.empty() && graph->directed() && find_app_row(o.app)->reversed_steps;
   if (*has_reverse) {
-    SG_RETURN_IF_ERROR(open_part(reverse_part_dir(o.graph, k), layout.reverse_ids[k], layout.num_vertices, run_open_options(), reverse_graph));
+    SG_RETURN_IF_ERROR(open_part(reverse_part_dir(o.graph, k), layout.reverse_ids[k], layout.num_vertices,
+                                 run_open_options(), reverse_graph));
     EngineOptions r = e;
     const uint64_t reverse_least = Engine::minimum_memory_bytes(*reverse_graph);
     const uint64_t least = Engine::minimum_memory_bytes(*graph) + reverse_least;
     if (e.memory_bytes < least) {
       const std::string mib = std::to_string((least + (1 << 20) - 1) >> 20);
-      return Status::InvalidArgument("--memory is below the " + mib + " MiB a rank of " + o.app +
-                                     " needs (its part's and its reverse part's chunk indexes, frontiers and I/O windows); use --memory " + mib + "M or more");
+      return Status::InvalidArgument(
+          "--memory is below the " + mib + " MiB a rank of " + o.app +
+          " needs (its part's and its reverse part's chunk indexes, frontiers and I/O windows); use --memory " + mib +
+          "M or more");
     }
     r.memory_bytes = std::max(MemoryBudget(e.memory_bytes).share(MemoryShare::kReverseEngine), reverse_least);
     r.progress = nullptr;
@@ -277,7 +289,8 @@ Status run_app(const RunOptions& o, RunOutput* out) {
   if (row == nullptr) return Status::InvalidArgument("unknown app '" + o.app + "' (" + app_names(", ") + ")");
   std::unique_ptr<tbb::global_control> threads;
   if (o.threads > 0) {
-    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(o.threads));
+    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<size_t>(o.threads));
   }
   const auto start = std::chrono::steady_clock::now();
   if (is_partitioned(o.graph)) return run_rank(o, *row, start, out);

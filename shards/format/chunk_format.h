@@ -36,8 +36,8 @@ static_assert(sizeof(ChunkIndexEntry) == 32, "chunk index entries are stored raw
 // (weights is nullptr for unweighted graphs). Returns Corruption if the
 // payload does not match its index entry exactly.
 template <typename F>
-Status for_each_list(ListCodec codec, const uint8_t* payload, const ChunkIndexEntry& entry, uint32_t num_vertices, bool weighted,
-                     std::vector<uint32_t>* scratch, F&& f) {
+Status for_each_list(ListCodec codec, const uint8_t* payload, const ChunkIndexEntry& entry, uint32_t num_vertices,
+                     bool weighted, std::vector<uint32_t>* scratch, F&& f) {
   const uint64_t weight_bytes = weighted ? uint64_t{4} * entry.edge_count : 0;
   if (weight_bytes > entry.bytes) return Status::Corruption("weight stream longer than chunk");
   if (uint64_t{entry.first_vertex} + entry.vertex_count > num_vertices) {
@@ -45,7 +45,8 @@ Status for_each_list(ListCodec codec, const uint8_t* payload, const ChunkIndexEn
   }
   const float* weights = weighted ? reinterpret_cast<const float*>(payload) : nullptr;
   ChunkListReader lists;
-  SG_RETURN_IF_ERROR(lists.open(codec, payload + weight_bytes, payload + entry.bytes, entry.first_vertex, entry.vertex_count, num_vertices));
+  SG_RETURN_IF_ERROR(lists.open(codec, payload + weight_bytes, payload + entry.bytes, entry.first_vertex,
+                                entry.vertex_count, num_vertices));
   uint64_t edges_seen = 0;
   for (uint32_t i = 0; i < entry.vertex_count; ++i) {
     uint32_t count = 0;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
 #include <cstring>
+#include <functional>
 
 #include <unistd.h>
 
@@ -15,7 +15,8 @@ namespace {
 
 // Opens a raw array file of `value_bytes` values and checks its size:
 // `expected_count` values (SIZE_MAX: any whole number of them).
-Status open_array_file(const std::string& path, size_t value_bytes, size_t expected_count, File* file, uint64_t* bytes) {
+Status open_array_file(const std::string& path, size_t value_bytes, size_t expected_count, File* file,
+                       uint64_t* bytes) {
   SG_RETURN_IF_ERROR(File::open_read(path, file));
   SG_RETURN_IF_ERROR(file->size(bytes));
   if (*bytes % value_bytes != 0 || (expected_count != SIZE_MAX && *bytes / value_bytes != expected_count)) {
@@ -58,7 +59,8 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   SG_RETURN_IF_ERROR(Manifest::parse(text, manifest_path, &graph->manifest_));
   const Manifest& m = graph->manifest_;
   if (m.out_only() && !options.out_only) {
-    return Status::InvalidArgument(dir + ": the intermediate of an ordered ingest (out-space only), not a graph to run; re-ingest");
+    return Status::InvalidArgument(
+        dir + ": the intermediate of an ordered ingest (out-space only), not a graph to run; re-ingest");
   }
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
@@ -68,7 +70,8 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   graph->in_degrees_pending_ = options.degrees && !options.in_degrees && m.directed && !m.out_only();
   for (size_t i = 0; i < m.spaces.size(); ++i) {
     const bool in_space = m.spaces[i].kind == "in";
-    const bool degrees = options.degrees && !m.spaces[i].degree_file.empty() && !(in_space && graph->in_degrees_pending_);
+    const bool degrees =
+        options.degrees && !m.spaces[i].degree_file.empty() && !(in_space && graph->in_degrees_pending_);
     SG_RETURN_IF_ERROR(graph->load_space(m.spaces[i], degrees, &graph->spaces_[i]));
     EdgeSpace& space = graph->spaces_[i];
     space.kind = in_space ? SpaceKind::kIn : SpaceKind::kOut;
@@ -90,7 +93,8 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
 Status Graph::load_in_degrees() const {
   if (!in_degrees_pending_) return Status::OK();
   EdgeSpace& space = spaces_[degree_space(SpaceKind::kIn)];
-  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + space.meta.degree_file, space.meta.degree_checksum, manifest_.num_vertices, &space.degrees));
+  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + space.meta.degree_file, space.meta.degree_checksum, manifest_.num_vertices,
+                                &space.degrees));
   in_degrees_pending_ = false;
   return Status::OK();
 }
@@ -129,7 +133,8 @@ Status Graph::check_id_map() const {
   if (!id_map_pending_ || id_map_checked_) return Status::OK();
   bool sorted = true;
   uint64_t last = 0;
-  SG_RETURN_IF_ERROR(scan_array_file<uint64_t>(dir_ + "/" + manifest_.id_map_file, manifest_.id_map_checksum, manifest_.num_vertices,
+  SG_RETURN_IF_ERROR(scan_array_file<uint64_t>(dir_ + "/" + manifest_.id_map_file, manifest_.id_map_checksum,
+                                               manifest_.num_vertices,
                                                [&](uint32_t first, const uint64_t* ids, size_t count) {
                                                  for (size_t i = 0; i < count; ++i) {
                                                    sorted = sorted && (first + i == 0 || ids[i] >= last);
@@ -196,7 +201,8 @@ Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* spa
   space->meta = meta;
   SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.index_file, meta.index_checksum, meta.chunks, &space->index));
   if (degrees) {
-    SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &space->degrees));
+    SG_RETURN_IF_ERROR(
+        load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &space->degrees));
   }
   space->device_files.resize(manifest_.devices.size());
   for (size_t d = 0; d < manifest_.devices.size(); ++d) {
@@ -231,16 +237,17 @@ Status Graph::check_index(const EdgeSpace& space) const {
   for (const ChunkIndexEntry& e : space.index) {
     const bool continues = e.first_vertex + 1 == next_vertex;
     if ((e.first_vertex != next_vertex && !continues) || e.vertex_count == 0 || e.offset < end_offset ||
-        e.offset % kAlignBytes != 0 ||
-        uint64_t{e.first_vertex} + e.vertex_count > manifest_.num_vertices) {
+        e.offset % kAlignBytes != 0 || uint64_t{e.first_vertex} + e.vertex_count > manifest_.num_vertices) {
       return Status::Corruption(where + "chunks do not tile the vertices; the index does not match the manifest");
     }
     if (interval < starts.size() && starts[interval] < e.first_vertex + (continues ? 1u : 0u)) {
-      return Status::Corruption(where + "interval " + std::to_string(interval) + " does not start a chunk; the index does not match the manifest");
+      return Status::Corruption(where + "interval " + std::to_string(interval) +
+                                " does not start a chunk; the index does not match the manifest");
     }
     if (interval < starts.size() && starts[interval] == e.first_vertex && !continues) ++interval;
     if (interval < starts.size() && starts[interval] < e.end_vertex()) {
-      return Status::Corruption(where + "a chunk spans interval " + std::to_string(interval) + "'s start; the index does not match the manifest");
+      return Status::Corruption(where + "a chunk spans interval " + std::to_string(interval) +
+                                "'s start; the index does not match the manifest");
     }
     arcs += e.edge_count;
     end_offset = e.offset + e.bytes;
@@ -248,9 +255,10 @@ Status Graph::check_index(const EdgeSpace& space) const {
   }
   if (next_vertex != manifest_.num_vertices || interval != starts.size() || arcs != space.meta.arcs ||
       end_offset > space.meta.logical_bytes) {
-    return Status::Corruption(where + "chunks cover " + std::to_string(next_vertex) + " vertices and " + std::to_string(arcs) +
-                              " arcs; the manifest says " + std::to_string(manifest_.num_vertices) + " and " +
-                              std::to_string(space.meta.arcs) + " (index and manifest do not match)");
+    return Status::Corruption(where + "chunks cover " + std::to_string(next_vertex) + " vertices and " +
+                              std::to_string(arcs) + " arcs; the manifest says " +
+                              std::to_string(manifest_.num_vertices) + " and " + std::to_string(space.meta.arcs) +
+                              " (index and manifest do not match)");
   }
   return Status::OK();
 }
@@ -279,7 +287,8 @@ Status Graph::read_chunk_range(const EdgeSpace& space, size_t first, size_t end,
   Status status;
   layout_.split(begin, bytes, [&](const StripePiece& piece) {
     if (!status.ok()) return;
-    status = space.device_files[piece.device].pread_all(payload + (piece.logical_offset - begin), piece.bytes, piece.device_offset);
+    status = space.device_files[piece.device].pread_all(payload + (piece.logical_offset - begin), piece.bytes,
+                                                        piece.device_offset);
   });
   if (!status.ok()) return Status::IOError(describe_chunk(space, first) + ": " + status.message());
   for (size_t c = first; c < end; ++c) {
@@ -335,6 +344,5 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
   *vertex = static_cast<uint32_t>(it - begin);
   return true;
 }
-
 
 }  // namespace sg

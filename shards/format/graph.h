@@ -13,10 +13,10 @@
 
 #include "compression/status.h"
 #include "shards/format/chunk_format.h"
-#include "shards/util/file_util.h"
-#include "shards/util/mapped_file.h"
 #include "shards/format/manifest.h"
 #include "shards/format/striping.h"
+#include "shards/util/file_util.h"
+#include "shards/util/mapped_file.h"
 
 namespace sg {
 
@@ -209,8 +209,8 @@ class Graph {
   mutable std::vector<uint64_t> id_map_;
   mutable std::unique_ptr<MappedFile> id_map_mapping_;  // by map_id_map()
   mutable const uint64_t* ids_ = nullptr;               // id_map_ or the mapping; none: dense ids + id_base
-  mutable std::vector<uint32_t> by_original_;  // dense ids sorted by original id, when id_map_ is not sorted
-  mutable bool id_map_pending_ = false;        // deferred by GraphOpenOptions::id_map
+  mutable std::vector<uint32_t> by_original_;           // dense ids sorted by original id, when id_map_ is not sorted
+  mutable bool id_map_pending_ = false;                 // deferred by GraphOpenOptions::id_map
   mutable bool ids_sorted_ = true;
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool undirected_view_ = false;

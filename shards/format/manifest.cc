@@ -138,16 +138,20 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     const json j = json::parse(text);
     std::string bad;
     if (!only_whole_numbers(j, &bad)) {
-      return Status::Corruption(path + ": not a valid shardgraph manifest (the number " + bad + " is not a whole number >= 0)");
+      return Status::Corruption(path + ": not a valid shardgraph manifest (the number " + bad +
+                                " is not a whole number >= 0)");
     }
-    if (j.at("format").get<std::string>() != "shardgraph") return Status::Corruption(path + ": not a shardgraph manifest");
+    if (j.at("format").get<std::string>() != "shardgraph")
+      return Status::Corruption(path + ": not a shardgraph manifest");
     if (!sealed_json_intact(j, false)) {  // graphs from before the checksum have none
-      return Status::Corruption(path + ": manifest checksum mismatch (edited or damaged); restore it or re-ingest the graph");
+      return Status::Corruption(path +
+                                ": manifest checksum mismatch (edited or damaged); restore it or re-ingest the graph");
     }
     m->format_version = j.at("format_version").get<int>();
     if (m->format_version < kOldestFormatVersion || m->format_version > kFormatVersion) {
-      return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) + " is not supported (this build reads " +
-                                     std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) +
+      return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) +
+                                     " is not supported (this build reads " + std::to_string(kOldestFormatVersion) +
+                                     " to " + std::to_string(kFormatVersion) +
                                      "); re-ingest the graph with this build, or use the shardgraph that wrote it");
     }
     m->graph_id = j.at("graph_id").get<std::string>();
@@ -157,7 +161,8 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->weighted = j.at("weighted").get<bool>();
     m->codec = j.at("codec").get<std::string>();
     if (m->codec != codec_name(m->format_version)) {
-      return Status::InvalidArgument(path + ": codec '" + m->codec + "' is not format version " + std::to_string(m->format_version) + "'s");
+      return Status::InvalidArgument(path + ": codec '" + m->codec + "' is not format version " +
+                                     std::to_string(m->format_version) + "'s");
     }
     m->ordering = j.at("ordering").get<std::string>();
     m->id_base = j.at("id_base").get<uint64_t>();
@@ -174,7 +179,8 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
       const json& in_degrees = j.at("out_only_in_degrees");
       m->in_degree_file = in_degrees.at("file").get<std::string>();
       m->in_degree_checksum = parse_hex64(in_degrees.at("xxh3").get<std::string>());
-      if (m->in_degree_file.empty() || !m->directed) return Status::Corruption(path + ": an out-only graph names no in-degree file");
+      if (m->in_degree_file.empty() || !m->directed)
+        return Status::Corruption(path + ": an out-only graph names no in-degree file");
     }
     m->spaces.clear();
     for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s, m->num_vertices));

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <random>
 
-#include "shards/util/aligned_buffer.h"
 #include "shards/format/graph.h"
-#include "shards/util/interrupt.h"
 #include "shards/format/striped_writer.h"
+#include "shards/util/aligned_buffer.h"
+#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {
@@ -71,7 +71,8 @@ Status restripe_graph(const std::string& graph_dir, const RestripeOptions& optio
   const uint64_t stripe = options.auto_stripe         ? choose_stripe_bytes(largest_space, devices.size())
                           : options.stripe_bytes != 0 ? options.stripe_bytes
                                                       : manifest.stripe_bytes;
-  if (stripe < 4096 || stripe % 4096 != 0) return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
+  if (stripe < 4096 || stripe % 4096 != 0)
+    return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
   const std::string token = layout_token();
   const StripeLayout layout(stripe, static_cast<uint32_t>(devices.size()));
 

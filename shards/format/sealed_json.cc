@@ -1,8 +1,8 @@
 #include "shards/format/sealed_json.h"
 
-#include "compression/checksum.h"
 #include <cstdio>
 #include <stdexcept>
+#include "compression/checksum.h"
 
 namespace sg {
 

@@ -8,8 +8,7 @@
 
 namespace sg {
 
-Status StripedWriter::open(const std::vector<std::string>& device_paths, StripeLayout layout,
-                           size_t buffer_bytes) {
+Status StripedWriter::open(const std::vector<std::string>& device_paths, StripeLayout layout, size_t buffer_bytes) {
   layout_ = layout;
   files_.clear();
   files_.resize(device_paths.size());

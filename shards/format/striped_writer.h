@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "compression/status.h"
-#include "shards/util/file_util.h"
 #include "shards/format/striping.h"
+#include "shards/util/file_util.h"
 
 namespace sg {
 

@@ -12,9 +12,7 @@ namespace sg {
 
 constexpr uint64_t kAlignBytes = 4096;  // O_DIRECT alignment of offsets and sizes
 
-inline uint64_t align_up(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
+inline uint64_t align_up(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 struct StripePiece {
   uint32_t device;

@@ -32,19 +32,20 @@ Status verify_block(const Graph& graph, const EdgeSpace& space, std::vector<uint
     }
     SG_RETURN_IF_ERROR(graph.read_chunk_of(space, c, buffer.get()));
     Status order;
-    Status s = for_each_list(graph.manifest().list_codec(), buffer.get(), e, graph.num_vertices(), graph.weighted(), &scratch,
-                             [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float*) {
-                               if (n == 0) return;
-                               if (v == last_vertex && nbrs[0] < last_neighbour && order.ok()) {
-                                 order = Status::Corruption("vertex " + std::to_string(v) + ": list not sorted across chunks");
-                               }
-                               if ((nbrs[0] < space.neighbour_begin || nbrs[n - 1] >= space.neighbour_end) && order.ok()) {
-                                 order = Status::Corruption("vertex " + std::to_string(v) + ": a neighbour outside the block's range");
-                               }
-                               last_vertex = v;
-                               last_neighbour = nbrs[n - 1];
-                               (*counted)[v] += n;
-                             });
+    Status s = for_each_list(
+        graph.manifest().list_codec(), buffer.get(), e, graph.num_vertices(), graph.weighted(), &scratch,
+        [&](uint32_t v, const uint32_t* nbrs, uint32_t n, const float*) {
+          if (n == 0) return;
+          if (v == last_vertex && nbrs[0] < last_neighbour && order.ok()) {
+            order = Status::Corruption("vertex " + std::to_string(v) + ": list not sorted across chunks");
+          }
+          if ((nbrs[0] < space.neighbour_begin || nbrs[n - 1] >= space.neighbour_end) && order.ok()) {
+            order = Status::Corruption("vertex " + std::to_string(v) + ": a neighbour outside the block's range");
+          }
+          last_vertex = v;
+          last_neighbour = nbrs[n - 1];
+          (*counted)[v] += n;
+        });
     if (s.ok()) s = order;
     if (!s.ok()) return Status::Corruption(graph.describe_chunk(space, c) + ": " + s.message());
     report->chunks += 1;
@@ -62,7 +63,8 @@ Status verify_block(const Graph& graph, const EdgeSpace& space, std::vector<uint
 // A kind's blocks together against its stored degrees.
 Status verify_space(const Graph& graph, SpaceKind kind, VerifyReport* report) {
   std::vector<uint64_t> counted(graph.num_vertices(), 0);
-  for (size_t stored : graph.blocks(kind)) SG_RETURN_IF_ERROR(verify_block(graph, graph.stored_space(stored), &counted, report));
+  for (size_t stored : graph.blocks(kind))
+    SG_RETURN_IF_ERROR(verify_block(graph, graph.stored_space(stored), &counted, report));
   const EdgeSpace& space = graph.space(kind);
   for (uint32_t v = 0; v < graph.num_vertices(); ++v) {
     if (counted[v] != space.degrees[v]) {

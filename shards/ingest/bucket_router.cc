@@ -84,7 +84,8 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
   const uint64_t base = first_value(bucket);
   const int range_bits = static_cast<int>(std::bit_width(last_value(bucket) - base));
   uint32_t largest_neighbour = 0;
-  for (uint32_t i = 0; i < count; ++i) largest_neighbour = std::max(largest_neighbour, static_cast<uint32_t>(records[i].arc));
+  for (uint32_t i = 0; i < count; ++i)
+    largest_neighbour = std::max(largest_neighbour, static_cast<uint32_t>(records[i].arc));
   const int neighbour_bits = std::max(1, static_cast<int>(std::bit_width(largest_neighbour)));
   const bool compact = neighbour_bits < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
   const int value_bits = compact ? range_bits - 32 + neighbour_bits : range_bits;
@@ -113,7 +114,7 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
     // record not yet read.
     std::memcpy(dst, &value, sizeof(value));
     dst += value_bytes;
-    if constexpr (kExtraBytes<Record> > 0) {
+    if constexpr (kExtraBytes < Record >> 0) {
       const float weight = weight_of(record);
       std::memcpy(dst, &weight, sizeof(weight));
       dst += sizeof(weight);
@@ -126,7 +127,8 @@ Status BucketRouter<Record>::flush(uint32_t bucket) {
 }
 
 template <typename Record>
-Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, size_t size, const SpillSegment& segment) {
+Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, size_t size,
+                                           const SpillSegment& segment) {
   SG_RETURN_IF_ERROR(spill_.pwrite_all(bytes, size, spill_end_));
   segments_[bucket].push_back(segment);
   segments_[bucket].back().offset = spill_end_;
@@ -192,7 +194,7 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
       }
       previous = key;
       bits.put(offset & UINT32_MAX, neighbour_bits);
-      if constexpr (kExtraBytes<Record> > 0) bits.put(std::bit_cast<uint32_t>(weight_of(record)), 32);
+      if constexpr (kExtraBytes < Record >> 0) bits.put(std::bit_cast<uint32_t>(weight_of(record)), 32);
       if (i + 1 < n) slack = std::min(slack, static_cast<int64_t>(bits.bytes()) - block_start - R * i);
     }
     bits.align();
@@ -204,8 +206,13 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
     block_ends_.push_back(static_cast<uint32_t>(bits.bytes()));
   }
   *size = bits.bytes();
-  *segment = SpillSegment{0, count, base, static_cast<uint8_t>(key_bits), static_cast<uint8_t>(neighbour_bits),
-                          static_cast<uint8_t>(rice_bits), static_cast<uint32_t>(first_block)};
+  *segment = SpillSegment{0,
+                          count,
+                          base,
+                          static_cast<uint8_t>(key_bits),
+                          static_cast<uint8_t>(neighbour_bits),
+                          static_cast<uint8_t>(rice_bits),
+                          static_cast<uint32_t>(first_block)};
   return true;
 }
 
@@ -294,7 +301,7 @@ Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, u
     std::memcpy(&value, src, sizeof(value));
     value &= value_mask;
     float weight = 0;
-    if constexpr (kExtraBytes<Record> > 0) std::memcpy(&weight, src + segment.value_bytes, sizeof(weight));
+    if constexpr (kExtraBytes < Record >> 0) std::memcpy(&weight, src + segment.value_bytes, sizeof(weight));
     const uint64_t offset = compact ? (value >> segment.neighbour_bits) << 32 | (value & neighbour_mask) : value;
     out[i] = record_of(segment.base + offset, weight, out);
   }
@@ -302,7 +309,8 @@ Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, u
 }
 
 template <typename Record>
-Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const {
+Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t first, uint64_t count,
+                                        Record* out) const {
   assert(first % kBlockRecords == 0 && (count % kBlockRecords == 0 || first + count == segment.records));
   if (count == 0) return Status::OK();
   const size_t block = segment.first_block + first / kBlockRecords;
@@ -331,7 +339,7 @@ Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t fi
       }
       const uint64_t neighbour = bits.get(segment.neighbour_bits);
       float weight = 0;
-      if constexpr (kExtraBytes<Record> > 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
+      if constexpr (kExtraBytes < Record >> 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
       if (bits.failed() || key >= key_range) return Status::Corruption("spill segment block does not decode");
       assert(records_begin + (at + 1) * sizeof(Record) <= bits.loaded_end() || i + 1 == n);
       out[at] = record_of(segment.base + (key << 32 | neighbour), weight, out);

@@ -129,9 +129,9 @@ class BucketRouter {
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
-  std::vector<Record> scratch_;        // coded: a buffer's records sorted or coded
-  std::vector<uint32_t> key_counts_;   // coded: sort_by_key's digit counts
-  std::vector<uint32_t> block_ends_;   // coded segments' blocks: byte ends from the segment's offset
+  std::vector<Record> scratch_;       // coded: a buffer's records sorted or coded
+  std::vector<uint32_t> key_counts_;  // coded: sort_by_key's digit counts
+  std::vector<uint32_t> block_ends_;  // coded segments' blocks: byte ends from the segment's offset
   std::vector<uint32_t> fill_;
   std::vector<uint64_t> records_;
   std::vector<std::vector<SpillSegment>> segments_;

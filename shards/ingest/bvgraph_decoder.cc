@@ -14,8 +14,10 @@ std::string trim(const std::string& s) {
 }
 
 bool parse_code(const std::string& name, BvCode* code) {
-  static const std::pair<const char*, BvCode> kNames[] = {{"UNARY", BvCode::kUnary},   {"GAMMA", BvCode::kGamma},
-                                                          {"DELTA", BvCode::kDelta},   {"ZETA", BvCode::kZeta},
+  static const std::pair<const char*, BvCode> kNames[] = {{"UNARY", BvCode::kUnary},
+                                                          {"GAMMA", BvCode::kGamma},
+                                                          {"DELTA", BvCode::kDelta},
+                                                          {"ZETA", BvCode::kZeta},
                                                           {"NIBBLE", BvCode::kNibble}};
   for (const auto& [text, value] : kNames) {
     if (name == text) {
@@ -39,13 +41,20 @@ Status parse_flags(const std::string& flags, const std::string& where, BvPropert
       return Status::InvalidArgument(where + ": unknown coding '" + token + "' in compressionflags");
     }
     const std::string part = token.substr(0, cut);
-    if (part == "OUTDEGREES") p->outdegrees = code;
-    else if (part == "REFERENCES") p->references = code;
-    else if (part == "BLOCKS") p->blocks = code;
-    else if (part == "BLOCK_COUNT") p->block_count = code;
-    else if (part == "RESIDUALS") p->residuals = code;
-    else if (part == "OFFSETS") p->offsets = code;
-    else return Status::InvalidArgument(where + ": unknown component '" + part + "' in compressionflags");
+    if (part == "OUTDEGREES")
+      p->outdegrees = code;
+    else if (part == "REFERENCES")
+      p->references = code;
+    else if (part == "BLOCKS")
+      p->blocks = code;
+    else if (part == "BLOCK_COUNT")
+      p->block_count = code;
+    else if (part == "RESIDUALS")
+      p->residuals = code;
+    else if (part == "OFFSETS")
+      p->offsets = code;
+    else
+      return Status::InvalidArgument(where + ": unknown component '" + part + "' in compressionflags");
   }
   return Status::OK();
 }
@@ -72,9 +81,10 @@ Status parse_bv_properties(const std::string& text, const std::string& path, BvP
     int64_t n = 0;
     const bool numeric = parse_number(value, &n);
     auto need_number = [&](int64_t low, int64_t high) {
-      return numeric && n >= low && n <= high ? Status::OK()
-                                              : Status::InvalidArgument(where + ": " + key + " must be an integer in [" +
-                                                                        std::to_string(low) + ", " + std::to_string(high) + "]");
+      return numeric && n >= low && n <= high
+                 ? Status::OK()
+                 : Status::InvalidArgument(where + ": " + key + " must be an integer in [" + std::to_string(low) +
+                                           ", " + std::to_string(high) + "]");
     };
     if (key == "nodes") {
       SG_RETURN_IF_ERROR(need_number(0, int64_t{1} << 40));
@@ -125,13 +135,13 @@ Status OffsetWindow::extend_to_bit(uint64_t bit) {
     }
     const uint64_t gap = props_.offsets == BvCode::kDelta ? bits_.read_delta() : bits_.read_gamma();
     if (bits_.failed()) {
-      return Status::InvalidArgument(path_ + ": ends after " + std::to_string(read_) + " of " + std::to_string(props_.nodes) +
-                                     " offsets");
+      return Status::InvalidArgument(path_ + ": ends after " + std::to_string(read_) + " of " +
+                                     std::to_string(props_.nodes) + " offsets");
     }
     last_ += gap;
     if (last_ > graph_bits_) {
-      return Status::InvalidArgument(path_ + ": offset of node " + std::to_string(read_) + " (bit " + std::to_string(last_) +
-                                     ") is past the end of the .graph file");
+      return Status::InvalidArgument(path_ + ": offset of node " + std::to_string(read_) + " (bit " +
+                                     std::to_string(last_) + ") is past the end of the .graph file");
     }
     offsets_.push_back(last_);
     ++read_;
@@ -152,9 +162,13 @@ void OffsetWindow::drop_before(uint64_t node) {
   first_ += drop;
 }
 
-BvDecoder::BvDecoder(const BvProperties& props, const uint8_t* graph, uint64_t graph_bytes,
-                     const OffsetWindow* offsets, std::string path)
-    : props_(props), graph_(graph), graph_bytes_(graph_bytes), offsets_(offsets), path_(std::move(path)),
+BvDecoder::BvDecoder(const BvProperties& props, const uint8_t* graph, uint64_t graph_bytes, const OffsetWindow* offsets,
+                     std::string path)
+    : props_(props),
+      graph_(graph),
+      graph_bytes_(graph_bytes),
+      offsets_(offsets),
+      path_(std::move(path)),
       bits_(graph, graph_bytes) {
   ring_.lists.resize(props_.window + 1);
   ring_.nodes.assign(props_.window + 1, UINT64_MAX);
@@ -211,7 +225,8 @@ Status BvDecoder::decode_node(BitReader* bits, uint64_t x, Ring* ring, int depth
   if (degree == 0) return Status::OK();
   const uint64_t reference = props_.window > 0 ? read(bits, props_.references) : 0;
   if (reference > props_.window || reference > x) {
-    return corrupt(x, "reference " + std::to_string(reference) + " outside the window of " + std::to_string(props_.window));
+    return corrupt(
+        x, "reference " + std::to_string(reference) + " outside the window of " + std::to_string(props_.window));
   }
   const std::vector<uint64_t>* list = nullptr;
   // Before the scratch vectors below are touched: decoding the referenced
@@ -248,7 +263,9 @@ Status BvDecoder::copy_blocks(BitReader* bits, const std::vector<uint64_t>& ref,
     if (bits->failed() || length > ref.size() - at) {
       return Status::InvalidArgument(path_ + ": a copy block runs past the referenced list");
     }
-    if (i % 2 == 0) copied->insert(copied->end(), ref.begin() + static_cast<ptrdiff_t>(at), ref.begin() + static_cast<ptrdiff_t>(at + length));
+    if (i % 2 == 0)
+      copied->insert(copied->end(), ref.begin() + static_cast<ptrdiff_t>(at),
+                     ref.begin() + static_cast<ptrdiff_t>(at + length));
     at += length;
   }
   if (count % 2 == 0) copied->insert(copied->end(), ref.begin() + static_cast<ptrdiff_t>(at), ref.end());
@@ -263,7 +280,8 @@ namespace {
 // reported instead of wrapping.
 bool first_successor(uint64_t x, uint64_t code, uint64_t* value) {
   int64_t signed_value = 0;
-  if (__builtin_add_overflow(static_cast<int64_t>(x), nat_to_int(code), &signed_value) || signed_value < 0) return false;
+  if (__builtin_add_overflow(static_cast<int64_t>(x), nat_to_int(code), &signed_value) || signed_value < 0)
+    return false;
   *value = static_cast<uint64_t>(signed_value);
   return true;
 }

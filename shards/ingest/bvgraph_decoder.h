@@ -52,7 +52,8 @@ Status parse_bv_properties(const std::string& text, const std::string& path, BvP
 // the offsets stay inside the .graph file.
 class OffsetWindow {
  public:
-  OffsetWindow(const uint8_t* data, uint64_t size_bytes, const BvProperties& props, uint64_t graph_bits, std::string path);
+  OffsetWindow(const uint8_t* data, uint64_t size_bytes, const BvProperties& props, uint64_t graph_bits,
+               std::string path);
   // Reads offsets until the last held one is at least `bit`, or all are
   // held (then end() == nodes and offset(nodes) is the file's end).
   Status extend_to_bit(uint64_t bit);

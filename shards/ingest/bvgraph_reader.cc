@@ -1,10 +1,10 @@
 #include "shards/ingest/bvgraph_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <atomic>
 #include <filesystem>
 #include <future>
 
@@ -99,8 +99,10 @@ class BvGraphReader : public EdgeReader {
         emit_block_ = emit_at_ = 0;
         SG_RETURN_IF_ERROR(current_.status);
         handed_bit_.store(current_.end_bit, std::memory_order_relaxed);
-        if (next_node_ >= props_.nodes) done_ = true;  // the task has ended: no race
-        else start_next_round();
+        if (next_node_ >= props_.nodes)
+          done_ = true;  // the task has ended: no race
+        else
+          start_next_round();
         continue;
       }
       const std::vector<DecodedArc>& arcs = current_.blocks[emit_block_].arcs;
@@ -122,7 +124,8 @@ class BvGraphReader : public EdgeReader {
  private:
   void start_next_round() {
     // round_arcs_ is the consumer's: the task gets its own copy.
-    decoding_ = std::async(std::launch::async, [this, arcs = round_arcs_] { next_.status = decode_round(&next_, arcs); });
+    decoding_ =
+        std::async(std::launch::async, [this, arcs = round_arcs_] { next_.status = decode_round(&next_, arcs); });
   }
 
   // Decodes about `round_arcs` arcs from next_node_ on, into `round`.
@@ -147,7 +150,8 @@ class BvGraphReader : public EdgeReader {
     }
     round->end_bit = next_bit_;
     // Random access reaches back at most the margin's bits.
-    const uint64_t keep_bit = offsets_ != nullptr && offsets_->holds(margin_start()) ? offsets_->offset(margin_start()) : next_bit_;
+    const uint64_t keep_bit =
+        offsets_ != nullptr && offsets_->holds(margin_start()) ? offsets_->offset(margin_start()) : next_bit_;
     graph_.release_before(keep_bit / 8);
     return Status::OK();
   }
@@ -160,8 +164,10 @@ class BvGraphReader : public EdgeReader {
   // Splits [next_node_, ...) into `parts` blocks of about equal bits,
   // covering about `round_arcs` arcs in all.
   Status plan_blocks(Round* round, size_t parts, size_t round_arcs) {
-    const double bits_per_arc = props_.arcs > 0 ? 8.0 * static_cast<double>(graph_.size()) / static_cast<double>(props_.arcs) : 8.0;
-    const uint64_t block_bits = std::max<uint64_t>(64, static_cast<uint64_t>(bits_per_arc * static_cast<double>(round_arcs) / static_cast<double>(parts)));
+    const double bits_per_arc =
+        props_.arcs > 0 ? 8.0 * static_cast<double>(graph_.size()) / static_cast<double>(props_.arcs) : 8.0;
+    const uint64_t block_bits = std::max<uint64_t>(
+        64, static_cast<uint64_t>(bits_per_arc * static_cast<double>(round_arcs) / static_cast<double>(parts)));
     if (offsets_ != nullptr) {
       offsets_->drop_before(margin_start());
       SG_RETURN_IF_ERROR(offsets_->extend_to_bit(next_bit_ + parts * block_bits));
@@ -192,7 +198,8 @@ class BvGraphReader : public EdgeReader {
     BvDecoder* decoder = sequential_.get();
     if (decoder == nullptr) {
       if (block->decoder == nullptr) {
-        block->decoder = std::make_unique<BvDecoder>(props_, graph_.data(), graph_.size(), offsets_.get(), base_ + ".graph");
+        block->decoder =
+            std::make_unique<BvDecoder>(props_, graph_.data(), graph_.size(), offsets_.get(), base_ + ".graph");
       }
       decoder = block->decoder.get();
       decoder->start(block->first, block->bit);
@@ -226,7 +233,7 @@ class BvGraphReader : public EdgeReader {
   bool done_ = false;
   std::atomic<uint64_t> handed_bit_{0};
   uint64_t next_node_ = 0, next_bit_ = 0, arcs_ = 0;  // the decoding task's
-  std::future<void> decoding_;  // last: destroyed (waited for) first
+  std::future<void> decoding_;                        // last: destroyed (waited for) first
 };
 
 }  // namespace
@@ -234,7 +241,8 @@ class BvGraphReader : public EdgeReader {
 std::string bvgraph_basename(const std::string& path) {
   const std::string base = strip_suffix(path);
   std::error_code ec;
-  if (std::filesystem::is_regular_file(base + ".properties", ec) && std::filesystem::is_regular_file(base + ".graph", ec)) {
+  if (std::filesystem::is_regular_file(base + ".properties", ec) &&
+      std::filesystem::is_regular_file(base + ".graph", ec)) {
     return base;
   }
   return "";

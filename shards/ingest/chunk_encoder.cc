@@ -11,9 +11,13 @@
 
 namespace sg {
 
-ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec,
-                           bool degrees)
-    : chunk_bytes_(chunk_bytes), weighted_(weighted), keep_degrees_(degrees), codec_(codec), interval_starts_(interval_starts) {
+ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts,
+                           ListCodec codec, bool degrees)
+    : chunk_bytes_(chunk_bytes),
+      weighted_(weighted),
+      keep_degrees_(degrees),
+      codec_(codec),
+      interval_starts_(interval_starts) {
   assert(chunk_bytes_ >= 16);
 }
 
@@ -59,7 +63,8 @@ void ChunkEncoder::close_chunk() {
   entry.offset = bytes_.size();
   const uint8_t* weight_bytes = reinterpret_cast<const uint8_t*>(weights_.data());
   bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
-  write_chunk_lists(codec_, sizer_.best_mode(), entry.first_vertex, ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()}, &bytes_);
+  write_chunk_lists(codec_, sizer_.best_mode(), entry.first_vertex,
+                    ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()}, &bytes_);
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
   assert(entry.bytes == payload_bytes());
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
@@ -126,7 +131,8 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
   auto lists_bytes_with = [&] {
     if (codec_ == ListCodec::kV1) {
       const uint32_t list_vertex = chunk_.first_vertex + static_cast<uint32_t>(counts_.size());
-      return lists_bytes_ + varint_length(count) + NeighbourEncoder::encoded_bytes(list_vertex, ids[0], true) + gap_bytes;
+      return lists_bytes_ + varint_length(count) + NeighbourEncoder::encoded_bytes(list_vertex, ids[0], true) +
+             gap_bytes;
     }
     sizer = sizer_;
     sizer.add_list(ids[0], count, gap_bytes);
@@ -157,7 +163,8 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
 
 template <typename Neighbour>
 void ChunkEncoder::add_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count) {
-  const bool continues = vertex + 1 == first_vertex_ && next_vertex_ == first_vertex_ && chunks_.empty() && !chunk_open_;
+  const bool continues =
+      vertex + 1 == first_vertex_ && next_vertex_ == first_vertex_ && chunks_.empty() && !chunk_open_;
   assert(continues || vertex >= next_vertex_);
   if (count == 0) {  // an empty list, like the vertices without one
     add_empty_lists_until(vertex + 1);
@@ -189,7 +196,8 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
     uint32_t end = done;
     while (end < count) {
       const uint32_t id = neighbour_id(neighbours[end]);
-      piece_bytes += NeighbourEncoder::encoded_bytes(end == done ? vertex : neighbour_id(neighbours[end - 1]), id, end == done);
+      piece_bytes +=
+          NeighbourEncoder::encoded_bytes(end == done ? vertex : neighbour_id(neighbours[end - 1]), id, end == done);
       piece_bytes += weighted_ ? 4 : 0;
       ++end;
       if (piece_bytes >= chunk_bytes_) break;

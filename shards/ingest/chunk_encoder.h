@@ -41,8 +41,8 @@ class ChunkEncoder {
  public:
   // `degrees` false: the part keeps no degrees (a 2-D block after the
   // first: the first block's encoder is given whole degrees, add_degree).
-  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts, ListCodec codec = ListCodec::kV2,
-               bool degrees = true);
+  ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts,
+               ListCodec codec = ListCodec::kV2, bool degrees = true);
 
   // Starts a part that owns vertices [first_vertex, ...): the first list
   // may instead continue vertex first_vertex - 1, whose earlier pieces the
@@ -102,10 +102,10 @@ class ChunkEncoder {
   std::vector<uint32_t> gap_bytes_;
   std::vector<uint8_t> gaps_;
   std::vector<float> weights_;
-  ChunkListSizer sizer_;      // codec 2
-  uint64_t lists_bytes_ = 0;  // coded, without weights
-  std::vector<uint32_t> list_ids_;    // one list's ids
-  std::vector<uint8_t> list_gaps_;    // one list's coded gaps
+  ChunkListSizer sizer_;            // codec 2
+  uint64_t lists_bytes_ = 0;        // coded, without weights
+  std::vector<uint32_t> list_ids_;  // one list's ids
+  std::vector<uint8_t> list_gaps_;  // one list's coded gaps
 
   std::vector<uint8_t> bytes_;
   std::vector<ChunkIndexEntry> chunks_;

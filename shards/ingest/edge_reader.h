@@ -40,8 +40,8 @@ struct RawEdge {
 struct InputShape {
   InputFormat format = InputFormat::kSnap;
   bool weighted = false;
-  bool symmetric = false;        // mtx "symmetric": treat as undirected
-  uint64_t id_base = 0;          // 1 for Matrix Market
+  bool symmetric = false;          // mtx "symmetric": treat as undirected
+  uint64_t id_base = 0;            // 1 for Matrix Market
   uint64_t declared_vertices = 0;  // mtx: max(rows, cols); 0 if unknown
 };
 

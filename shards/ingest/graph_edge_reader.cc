@@ -90,8 +90,8 @@ class GraphEdgeReader : public EdgeReader {
     pending_.clear();
     pending_at_ = 0;
     const bool undirected = !graph_.directed();
-    Status s = for_each_list(graph_.manifest().list_codec(), payload, entry, graph_.num_vertices(), graph_.weighted(), &scratch_,
-                             [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
+    Status s = for_each_list(graph_.manifest().list_codec(), payload, entry, graph_.num_vertices(), graph_.weighted(),
+                             &scratch_, [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
                                for (uint32_t i = 0; i < count; ++i) {
                                  if (undirected && nbrs[i] < v) continue;
                                  pending_.push_back(PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f});

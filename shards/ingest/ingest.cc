@@ -4,29 +4,29 @@
 
 #include <algorithm>
 #include <array>
-#include <future>
 #include <bit>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <random>
 
 #include "compression/checksum.h"
-#include "shards/ingest/edge_reader.h"
-#include "shards/ingest/open_input.h"
 #include "shards/format/graph.h"
+#include "shards/format/manifest.h"
+#include "shards/format/striped_writer.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/bucket_router.h"
+#include "shards/ingest/edge_reader.h"
 #include "shards/ingest/ingest_progress.h"
+#include "shards/ingest/leftovers.h"
+#include "shards/ingest/open_input.h"
 #include "shards/ingest/space_builder.h"
 #include "shards/ingest/space_output.h"
 #include "shards/ingest/vertex_histogram.h"
-#include "shards/ingest/leftovers.h"
-#include "shards/util/interrupt.h"
-#include "shards/format/manifest.h"
-#include "shards/util/parallel.h"
-#include "shards/format/striped_writer.h"
 #include "shards/ingest/vertex_order.h"
+#include "shards/util/interrupt.h"
+#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {
@@ -95,7 +95,8 @@ class IngestJob {
   uint32_t bucket_override() const {
     return static_cast<uint32_t>(std::bit_floor(std::clamp<uint64_t>(opt_.route_buckets, 2, uint64_t{1} << 31)));
   }
-  void router_shape(size_t record_bytes, size_t spaces, size_t sort_records, uint32_t* buckets, size_t* buffer_records) const;
+  void router_shape(size_t record_bytes, size_t spaces, size_t sort_records, uint32_t* buckets,
+                    size_t* buffer_records) const;
   size_t route_buffer_records(size_t record_bytes, size_t spaces, uint64_t buckets) const;
   // Each space's share of the route buffers.
   uint64_t route_buffer_bytes(size_t spaces) const;
@@ -116,8 +117,9 @@ class IngestJob {
   void choose_intervals(VertexHistogram* histogram);
   void name_space_files(size_t space, size_t block, SpaceManifest* meta, std::vector<std::string>* paths);
   template <typename Record>
-  Status build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::vector<std::string>>& paths,
-                           size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats);
+  Status build_space_files(size_t space, BucketRouter<Record>* router,
+                           const std::vector<std::vector<std::string>>& paths, size_t batch_records,
+                           std::vector<SpaceManifest>* metas, SpaceBuildStats* stats);
   template <typename Record>
   Status write_spaces(std::vector<BucketRouter<Record>>* routers);
   Status write_relabelled_id_map(const std::string& path, uint64_t* checksum) const;
@@ -132,7 +134,7 @@ class IngestJob {
   std::unique_ptr<EdgeReader> reader_;
   InputShape shape_;
   bool undirected_ = false;
-  bool out_only_ = false;            // IngestOptions::out_space_only said so
+  bool out_only_ = false;             // IngestOptions::out_space_only said so
   std::vector<uint32_t> in_degrees_;  // out-only: counted as the out-space is built
 
   std::string graph_id_;
@@ -144,10 +146,10 @@ class IngestJob {
   std::vector<uint64_t> id_map_;  // --remap: sorted distinct original ids
   // Relabelling: the new dense id of each dense id (IngestOptions::permutation).
   std::vector<uint32_t>* new_id_ = nullptr;  // emptied after routing (release_permutation)
-  const Graph* source_graph_ = nullptr;  // format "graph": the graph read
+  const Graph* source_graph_ = nullptr;      // format "graph": the graph read
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
-  LeftoverReport leftovers_;              // removed at the start
+  LeftoverReport leftovers_;  // removed at the start
   std::string device_temp_path(size_t device, const std::string& file) const {
     return device_dirs_[device] + "/." + file + owner_marker() + ".tmp";
   }
@@ -155,7 +157,7 @@ class IngestJob {
   uint64_t num_vertices_ = 0;
   std::vector<uint32_t> interval_starts_;
   std::vector<uint32_t> block_starts_;  // of every space
-  uint64_t stored_loops_ = 0;  // self-loop arcs written to the out-space
+  uint64_t stored_loops_ = 0;           // self-loop arcs written to the out-space
   uint64_t stripe_bytes_ = 0;
   Manifest manifest_;
 };
@@ -167,16 +169,21 @@ Status IngestJob::check_options() {
     return Status::InvalidArgument(opt_.output + ": already exists; remove it or choose another output");
   }
   if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
-  if (opt_.keep_destinations_begin >= opt_.keep_destinations_end) return Status::InvalidArgument("an empty range of destinations to keep");
-  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX || opt_.transpose || opt_.symmetrize) && opt_.undirected) {
-    return Status::InvalidArgument("keeping a range of destinations, transposing or symmetrizing needs a directed output (no --undirected)");
+  if (opt_.keep_destinations_begin >= opt_.keep_destinations_end)
+    return Status::InvalidArgument("an empty range of destinations to keep");
+  if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX || opt_.transpose ||
+       opt_.symmetrize) &&
+      opt_.undirected) {
+    return Status::InvalidArgument(
+        "keeping a range of destinations, transposing or symmetrizing needs a directed output (no --undirected)");
   }
   if (opt_.chunk_bytes < 64) return Status::InvalidArgument("--chunk-bytes must be at least 64");
   if (opt_.stripe_bytes != 0 && (opt_.stripe_bytes < 4096 || opt_.stripe_bytes % 4096 != 0)) {
     return Status::InvalidArgument("--stripe-bytes must be a positive multiple of 4096");
   }
   VertexOrder order = VertexOrder::kNone;
-  if (!parse_vertex_order(opt_.order, &order)) return Status::InvalidArgument("--order must be none, bfds, bfs or degree");
+  if (!parse_vertex_order(opt_.order, &order))
+    return Status::InvalidArgument("--order must be none, bfds, bfs or degree");
   if (order != VertexOrder::kNone && opt_.permutation == nullptr) {
     return Status::InvalidArgument("--order " + opt_.order + " needs the order's permutation (see ingest_ordered)");
   }
@@ -191,7 +198,8 @@ Status IngestJob::prepare_directories() {
   const fs::path output = fs::absolute(opt_.output).lexically_normal();
   const fs::path parent = output.parent_path();
   std::error_code ec;
-  if (!fs::is_directory(parent, ec)) return Status::NotFound(parent.string() + ": output's parent directory does not exist");
+  if (!fs::is_directory(parent, ec))
+    return Status::NotFound(parent.string() + ": output's parent directory does not exist");
   graph_id_ = random_graph_id();
   // Leftovers of killed ingests (their owner is gone) go first.
   LeftoverReport leftovers;
@@ -222,9 +230,7 @@ Status IngestJob::prepare_directories() {
 
 uint64_t IngestJob::input_id_limit() const { return remap_ ? UINT64_MAX : uint64_t{UINT32_MAX} - 1; }
 
-Status IngestJob::open_reader() {
-  return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_);
-}
+Status IngestJob::open_reader() { return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_); }
 
 // --remap: the dense id of an original id is its rank among the distinct ids,
 // so the order of ids (and of results) is kept. Needs 8 bytes per distinct id.
@@ -232,7 +238,9 @@ Status IngestJob::collect_ids() {
   SG_RETURN_IF_ERROR(open_reader());
   // A vertex file defines the vertex set, isolated vertices included.
   Status listed = reader_->vertex_ids(&id_map_);
-  if (listed.ok()) return id_map_.size() > UINT32_MAX ? Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices") : Status::OK();
+  if (listed.ok())
+    return id_map_.size() > UINT32_MAX ? Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices")
+                                       : Status::OK();
   if (listed.code() != Status::Code::kNotFound) return listed;
   std::vector<RawEdge> batch;
   std::vector<uint64_t> pending, merged;
@@ -268,8 +276,9 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
     // Only a vertex file can miss an id: the edges' own ids build the map otherwise.
     if (src_at == id_map_.end() || *src_at != raw.src || dst_at == id_map_.end() || *dst_at != raw.dst) {
       const uint64_t missing = (src_at == id_map_.end() || *src_at != raw.src) ? raw.src : raw.dst;
-      return Status::InvalidArgument(opt_.input + ": edge " + std::to_string(raw.src) + " -> " + std::to_string(raw.dst) +
-                                     " names vertex " + std::to_string(missing) + ", which the vertex file does not list");
+      return Status::InvalidArgument(opt_.input + ": edge " + std::to_string(raw.src) + " -> " +
+                                     std::to_string(raw.dst) + " names vertex " + std::to_string(missing) +
+                                     ", which the vertex file does not list");
     }
     *src = static_cast<uint32_t>(src_at - id_map_.begin());
     *dst = static_cast<uint32_t>(dst_at - id_map_.begin());
@@ -277,7 +286,8 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
   }
   const uint64_t base = shape_.id_base;
   const uint64_t limit = uint64_t{UINT32_MAX} - 1;
-  if (raw.src < base || raw.dst < base) return Status::InvalidArgument(opt_.input + ": vertex id below the format's base");
+  if (raw.src < base || raw.dst < base)
+    return Status::InvalidArgument(opt_.input + ": vertex id below the format's base");
   if (raw.src - base > limit || raw.dst - base > limit) {
     return Status::InvalidArgument(opt_.input + ": vertex id " + std::to_string(std::max(raw.src, raw.dst)) +
                                    " does not fit 32-bit dense ids; ingest with --remap");
@@ -341,7 +351,9 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
     }
   }
   if (opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX) {
-    std::erase_if(*arcs, [&](const Arc& a) { return a.dst < opt_.keep_destinations_begin || a.dst >= opt_.keep_destinations_end; });
+    std::erase_if(*arcs, [&](const Arc& a) {
+      return a.dst < opt_.keep_destinations_begin || a.dst >= opt_.keep_destinations_end;
+    });
   }
   saw_edge_ = saw_edge_ || !batch.empty();
   return Status::OK();
@@ -400,7 +412,8 @@ void IngestJob::router_shape(size_t record_bytes, size_t spaces, size_t sort_rec
   if (opt_.route_buckets != 0) {
     count = bucket_override();
   } else {
-    count = std::min<uint64_t>(count, std::max<uint64_t>(16, std::bit_floor(route_buffer_bytes(spaces) / kMinSegmentBytes)));
+    count = std::min<uint64_t>(count,
+                               std::max<uint64_t>(16, std::bit_floor(route_buffer_bytes(spaces) / kMinSegmentBytes)));
   }
   *buckets = static_cast<uint32_t>(count);
   *buffer_records = route_buffer_records(record_bytes, spaces, count + 1);  // + the coding buffer
@@ -433,13 +446,14 @@ Status IngestJob::known_bucket_ranges(size_t space, size_t sort_records, BucketR
   const uint32_t slot_count = static_cast<uint32_t>(((n - 1) >> shift) + 1);
   std::vector<uint64_t> counts(slot_count, 0);
   uint64_t total = 0;
-  SG_RETURN_IF_ERROR(source_graph_->scan_degree_file(space == 0 ? SpaceKind::kOut : SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-      const uint32_t v = first + static_cast<uint32_t>(i);
-      counts[(new_id_ != nullptr ? (*new_id_)[v] : v) >> shift] += degrees[i];
-      total += degrees[i];
-    }
-  }));
+  SG_RETURN_IF_ERROR(source_graph_->scan_degree_file(
+      space == 0 ? SpaceKind::kOut : SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+          const uint32_t v = first + static_cast<uint32_t>(i);
+          counts[(new_id_ != nullptr ? (*new_id_)[v] : v) >> shift] += degrees[i];
+          total += degrees[i];
+        }
+      }));
   // At most about 512 buckets, like equal ranges' 256 (greedy cuts fill
   // buckets between half and all of the target), and few enough that a
   // bucket's buffer stays at kMinSegmentBytes (router_shape).
@@ -477,7 +491,8 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
       SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true, coded));
     } else {
       const size_t buffer = route_buffer_records(sizeof(Record), spaces, ranges.first_slot.size() + 1);
-      SG_RETURN_IF_ERROR((*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, coded));
+      SG_RETURN_IF_ERROR(
+          (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, coded));
     }
   }
   return Status::OK();
@@ -510,7 +525,8 @@ uint64_t IngestJob::held_bytes() const {
   const size_t spaces = built_spaces();
   const size_t blocks = std::max<size_t>(block_starts_.size(), 1);
   const size_t parts = encoder_parts(blocks, opt_.chunk_bytes, opt_.memory_bytes / spaces);
-  return id_map_.size() * sizeof(uint64_t) + kFixedBytes + (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
+  return id_map_.size() * sizeof(uint64_t) + kFixedBytes +
+         (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
 }
@@ -548,7 +564,8 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   const size_t spaces = undirected_ ? 1 : 2;
   std::vector<BucketRouter<Record>> routers(spaces);
   std::vector<VertexHistogram> histograms(spaces);
-  SG_RETURN_IF_ERROR(open_routers(std::max<size_t>(batch_records(batch_bytes_per_record<Record>(spaces == 1), true) / spaces, 2), &routers));
+  SG_RETURN_IF_ERROR(open_routers(
+      std::max<size_t>(batch_records(batch_bytes_per_record<Record>(spaces == 1), true) / spaces, 2), &routers));
   std::vector<Arc> arcs;
   std::vector<std::vector<Record>> space_records(spaces);
   progress_.begin_phase("route", reader_->bytes_total());
@@ -556,7 +573,8 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   std::vector<RawEdge> next_batch;
   while (!batch->empty()) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    std::future<Status> reading = std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, read_batch_edges()); });
+    std::future<Status> reading =
+        std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, read_batch_edges()); });
     Status routed = translate_batch(*batch, &arcs);
     if (routed.ok()) routed = route_batch(arcs, &routers, &histograms, &space_records);
     const Status read = reading.get();
@@ -579,9 +597,10 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   // refused before anything is allocated from it.
   const uint64_t edges_read = manifest_.ingest.input_edges;
   if (!remap_ && new_id_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
-    return Status::InvalidArgument(opt_.input + ": vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) +
-                                   " for " + std::to_string(edges_read) +
-                                   " edges: the id space is sparse; ingest with --remap (dense ids, results keep the original ids)");
+    return Status::InvalidArgument(
+        opt_.input + ": vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +
+        std::to_string(edges_read) +
+        " edges: the id space is sparse; ingest with --remap (dense ids, results keep the original ids)");
   }
   uint64_t arcs_routed = 0;
   for (size_t s = 0; s < spaces; ++s) {
@@ -590,10 +609,12 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     if (s > 0) histograms[0].merge(histograms[s]);
   }
   choose_intervals(&histograms[0]);
-  block_starts_ = block_starts(num_vertices_, opt_.blocks != 0 ? opt_.blocks : choose_block_count(num_vertices_, opt_.memory_bytes));
+  block_starts_ = block_starts(num_vertices_,
+                               opt_.blocks != 0 ? opt_.blocks : choose_block_count(num_vertices_, opt_.memory_bytes));
   SG_RETURN_IF_ERROR(release_permutation());
   // About 3 bytes per arc compressed (see the README's figures).
-  stripe_bytes_ = opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
+  stripe_bytes_ =
+      opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
   if (!undirected_ && opt_.out_space_only && opt_.out_space_only(num_vertices_)) {
     out_only_ = true;
     routers[1].remove();
@@ -608,7 +629,8 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
 Status IngestJob::write_in_degrees() {
   if (!out_only_) return Status::OK();
   manifest_.in_degree_file = "in.degrees";
-  SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + manifest_.in_degree_file, in_degrees_, &manifest_.in_degree_checksum));
+  SG_RETURN_IF_ERROR(
+      write_array_file(temp_dir_ + "/" + manifest_.in_degree_file, in_degrees_, &manifest_.in_degree_checksum));
   std::vector<uint32_t>().swap(in_degrees_);
   return Status::OK();
 }
@@ -648,7 +670,8 @@ void IngestJob::choose_intervals(VertexHistogram* histogram) {
   ideal.resize(intervals - 1, n);
   interval_starts_ = {0};
   for (uint64_t k = 1; k < intervals; ++k) {
-    const uint64_t start = std::clamp<uint64_t>(ideal[k - 1], uint64_t{interval_starts_.back()} + 1, n - (intervals - k));
+    const uint64_t start =
+        std::clamp<uint64_t>(ideal[k - 1], uint64_t{interval_starts_.back()} + 1, n - (intervals - k));
     interval_starts_.push_back(static_cast<uint32_t>(start));
   }
 }
@@ -665,7 +688,7 @@ void IngestJob::name_space_files(size_t space, size_t block, SpaceManifest* meta
   meta->neighbour_end = block + 1 < block_starts_.size() ? block_starts_[block + 1] : num_vertices_;
   for (size_t d = 0; d < device_dirs_.size(); ++d) {
     const std::string file = device_dirs_[d] == "." ? name + ".d" + std::to_string(d)
-                                                     : "sg-" + graph_id_ + "-" + name + ".d" + std::to_string(d);
+                                                    : "sg-" + graph_id_ + "-" + name + ".d" + std::to_string(d);
     meta->device_files.push_back(file);
     paths->push_back(device_dirs_[d] == "." ? temp_dir_ + "/" + file : device_temp_path(d, file));
     if (device_dirs_[d] != ".") created_files_.push_back(paths->back());
@@ -678,8 +701,9 @@ void IngestJob::name_space_files(size_t space, size_t block, SpaceManifest* meta
 // touches only its arguments (and, building an out-only graph's one space,
 // the in-degree counts).
 template <typename Record>
-Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router, const std::vector<std::vector<std::string>>& paths,
-                                    size_t batch_records, std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) {
+Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
+                                    const std::vector<std::vector<std::string>>& paths, size_t batch_records,
+                                    std::vector<SpaceManifest>* metas, SpaceBuildStats* stats) {
   const size_t blocks = metas->size();
   std::vector<SpaceOutput> outs(blocks);
   std::vector<SpaceOutput*> out_pointers;
@@ -726,7 +750,8 @@ template <typename Record>
 Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
   const size_t spaces = routers->size();
   std::vector<std::vector<SpaceManifest>> metas(spaces, std::vector<SpaceManifest>(block_starts_.size()));
-  std::vector<std::vector<std::vector<std::string>>> paths(spaces, std::vector<std::vector<std::string>>(block_starts_.size()));
+  std::vector<std::vector<std::vector<std::string>>> paths(spaces,
+                                                           std::vector<std::vector<std::string>>(block_starts_.size()));
   std::vector<SpaceBuildStats> stats(spaces);
   std::vector<Status> status(spaces);
   uint64_t records = 0;
@@ -742,7 +767,8 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
   progress_.add_detail(spilled);
   progress_.begin_phase("sort", records);
   parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
-    for (size_t s = s0; s < s1; ++s) status[s] = build_space_files(s, &(*routers)[s], paths[s], batch, &metas[s], &stats[s]);
+    for (size_t s = s0; s < s1; ++s)
+      status[s] = build_space_files(s, &(*routers)[s], paths[s], batch, &metas[s], &stats[s]);
   });
   for (size_t s = 0; s < spaces; ++s) {
     SG_RETURN_IF_ERROR(status[s]);
@@ -794,7 +820,8 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
   *checksum = sum.digest();
   SG_RETURN_IF_ERROR(file.sync());
   SG_RETURN_IF_ERROR(file.close());
-  if (::rename((path + ".tmp").c_str(), path.c_str()) != 0) return Status::IOError(path + ": rename: " + errno_text(errno));
+  if (::rename((path + ".tmp").c_str(), path.c_str()) != 0)
+    return Status::IOError(path + ": rename: " + errno_text(errno));
   return Status::OK();
 }
 
@@ -819,7 +846,8 @@ Status IngestJob::write_metadata() {
     if (!source.id_map_file.empty()) {
       m.id_map_file = "id_map.u64";
       m.id_map_checksum = source.id_map_checksum;
-      SG_RETURN_IF_ERROR(copy_file_synced(source_graph_->dir() + "/" + source.id_map_file, temp_dir_ + "/" + m.id_map_file));
+      SG_RETURN_IF_ERROR(
+          copy_file_synced(source_graph_->dir() + "/" + source.id_map_file, temp_dir_ + "/" + m.id_map_file));
     }
   } else if (remap_) {
     m.id_map_file = "id_map.u64";
@@ -921,7 +949,6 @@ Status IngestJob::run(IngestSummary* summary) {
 }
 
 }  // namespace
-
 
 uint32_t choose_block_count(uint64_t num_vertices, uint64_t memory_bytes) {
   const uint64_t state_bytes = 4 * num_vertices;

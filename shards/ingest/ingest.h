@@ -89,9 +89,9 @@ struct IngestSummary {
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;
   uint64_t input_edges = 0;
-  uint64_t stored_bytes = 0;  // all spaces, all devices
+  uint64_t stored_bytes = 0;     // all spaces, all devices
   uint64_t out_space_bytes = 0;  // of them, the out-space's
-  uint64_t sorted_runs = 0;  // in-memory sort batches
+  uint64_t sorted_runs = 0;      // in-memory sort batches
   uint32_t intervals = 0;
   double seconds = 0;
   std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."

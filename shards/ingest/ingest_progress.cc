@@ -26,11 +26,13 @@ void IngestProgress::advance(uint64_t edges, uint64_t units_done) {
   const double seconds = std::chrono::duration<double>(now - phase_start_).count();
   const double rate = seconds > 0 ? edges_ / seconds : 0;
   char line[256];
-  int length = std::snprintf(line, sizeof(line), "ingest: %s, %.1f M edges, %.1f M edges/s", phases_.back().name.c_str(), edges_ / 1e6,
-                             rate / 1e6);
-  if (total_units_ > 0 && units_done > 0 && units_done <= total_units_ && length > 0 && static_cast<size_t>(length) < sizeof(line)) {
+  int length = std::snprintf(line, sizeof(line), "ingest: %s, %.1f M edges, %.1f M edges/s",
+                             phases_.back().name.c_str(), edges_ / 1e6, rate / 1e6);
+  if (total_units_ > 0 && units_done > 0 && units_done <= total_units_ && length > 0 &&
+      static_cast<size_t>(length) < sizeof(line)) {
     const double eta = seconds * static_cast<double>(total_units_ - units_done) / static_cast<double>(units_done);
-    std::snprintf(line + length, sizeof(line) - static_cast<size_t>(length), ", %.0f%%, ETA %.0f s", 100.0 * units_done / total_units_, eta);
+    std::snprintf(line + length, sizeof(line) - static_cast<size_t>(length), ", %.0f%%, ETA %.0f s",
+                  100.0 * units_done / total_units_, eta);
   }
   sink_(line);
 }

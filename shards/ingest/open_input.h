@@ -18,6 +18,7 @@ namespace sg {
 Status resolve_format(const std::string& path, const std::string& name, InputFormat* format);
 
 // `binary_weighted` only applies to bin32/bin64.
-Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted, std::unique_ptr<EdgeReader>* reader);
+Status open_edge_reader(const std::string& path, InputFormat format, bool binary_weighted,
+                        std::unique_ptr<EdgeReader>* reader);
 
 }  // namespace sg

@@ -40,7 +40,8 @@ class SpaceBuilder {
     const bool weighted = !std::is_same_v<Neighbour, uint32_t>;
     encoders_.resize(outs_.size());
     for (size_t b = 0; b < encoders_.size(); ++b) {
-      for (size_t p = 0; p < parts; ++p) encoders_[b].emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec, b == 0);
+      for (size_t p = 0; p < parts; ++p)
+        encoders_[b].emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec, b == 0);
     }
     part_stats_.resize(parts);
     part_carry_.resize(parts);
@@ -89,15 +90,15 @@ class SpaceBuilder {
 
   const SpaceBuildOptions& opt_;
   std::vector<SpaceOutput*> outs_;  // one per block
-  uint64_t last_value_ = 0;    // the largest packed arc of a valid vertex
-  uint32_t next_vertex_ = 0;   // first vertex whose list no batch has begun
+  uint64_t last_value_ = 0;         // the largest packed arc of a valid vertex
+  uint32_t next_vertex_ = 0;        // first vertex whose list no batch has begun
   Carry carry_;
   std::vector<Record> records_;
   std::vector<Record> spare_;  // the next batch, read ahead (SpaceBuildOptions::read_ahead)
   std::vector<Neighbour> neighbours_;
   std::vector<uint32_t> counts_;
-  std::vector<uint32_t> list_vertex_;  // non-empty lists of the batch
-  std::vector<uint32_t> list_begin_;   // into neighbours_, one more than lists
+  std::vector<uint32_t> list_vertex_;                // non-empty lists of the batch
+  std::vector<uint32_t> list_begin_;                 // into neighbours_, one more than lists
   std::vector<std::vector<ChunkEncoder>> encoders_;  // [block][part]
   std::vector<SpaceBuildStats> part_stats_;
   std::vector<Carry> part_carry_;
@@ -136,7 +137,8 @@ Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, 
     }
     // A failed batch still waits for the read in flight (the future's
     // destructor blocks) before spare_ can go.
-    SG_RETURN_IF_ERROR(process_records(count, router.first_value(group.first), std::min(router.last_value(group.last), limit)));
+    SG_RETURN_IF_ERROR(
+        process_records(count, router.first_value(group.first), std::min(router.last_value(group.last), limit)));
   }
   return Status::OK();
 }
@@ -223,7 +225,8 @@ void SpaceBuilder<Record>::release_batch_arrays() {
 // bytes a batch record is budgeted): while routing, the lists and the
 // encoders' output are idle.
 template <typename Record>
-Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth, uint64_t limit) {
+Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth,
+                                              uint64_t limit) {
   const uint64_t value = router.first_value(bucket);
   const uint64_t last = std::min(router.last_value(bucket), limit);
   if (value == last) {  // every record is the same arc: sorted already
@@ -311,7 +314,8 @@ Status SpaceBuilder<Record>::process_records(size_t count, uint64_t first_value,
 template <typename Record>
 Status SpaceBuilder<Record>::encode_empty_until(uint32_t end_vertex) {
   while (next_vertex_ < end_vertex) {
-    const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(end_vertex, uint64_t{next_vertex_} + kEmptySliceVertices));
+    const uint32_t end =
+        static_cast<uint32_t>(std::min<uint64_t>(end_vertex, uint64_t{next_vertex_} + kEmptySliceVertices));
     for (std::vector<ChunkEncoder>& block : encoders_) {
       block[0].begin(next_vertex_);
       block[0].finish(end);
@@ -380,7 +384,8 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
     if (split[k] < end) vertex_begin[k] = std::max(list_vertex_[split[k]], next_vertex_);
   }
   parallel_for(size_t{0}, parts, size_t{1}, [&](size_t k0, size_t k1) {
-    for (size_t k = k0; k < k1; ++k) encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
+    for (size_t k = k0; k < k1; ++k)
+      encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
   });
   for (size_t k = 0; k < parts; ++k) {
     SG_RETURN_IF_ERROR(append_part(k));
@@ -468,21 +473,22 @@ size_t encoder_parts(size_t blocks, uint32_t chunk_bytes, uint64_t memory_bytes)
 uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts) {
   constexpr uint64_t kOutputBufferBytes = (1 << 20) + (1 << 18);  // SpaceOutput: writes, degrees
   // The first block's output is in ingest's fixed 4 MiB (held_bytes).
-  return parts * blocks * kEncoderChunks * uint64_t{chunk_bytes} + (std::max<size_t>(blocks, 1) - 1) * kOutputBufferBytes;
+  return parts * blocks * kEncoderChunks * uint64_t{chunk_bytes} +
+         (std::max<size_t>(blocks, 1) - 1) * kOutputBufferBytes;
 }
 
 template <typename Record>
-Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs,
-                   SpaceBuildStats* stats) {
+Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options,
+                   const std::vector<SpaceOutput*>& outs, SpaceBuildStats* stats) {
   SpaceBuilder<Record> builder(options, outs);
   SG_RETURN_IF_ERROR(builder.run(router));
   *stats = builder.stats();
   return Status::OK();
 }
 
-template Status build_space<PlainArc>(BucketRouter<PlainArc>*, const SpaceBuildOptions&, const std::vector<SpaceOutput*>&,
-                                      SpaceBuildStats*);
-template Status build_space<WeightedArc>(BucketRouter<WeightedArc>*, const SpaceBuildOptions&, const std::vector<SpaceOutput*>&,
-                                         SpaceBuildStats*);
+template Status build_space<PlainArc>(BucketRouter<PlainArc>*, const SpaceBuildOptions&,
+                                      const std::vector<SpaceOutput*>&, SpaceBuildStats*);
+template Status build_space<WeightedArc>(BucketRouter<WeightedArc>*, const SpaceBuildOptions&,
+                                         const std::vector<SpaceOutput*>&, SpaceBuildStats*);
 
 }  // namespace sg

@@ -38,7 +38,7 @@ struct SpaceBuildOptions {
   bool drop_self_loops = false;
   bool dedup = false;
   size_t batch_records = 0;
-  size_t parts = 1;  // encoders a block (encoder_parts)
+  size_t parts = 1;            // encoders a block (encoder_parts)
   uint32_t sub_buckets = 256;  // a power of two
   std::string spill_prefix;    // sub-routers' spill files: prefix + ".<depth>"
   // If set (num_vertices entries, zeroed), each stored arc counts one at its
@@ -54,9 +54,9 @@ struct SpaceBuildOptions {
 struct SpaceBuildStats {
   uint64_t self_loops = 0;          // self-loop arcs in the input
   uint64_t self_loop_vertices = 0;  // vertices with a self-loop
-  uint64_t duplicates = 0;    // in the input (beyond the first copy)
-  uint64_t stored_loops = 0;  // self-loop arcs stored
-  uint64_t batches = 0;       // in-memory sorts
+  uint64_t duplicates = 0;          // in the input (beyond the first copy)
+  uint64_t stored_loops = 0;        // self-loop arcs stored
+  uint64_t batches = 0;             // in-memory sorts
 };
 
 // Memory one batch record costs while it is sorted and encoded: the record,
@@ -79,7 +79,7 @@ constexpr uint64_t kEncoderChunks = 3;
 uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts);
 
 template <typename Record>
-Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options, const std::vector<SpaceOutput*>& outs,
-                   SpaceBuildStats* stats);
+Status build_space(BucketRouter<Record>* router, const SpaceBuildOptions& options,
+                   const std::vector<SpaceOutput*>& outs, SpaceBuildStats* stats);
 
 }  // namespace sg

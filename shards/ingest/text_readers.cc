@@ -14,7 +14,6 @@
 #include <cstring>
 #include <filesystem>
 
-
 namespace sg {
 namespace {
 
@@ -44,7 +43,8 @@ class ByteSource {
     path_ = path;
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      return Status::InvalidArgument(path + ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
+      return Status::InvalidArgument(path +
+                                     ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
     }
     if (::stat(path.c_str(), &info) == 0) total_bytes_ = static_cast<uint64_t>(info.st_size);
     if (path.ends_with(".zst")) return open_zstd();
@@ -100,7 +100,8 @@ class ByteSource {
         const size_t n = std::fread(zstd_input_.data(), 1, zstd_input_.size(), raw_);
         if (n == 0) {
           if (std::ferror(raw_)) return Status::IOError(path_ + ": read: " + std::strerror(errno));
-          if (zstd_pending_ != 0) return Status::InvalidArgument(path_ + ": truncated zstd stream (the last frame is incomplete)");
+          if (zstd_pending_ != 0)
+            return Status::InvalidArgument(path_ + ": truncated zstd stream (the last frame is incomplete)");
           break;
         }
         zstd_in_ = ZSTD_inBuffer{zstd_input_.data(), n, 0};
@@ -274,9 +275,10 @@ class SnapReader : public TextReader {
       }
       if (count < 2 || count > 3) {
         // On the first data line the file may simply be in another format.
-        const std::string hint = columns_ == 0 ? " (read as a SNAP edge list; other formats: " + std::string(kFormatList) +
-                                                     ", chosen by name or --format)"
-                                               : "";
+        const std::string hint = columns_ == 0
+                                     ? " (read as a SNAP edge list; other formats: " + std::string(kFormatList) +
+                                           ", chosen by name or --format)"
+                                     : "";
         return bad_line(lines_, "expected 'src dst [weight]', found " + std::to_string(count > 3 ? 4 : count) +
                                     (count > 3 ? " or more fields" : " field(s)") + hint);
       }
@@ -350,12 +352,14 @@ class GraphalyticsReader : public SnapReader {
       if (is_comment_or_blank(line)) continue;
       std::string_view fields[2];
       uint64_t id = 0;
-      if (split_fields(line, fields, 1) != 1 || !parse_u64(fields[0], &id)) return bad_line(lines, "expected one vertex id");
+      if (split_fields(line, fields, 1) != 1 || !parse_u64(fields[0], &id))
+        return bad_line(lines, "expected one vertex id");
       ids->push_back(id);
     }
     std::sort(ids->begin(), ids->end());
     const auto repeated = std::adjacent_find(ids->begin(), ids->end());
-    if (repeated != ids->end()) return Status::InvalidArgument(base_ + ".v: vertex " + std::to_string(*repeated) + " is listed twice");
+    if (repeated != ids->end())
+      return Status::InvalidArgument(base_ + ".v: vertex " + std::to_string(*repeated) + " is listed twice");
     if (ids->empty()) return Status::InvalidArgument(base_ + ".v: no vertices");
     return Status::OK();
   }
@@ -375,7 +379,8 @@ class GraphalyticsReader : public SnapReader {
       const size_t eq = line.find('=');
       if (eq == std::string_view::npos || line.substr(0, eq).find(".directed") == std::string_view::npos) continue;
       std::string value(line.substr(eq + 1));
-      value.erase(std::remove_if(value.begin(), value.end(), [](unsigned char c) { return std::isspace(c) != 0; }), value.end());
+      value.erase(std::remove_if(value.begin(), value.end(), [](unsigned char c) { return std::isspace(c) != 0; }),
+                  value.end());
       if (value != "true" && value != "false") return bad_line(lines, "directed must be true or false");
       directed_ = value == "true";
     }
@@ -389,7 +394,8 @@ class GraphalyticsReader : public SnapReader {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -428,7 +434,8 @@ class MtxReader : public TextReader {
       SG_RETURN_IF_ERROR(parse_id(lines_, fields[0], "row", &edge.src));
       SG_RETURN_IF_ERROR(parse_id(lines_, fields[1], "column", &edge.dst));
       if (edge.src < 1 || edge.src > rows_ || edge.dst < 1 || edge.dst > cols_) {
-        return bad_line(lines_, "index outside the " + std::to_string(rows_) + " x " + std::to_string(cols_) + " matrix");
+        return bad_line(lines_,
+                        "index outside the " + std::to_string(rows_) + " x " + std::to_string(cols_) + " matrix");
       }
       if (shape_.weighted && !parse_weight(fields[2], &edge.weight)) {
         return bad_line(lines_, "invalid value '" + std::string(fields[2].substr(0, 40)) + "'");
@@ -448,7 +455,8 @@ class MtxReader : public TextReader {
     std::string_view words[6];
     const size_t count = more ? split_fields(line, words, 5) : 0;
     if (count != 5 || lower(words[0]) != "%%matrixmarket" || lower(words[1]) != "matrix") {
-      return Status::InvalidArgument(lines_.path() + ":1: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
+      return Status::InvalidArgument(lines_.path() +
+                                     ":1: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
     }
     if (lower(words[2]) != "coordinate") {
       return Status::InvalidArgument(lines_.path() + ":1: only 'coordinate' Matrix Market files hold graphs, not '" +
@@ -460,7 +468,8 @@ class MtxReader : public TextReader {
     }
     const std::string symmetry = lower(words[4]);
     if (symmetry != "general" && symmetry != "symmetric") {
-      return Status::InvalidArgument(lines_.path() + ":1: unsupported symmetry '" + symmetry + "' (general, symmetric)");
+      return Status::InvalidArgument(lines_.path() + ":1: unsupported symmetry '" + symmetry +
+                                     "' (general, symmetric)");
     }
     shape_.weighted = field_ != "pattern";
     shape_.symmetric = symmetry == "symmetric";
@@ -504,8 +513,9 @@ class DimacsReader : public TextReader {
       if (!more) {
         if (!saw_problem_) return Status::InvalidArgument(lines_.path() + ": no 'p sp N M' problem line");
         if (arcs_ != declared_arcs_) {
-          return Status::InvalidArgument(lines_.path() + ":" + std::to_string(lines_.line_number()) + ": file ends after " +
-                                         std::to_string(arcs_) + " of " + std::to_string(declared_arcs_) + " arcs");
+          return Status::InvalidArgument(lines_.path() + ":" + std::to_string(lines_.line_number()) +
+                                         ": file ends after " + std::to_string(arcs_) + " of " +
+                                         std::to_string(declared_arcs_) + " arcs");
         }
         break;
       }
@@ -525,7 +535,8 @@ class DimacsReader : public TextReader {
       if (edge.src < 1 || edge.src > nodes_ || edge.dst < 1 || edge.dst > nodes_) {
         return bad_line(lines_, "vertex outside 1.." + std::to_string(nodes_));
       }
-      if (!parse_weight(fields[3], &edge.weight)) return bad_line(lines_, "invalid weight '" + std::string(fields[3].substr(0, 40)) + "'");
+      if (!parse_weight(fields[3], &edge.weight))
+        return bad_line(lines_, "invalid weight '" + std::string(fields[3].substr(0, 40)) + "'");
       if (edge.src - 1 > max_id_ || edge.dst - 1 > max_id_) return bad_line(lines_, id_limit_text(edge, 1));
       if (++arcs_ > declared_arcs_) return bad_line(lines_, "more arcs than the 'p' line declares");
       batch->push_back(edge);
@@ -570,17 +581,18 @@ class BinaryReader : public EdgeReader {
       size_t got = 0;
       SG_RETURN_IF_ERROR(fill(want, &got));
       if (got % record_bytes_ != 0) {
-        return Status::InvalidArgument(source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
-                                       ": truncated (file size is not a multiple of the " +
-                                       std::to_string(record_bytes_) + "-byte " + format_name(shape_.format) +
-                                       (shape_.weighted ? " weighted" : "") + " record)");
+        return Status::InvalidArgument(
+            source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
+            ": truncated (file size is not a multiple of the " + std::to_string(record_bytes_) + "-byte " +
+            format_name(shape_.format) + (shape_.weighted ? " weighted" : "") + " record)");
       }
       if (got == 0) break;
       for (size_t at = 0; at < got; at += record_bytes_) {
         const RawEdge edge = decode(buffer_.data() + at);
         if (edge.src > max_id_ || edge.dst > max_id_) {
-          return Status::InvalidArgument(source_.path() + ": record " + std::to_string(records_ + at / record_bytes_ + 1) +
-                                         ": " + id_limit_text(edge, 0));
+          return Status::InvalidArgument(source_.path() + ": record " +
+                                         std::to_string(records_ + at / record_bytes_ + 1) + ": " +
+                                         id_limit_text(edge, 0));
         }
         batch->push_back(edge);
       }
@@ -653,7 +665,8 @@ void note_ignored_coordinates(const std::string& path) {
   std::error_code ec;
   for (const char* suffix : {".co", ".co.gz"}) {
     if (std::filesystem::exists(base + suffix, ec)) {
-      std::fprintf(stderr, "shardgraph: %s%s (node coordinates) is not used; ingesting %s only\n", base.c_str(), suffix, path.c_str());
+      std::fprintf(stderr, "shardgraph: %s%s (node coordinates) is not used; ingesting %s only\n", base.c_str(), suffix,
+                   path.c_str());
     }
   }
 }
@@ -671,7 +684,8 @@ Status open_reader(const std::string& path, std::unique_ptr<EdgeReader>* reader)
 InputFormat text_format_of(const std::string& path) {
   std::error_code ec;
   const std::string graphalytics = graphalytics_base(path);
-  if (std::filesystem::is_regular_file(graphalytics + ".v", ec) && std::filesystem::is_regular_file(graphalytics + ".e", ec)) {
+  if (std::filesystem::is_regular_file(graphalytics + ".v", ec) &&
+      std::filesystem::is_regular_file(graphalytics + ".e", ec)) {
     return InputFormat::kGraphalytics;
   }
   const std::string base = strip_compression(path);
@@ -682,7 +696,8 @@ InputFormat text_format_of(const std::string& path) {
   return sniff_text_format(path);
 }
 
-Status open_text_reader(const std::string& path, InputFormat format, bool binary_weighted, std::unique_ptr<EdgeReader>* reader) {
+Status open_text_reader(const std::string& path, InputFormat format, bool binary_weighted,
+                        std::unique_ptr<EdgeReader>* reader) {
   switch (format) {
     case InputFormat::kSnap: return open_reader<SnapReader>(path, reader);
     case InputFormat::kMtx: return open_reader<MtxReader>(path, reader);
@@ -698,7 +713,8 @@ Status open_text_reader(const std::string& path, InputFormat format, bool binary
       *reader = std::move(bin);
       return Status::OK();
     }
-    default: return Status::InvalidArgument(std::string("not a text or binary edge list format: ") + format_name(format));
+    default:
+      return Status::InvalidArgument(std::string("not a text or binary edge list format: ") + format_name(format));
   }
 }
 

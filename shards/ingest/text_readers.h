@@ -16,6 +16,7 @@ namespace sg {
 InputFormat text_format_of(const std::string& path);
 
 // `binary_weighted` only applies to bin32/bin64.
-Status open_text_reader(const std::string& path, InputFormat format, bool binary_weighted, std::unique_ptr<EdgeReader>* reader);
+Status open_text_reader(const std::string& path, InputFormat format, bool binary_weighted,
+                        std::unique_ptr<EdgeReader>* reader);
 
 }  // namespace sg

@@ -18,7 +18,8 @@ const char* vertex_order_name(VertexOrder order) {
 }
 
 bool parse_vertex_order(const std::string& name, VertexOrder* order) {
-  return parse_enum_name(name, {VertexOrder::kNone, VertexOrder::kBfds, VertexOrder::kBfs, VertexOrder::kDegree}, vertex_order_name, order);
+  return parse_enum_name(name, {VertexOrder::kNone, VertexOrder::kBfds, VertexOrder::kBfs, VertexOrder::kDegree},
+                         vertex_order_name, order);
 }
 
 std::vector<uint32_t> degree_order(const std::vector<uint32_t>& degree) {

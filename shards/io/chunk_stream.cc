@@ -50,7 +50,8 @@ Status IoContext::open(const Graph& graph, const IoOptions& options) {
   const uint64_t stripe_window = graph.layout().stripe_bytes() * devices;
   const uint64_t min_buffers = 2;
   const uint64_t wanted_buffers = 2 * devices + 2;
-  window_bytes_ = std::min<uint64_t>(stripe_window, std::max<uint64_t>(options.buffer_bytes / wanted_buffers, kAlignBytes));
+  window_bytes_ =
+      std::min<uint64_t>(stripe_window, std::max<uint64_t>(options.buffer_bytes / wanted_buffers, kAlignBytes));
   window_bytes_ = align_up(std::max<uint64_t>(window_bytes_, uint64_t{largest_chunk} + kAlignBytes), kAlignBytes);
   // Read-ahead of two windows per device (one in flight, one queued) plus
   // two being decoded keeps every queue fed (HDD and SSD latency x bandwidth
@@ -62,7 +63,8 @@ Status IoContext::open(const Graph& graph, const IoOptions& options) {
   }
   const uint64_t useful = std::max<uint64_t>(min_buffers, largest_space / window_bytes_ + 2);
   const uint64_t cap = std::min<uint64_t>(2 * devices + 2, useful);
-  const size_t count = static_cast<size_t>(std::clamp<uint64_t>(options.buffer_bytes / window_bytes_, min_buffers, cap));
+  const size_t count =
+      static_cast<size_t>(std::clamp<uint64_t>(options.buffer_bytes / window_bytes_, min_buffers, cap));
   buffers_.clear();
   for (size_t b = 0; b < count; ++b) buffers_.emplace_back(window_bytes_);
   queues_.clear();
@@ -164,8 +166,9 @@ Status ChunkStream::next(ChunkWindow* window, bool* has) {
   io_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const Window& w = windows_[next_to_return_];
   ++next_to_return_;
-  if (!status.ok()) return Status::IOError("space " + space_->meta.name + ", chunks " + std::to_string(w.first_chunk) +
-                                           ".." + std::to_string(w.end_chunk - 1) + ": " + status.message());
+  if (!status.ok())
+    return Status::IOError("space " + space_->meta.name + ", chunks " + std::to_string(w.first_chunk) + ".." +
+                           std::to_string(w.end_chunk - 1) + ": " + status.message());
   window->data = io_->buffers_[slot].data();
   window->logical_start = w.start;
   window->first_chunk = w.first_chunk;

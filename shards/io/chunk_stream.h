@@ -14,18 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "shards/util/aligned_buffer.h"
-#include "shards/io/device_queue.h"
 #include "shards/format/graph.h"
+#include "shards/io/device_queue.h"
+#include "shards/util/aligned_buffer.h"
 
 namespace sg {
 
 struct IoOptions {
   IoBackend backend = IoBackend::kAuto;
-  int queue_depth = 4;                          // requests in flight per device
-  uint64_t buffer_bytes = 64 << 20;             // all window buffers together
-  uint64_t max_request_bytes = 8 << 20;         // after merging pieces
-  bool direct = true;                           // O_DIRECT when the file system allows it
+  int queue_depth = 4;                   // requests in flight per device
+  uint64_t buffer_bytes = 64 << 20;      // all window buffers together
+  uint64_t max_request_bytes = 8 << 20;  // after merging pieces
+  bool direct = true;                    // O_DIRECT when the file system allows it
 };
 
 // Device queues, O_DIRECT file handles and the window buffer pool of one
@@ -60,7 +60,9 @@ class IoContext {
 // offset a vertex, and chunks of empty lists span many vertices in few
 // bytes. Every reader that cuts windows (the stream, runs of cached
 // chunks, the decode room's estimate) applies it.
-inline uint64_t window_vertex_limit(uint64_t window_bytes) { return std::max<uint64_t>(window_bytes / 4, uint64_t{1} << 16); }
+inline uint64_t window_vertex_limit(uint64_t window_bytes) {
+  return std::max<uint64_t>(window_bytes / 4, uint64_t{1} << 16);
+}
 
 struct ChunkSpan {
   uint32_t begin;  // chunk ids [begin, end)

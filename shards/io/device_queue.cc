@@ -19,9 +19,9 @@ namespace sg {
 namespace {
 
 uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 // Moves a request forward by `done` bytes after a short read.
@@ -121,9 +121,7 @@ bool DeviceQueue::pop(IoRequest* request, bool wait) {
   return true;
 }
 
-void DeviceQueue::finish(const IoRequest& request, const Status& status) {
-  request.batch->complete_one(status);
-}
+void DeviceQueue::finish(const IoRequest& request, const Status& status) { request.batch->complete_one(status); }
 
 void DeviceQueue::run_psync() {
   IoRequest r;
@@ -133,13 +131,17 @@ void DeviceQueue::run_psync() {
     Status status;
     int retries = 0;
     while (r.bytes > 0 && status.ok()) {
-      const ssize_t n =
-          apply_fault(next_read_fault(), ::preadv(r.fd, r.segments, r.segment_count, static_cast<off_t>(r.device_offset)));
+      const ssize_t n = apply_fault(next_read_fault(),
+                                    ::preadv(r.fd, r.segments, r.segment_count, static_cast<off_t>(r.device_offset)));
       if (n < 0 && (errno == EINTR || errno == EAGAIN) && ++retries < kMaxRetries) continue;
-      if (n < 0) status = read_error(r, errno);
-      else if (n == 0) status = eof_error(r);
-      else if (const size_t kept = kept_of_short(r.fd, r.device_offset, static_cast<size_t>(n)); kept > 0) advance(&r, kept);
-      else if (++retries >= kMaxRetries) status = read_error(r, EIO);
+      if (n < 0)
+        status = read_error(r, errno);
+      else if (n == 0)
+        status = eof_error(r);
+      else if (const size_t kept = kept_of_short(r.fd, r.device_offset, static_cast<size_t>(n)); kept > 0)
+        advance(&r, kept);
+      else if (++retries >= kMaxRetries)
+        status = read_error(r, EIO);
     }
     counters_.bytes += total;
     counters_.requests += 1;
@@ -267,9 +269,12 @@ bool probe_uring(const std::string& probe_path, std::string* reason) {
     io_uring_submit(&ring);
     io_uring_cqe* cqe = nullptr;
     rc = io_uring_wait_cqe(&ring, &cqe);
-    if (rc < 0) *reason = std::string("io_uring wait failed: ") + std::strerror(-rc);
-    else if (cqe->res < 0) *reason = std::string("io_uring read failed: ") + std::strerror(-cqe->res);
-    else ok = true;
+    if (rc < 0)
+      *reason = std::string("io_uring wait failed: ") + std::strerror(-rc);
+    else if (cqe->res < 0)
+      *reason = std::string("io_uring read failed: ") + std::strerror(-cqe->res);
+    else
+      ok = true;
     if (rc == 0) io_uring_cqe_seen(&ring, cqe);
     ::close(fd);
   }

@@ -33,12 +33,18 @@ const std::vector<Planned>& plan() {
       const std::string kind = item.substr(0, at);
       Planned p;
       p.at = std::strtoull(item.c_str() + at + 1, nullptr, 10);
-      if (kind == "read-eio") p.fault = {InjectedFault::kError, EIO};
-      else if (kind == "read-short") p.fault = {InjectedFault::kShort, 0};
-      else if (kind == "write-eio") p = {true, {InjectedFault::kError, EIO}, p.at};
-      else if (kind == "write-enospc") p = {true, {InjectedFault::kError, ENOSPC}, p.at};
-      else if (kind == "write-short") p = {true, {InjectedFault::kShort, 0}, p.at};
-      else continue;
+      if (kind == "read-eio")
+        p.fault = {InjectedFault::kError, EIO};
+      else if (kind == "read-short")
+        p.fault = {InjectedFault::kShort, 0};
+      else if (kind == "write-eio")
+        p = {true, {InjectedFault::kError, EIO}, p.at};
+      else if (kind == "write-enospc")
+        p = {true, {InjectedFault::kError, ENOSPC}, p.at};
+      else if (kind == "write-short")
+        p = {true, {InjectedFault::kShort, 0}, p.at};
+      else
+        continue;
       if (p.at > 0) out.push_back(p);
     }
     return out;

@@ -207,7 +207,8 @@ Status write_file_atomic(const std::string& path, const void* data, size_t bytes
 
 Status copy_file_synced(const std::string& from, const std::string& to) {
   std::error_code ec;
-  if (!std::filesystem::copy_file(from, to, ec)) return Status::IOError(to + ": copy from " + from + ": " + ec.message());
+  if (!std::filesystem::copy_file(from, to, ec))
+    return Status::IOError(to + ": copy from " + from + ": " + ec.message());
   File file;
   SG_RETURN_IF_ERROR(File::open_read(to, &file));
   return file.sync();

@@ -1,7 +1,7 @@
 #include "shards/util/process_memory.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -71,7 +71,8 @@ MemoryLimits memory_limits() {
     const std::string controllers = text.substr(first + 1, second - first - 1);
     const std::string path = text.substr(second + 1);
     if (controllers.empty()) {  // v2
-      limits.cgroup_limit_bytes = std::min(limits.cgroup_limit_bytes, limit_along("/sys/fs/cgroup", path, "memory.max"));
+      limits.cgroup_limit_bytes =
+          std::min(limits.cgroup_limit_bytes, limit_along("/sys/fs/cgroup", path, "memory.max"));
     } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {  // v1
       limits.cgroup_limit_bytes =
           std::min(limits.cgroup_limit_bytes, limit_along("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"));

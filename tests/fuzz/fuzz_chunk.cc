@@ -38,15 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* payload = reinterpret_cast<const uint8_t*>(aligned.data());
   std::vector<uint32_t> scratch;
   uint64_t edges = 0;
-  const sg::Status s = sg::for_each_list(codec, payload, entry, num_vertices, weighted, &scratch,
-                                         [&](uint32_t vertex, const uint32_t* neighbours, uint32_t count, const float*) {
-                                           if (vertex >= num_vertices) std::abort();
-                                           for (uint32_t i = 0; i < count; ++i) {
-                                             if (neighbours[i] >= num_vertices) std::abort();
-                                             if (i > 0 && neighbours[i] < neighbours[i - 1]) std::abort();  // lists are sorted
-                                           }
-                                           edges += count;
-                                         });
+  const sg::Status s =
+      sg::for_each_list(codec, payload, entry, num_vertices, weighted, &scratch,
+                        [&](uint32_t vertex, const uint32_t* neighbours, uint32_t count, const float*) {
+                          if (vertex >= num_vertices) std::abort();
+                          for (uint32_t i = 0; i < count; ++i) {
+                            if (neighbours[i] >= num_vertices) std::abort();
+                            if (i > 0 && neighbours[i] < neighbours[i - 1]) std::abort();  // lists are sorted
+                          }
+                          edges += count;
+                        });
   if (s.ok() && edges != entry.edge_count) std::abort();
   return 0;
 }

@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (next <= p || next > end) std::abort();
       uint8_t encoded[sg::kMaxVarint64Bytes];
       const uint8_t* encoded_end = sg::put_varint64(encoded, value);
-      if (encoded_end - encoded != next - p || std::memcmp(encoded, p, static_cast<size_t>(next - p)) != 0) std::abort();
+      if (encoded_end - encoded != next - p || std::memcmp(encoded, p, static_cast<size_t>(next - p)) != 0)
+        std::abort();
       p = next;
     }
   }
