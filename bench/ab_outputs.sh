@@ -58,18 +58,5 @@ while IFS='|' read -r name file opts; do
   done
   done
   rm -rf "$work/$name"
-done <<'LIST'
-ca-AstroPh|ca-AstroPh-cc1.txt.gz|--undirected
-cit-HepPh|cit-HepPh.txt.gz|--remap
-cit-HepTh|cit-HepTh.txt.gz|--remap
-cnr-2000|cnr-2000.arcs.tsv.gz|
-dblp-2010|dblp-2010.arcs.tsv.gz|
-ego-Twitter|ego-Twitter-undirected.txt.gz|--undirected
-email-Enron|email-Enron.txt.gz|
-luxembourg_osm|luxembourg_osm.mtx|
-musae-github|musae_git_edges.csv|--undirected
-p2p-Gnutella31|p2p-Gnutella31.txt.gz|
-uk-2007-05-100000|uk-2007-05@100000.arcs.tsv.gz|
-wiki-Vote|wiki-Vote.txt.gz|--remap
-LIST
+done < <(grep -v '^#' "$root/bench/datasets.list")
 exit $differ

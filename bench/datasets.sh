@@ -9,7 +9,7 @@ work=${1:-$(mktemp -d)}; mem=${2:-64M}; orders=${3:-bfds none}
 sg="$root/build/shardgraph"
 mkdir -p "$work"
 [ -d "$data" ] || { echo "no datasets at $data; skipped" >&2; exit 0; }
-# name | file | ingest options (how each source is laid out: see its README)
+# bench/datasets.list: name|file|ingest options
 while IFS='|' read -r name file opts; do
   [ -f "$data/$name/$file" ] || { echo "missing $name/$file; skipped" >&2; continue; }
   for order in $orders; do
@@ -26,17 +26,4 @@ print(json.dumps({"bench": "dataset-ingest", "dataset": name, "options": opts.st
                   "seconds": float(re.search(r"sort batches, ([\d.]+) s", line).group(1)), "verified": True}))
 PY
   done
-done <<'LIST'
-ca-AstroPh|ca-AstroPh-cc1.txt.gz|--undirected
-cit-HepPh|cit-HepPh.txt.gz|--remap
-cit-HepTh|cit-HepTh.txt.gz|--remap
-cnr-2000|cnr-2000.arcs.tsv.gz|
-dblp-2010|dblp-2010.arcs.tsv.gz|
-ego-Twitter|ego-Twitter-undirected.txt.gz|--undirected
-email-Enron|email-Enron.txt.gz|
-luxembourg_osm|luxembourg_osm.mtx|
-musae-github|musae_git_edges.csv|--undirected
-p2p-Gnutella31|p2p-Gnutella31.txt.gz|
-uk-2007-05-100000|uk-2007-05@100000.arcs.tsv.gz|
-wiki-Vote|wiki-Vote.txt.gz|--remap
-LIST
+done < <(grep -v '^#' "$root/bench/datasets.list")

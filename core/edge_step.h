@@ -31,13 +31,20 @@ inline float weight_of(const WindowGraph& w, uint32_t e) { return w.weights.empt
 
 }  // namespace edge_step
 
-// Pull: one writer per destination (update), stopping at !cond.
+// What both directions' bodies work with: the app's functor, the active
+// sources (dense), the next frontier being set, and the runner's pass.
 template <typename F>
-struct PullStep {
+struct StepBody {
   F& f;
   const VertexSubset& active;
   VertexSubset* out;
   const StepRunner& runner;
+};
+
+// Pull: one writer per destination (update), stopping at !cond.
+template <typename F>
+struct PullStep : StepBody<F> {
+  using StepBody<F>::f, StepBody<F>::active, StepBody<F>::out, StepBody<F>::runner;
   uint32_t destinations_begin, destinations_end;
 
   void operator()(const WindowGraph& w, uint32_t begin, uint32_t end) {
@@ -72,11 +79,8 @@ struct PullStep {
 
 // Push: concurrent writers (update_atomic) from each active source.
 template <typename F>
-struct PushStep {
-  F& f;
-  const VertexSubset& active;
-  VertexSubset* out;
-  const StepRunner& runner;
+struct PushStep : StepBody<F> {
+  using StepBody<F>::f, StepBody<F>::active, StepBody<F>::out, StepBody<F>::runner;
   MemberCollector& found;
 
   void operator()(const WindowGraph& w, uint32_t begin, uint32_t end) {

@@ -328,10 +328,10 @@ class Engine {
     MemberCollector found(!plan.pull && !frontier.is_dense(), sparse_below());
     Status status;
     if (plan.pull) {
-      PullStep<F> body{f, active.get(), next, runner_, options.destinations_begin, options.destinations_end};
+      PullStep<F> body{{f, active.get(), next, runner_}, options.destinations_begin, options.destinations_end};
       status = run_step(plan, active.get(), options, &call_step_body<PullStep<F>>, &body);
     } else {
-      PushStep<F> body{f, active.get(), next, runner_, found};
+      PushStep<F> body{{f, active.get(), next, runner_}, found};
       status = run_step(plan, active.get(), options, &call_step_body<PushStep<F>>, &body);
     }
     finish_next(&found, next);

@@ -5,9 +5,16 @@ set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config libtbb-dev liburing-dev libcli11-dev doctest-dev
           nlohmann-json3-dev libxxhash-dev zlib1g-dev libzstd-dev python3 fio)
-# --mpi: Open MPI too, for distributed runs and their tests (scripts/test.sh
-# asks for it; the single-machine build does not need it).
-if [ "${1:-}" = "--mpi" ]; then packages+=(libopenmpi-dev openmpi-bin); fi
+# --mpi: Open MPI too, for distributed runs and their tests; --format:
+# clang-format, for the format check (scripts/test.sh asks for both; the
+# single-machine build needs neither).
+for flag in "$@"; do
+  case $flag in
+    --mpi) packages+=(libopenmpi-dev openmpi-bin) ;;
+    --format) packages+=(clang-format) ;;
+    *) echo "setup.sh: unknown flag $flag (--mpi, --format)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

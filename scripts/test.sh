@@ -5,7 +5,7 @@
 # SHARDGRAPH_SKIP_SANITIZERS=1 runs only the first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh" --mpi
+"$root/scripts/setup.sh" --mpi --format
 
 # ctest splits names at ';' and would then run no case at all.
 if grep -n 'TEST_CASE("[^"]*;' "$root"/tests/*.cc; then

@@ -150,12 +150,8 @@ Status verify(const std::string& dir, VerifyReport* report) {
 }
 
 Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, double* seconds) {
-  sg::PartitionOptions o;
-  o.graph = request.graph;
-  o.output = request.output;
-  o.parts = request.parts;
-  o.memory_bytes = request.memory_bytes;
-  o.part_devices = request.part_devices;
+  const sg::PartitionOptions o{request.graph, request.output, request.parts, request.memory_bytes,
+                               request.part_devices};
   sg::PartitionSummary summary;
   SG_RETURN_IF_ERROR(sg::partition_graph(o, &summary));
   parts->clear();

@@ -12,7 +12,7 @@
 
 namespace sg {
 
-// Version 2 (docs/format-v2.md) codes a chunk's lists as one stream
+// Version 2 (docs/formats.md) codes a chunk's lists as one stream
 // (compression/chunk_lists.h); version-1 graphs are still read.
 constexpr int kFormatVersion = 2;
 constexpr int kOldestFormatVersion = 1;
@@ -21,7 +21,7 @@ constexpr const char* kCodecName = "varint-delta-2";
 inline const char* codec_name(int format_version) { return format_version == 1 ? "varint-delta-1" : "varint-delta-2"; }
 
 // One stored edge space: the out- or in-space of a 1-D graph, or one block
-// of it (docs/format-v2.md, "2-D blocks"): the lists of every vertex
+// of it (docs/formats.md, "2-D blocks"): the lists of every vertex
 // restricted to neighbours in [neighbour_begin, neighbour_end). A kind's
 // blocks are listed in neighbour order and tile [0, |V|); the first holds
 // the kind's degree file (whole degrees), the others have none.

@@ -50,7 +50,7 @@ struct IngestOptions {
   // check version-1 graphs are still read.
   int format_version = kFormatVersion;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
-  // 2-D blocks per space (docs/format-v2.md): each space's lists cut by
+  // 2-D blocks per space (docs/formats.md): each space's lists cut by
   // neighbour range into this many blocks; 1 = the 1-D layout; 0 = from
   // |V| and the budget (choose_block_count).
   uint32_t blocks = 0;

@@ -10,7 +10,7 @@
 // arc repeated beyond memory) is already sorted and is encoded in pieces.
 // Self-loops and duplicates are counted and, if asked, dropped here.
 //
-// A blocked space (docs/format-v2.md, "2-D blocks") is written as one
+// A blocked space (docs/formats.md, "2-D blocks") is written as one
 // output per block: each sorted list is cut at the blocks' neighbour
 // starts and each piece encoded by that block's encoder, so every block
 // tiles the vertices in vertex order. The first block's output writes the
