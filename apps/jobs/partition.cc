@@ -213,6 +213,29 @@ std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, 
   return cutter.finish();
 }
 
+// The parts' ranges from the in-degrees, streamed twice (their sum, then
+// the cuts), and each range's out-arcs (its reverse part's size).
+Status cut_ranges(const Graph& graph, uint32_t parts, std::vector<PartRange>* ranges) {
+  uint64_t arcs = 0;
+  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) arcs += degrees[i];
+  }));
+  RangeCutter cutter(graph.num_vertices(), parts, arcs);
+  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+    for (size_t i = 0; i < count; ++i) cutter.add(first + static_cast<uint32_t>(i), degrees[i]);
+  }));
+  *ranges = cutter.finish();
+  size_t range_at = 0;  // the ranges' out-arcs: the reverse parts' sizes
+  SG_RETURN_IF_ERROR(
+      graph.scan_degree_file(SpaceKind::kOut, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+          while (first + i >= (*ranges)[range_at].end) ++range_at;
+          (*ranges)[range_at].out_arcs += degrees[i];
+        }
+      }));
+  return Status::OK();
+}
+
 Status partition_graph(const PartitionOptions& options, PartitionSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   std::error_code ec;
@@ -225,25 +248,8 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
     return Status::InvalidArgument("--parts must be between 1 and the vertex count (" +
                                    std::to_string(graph.num_vertices()) + ")");
   }
-  // Two streamed passes over the in-degrees: their sum, then the cuts.
-  uint64_t arcs = 0;
-  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t, const uint32_t* degrees, size_t count) {
-    for (size_t i = 0; i < count; ++i) arcs += degrees[i];
-  }));
-  RangeCutter cutter(graph.num_vertices(), options.parts, arcs);
-  SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
-    for (size_t i = 0; i < count; ++i) cutter.add(first + static_cast<uint32_t>(i), degrees[i]);
-  }));
-  std::vector<PartRange> ranges = cutter.finish();
-  size_t range_at = 0;  // the ranges' out-arcs: the reverse parts' sizes
-  SG_RETURN_IF_ERROR(
-      graph.scan_degree_file(SpaceKind::kOut, [&](uint32_t first, const uint32_t* degrees, size_t count) {
-        for (size_t i = 0; i < count; ++i) {
-          while (first + i >= ranges[range_at].end) ++range_at;
-          ranges[range_at].out_arcs += degrees[i];
-        }
-      }));
-
+  std::vector<PartRange> ranges;
+  SG_RETURN_IF_ERROR(cut_ranges(graph, options.parts, &ranges));
   const std::string work = hidden_sibling(options.output, "partition");
   if (!fs::create_directory(work, ec)) return Status::IOError(work + ": cannot create: " + ec.message());
   struct RemoveOnExit {

@@ -133,6 +133,47 @@ std::string Manifest::to_json() const {
   return j.dump(1) + "\n";
 }
 
+namespace {
+
+// What ingest recorded about the input.
+IngestRecord ingest_from_json(const json& in) {
+  IngestRecord r;
+  r.source = in.at("source").get<std::string>();
+  r.input_format = in.at("input_format").get<std::string>();
+  r.input_edges = in.at("input_edges").get<uint64_t>();
+  r.self_loops = in.at("self_loops").get<uint64_t>();
+  r.self_loop_vertices = in.value("self_loop_vertices", uint64_t{0});
+  r.duplicate_edges = in.at("duplicate_edges").get<uint64_t>();
+  r.self_loops_dropped = in.at("self_loops_dropped").get<bool>();
+  r.duplicates_dropped = in.at("duplicates_dropped").get<bool>();
+  r.sorted_runs = in.at("sorted_runs").get<uint64_t>();
+  r.memory_bytes = in.at("memory_bytes").get<uint64_t>();
+  return r;
+}
+
+// Structural checks, so readers can trust the numbers.
+Status check_structure(const Manifest& manifest, const std::string& path) {
+  const Manifest* m = &manifest;
+  if (m->num_vertices == 0 || m->num_vertices > UINT32_MAX) return Status::Corruption(path + ": bad num_vertices");
+  SG_RETURN_IF_ERROR(check_blocks(*m, path));
+  if (m->devices.empty()) return Status::Corruption(path + ": no devices");
+  if (m->stripe_bytes == 0 || m->stripe_bytes % 4096 != 0) return Status::Corruption(path + ": bad stripe_bytes");
+  if (m->interval_starts.empty() || m->interval_starts[0] != 0) return Status::Corruption(path + ": bad intervals");
+  for (size_t i = 1; i < m->interval_starts.size(); ++i) {
+    if (m->interval_starts[i] <= m->interval_starts[i - 1] || m->interval_starts[i] >= m->num_vertices) {
+      return Status::Corruption(path + ": interval starts not increasing");
+    }
+  }
+  for (const SpaceManifest& s : m->spaces) {
+    if (s.device_files.size() != m->devices.size() || s.device_bytes.size() != m->devices.size()) {
+      return Status::Corruption(path + ": space " + s.name + " lists the wrong number of device files");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status Manifest::parse(const std::string& text, const std::string& path, Manifest* m) {
   try {
     const json j = json::parse(text);
@@ -184,37 +225,11 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     }
     m->spaces.clear();
     for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s, m->num_vertices));
-    const json& in = j.at("ingest");
-    m->ingest.source = in.at("source").get<std::string>();
-    m->ingest.input_format = in.at("input_format").get<std::string>();
-    m->ingest.input_edges = in.at("input_edges").get<uint64_t>();
-    m->ingest.self_loops = in.at("self_loops").get<uint64_t>();
-    m->ingest.self_loop_vertices = in.value("self_loop_vertices", uint64_t{0});
-    m->ingest.duplicate_edges = in.at("duplicate_edges").get<uint64_t>();
-    m->ingest.self_loops_dropped = in.at("self_loops_dropped").get<bool>();
-    m->ingest.duplicates_dropped = in.at("duplicates_dropped").get<bool>();
-    m->ingest.sorted_runs = in.at("sorted_runs").get<uint64_t>();
-    m->ingest.memory_bytes = in.at("memory_bytes").get<uint64_t>();
+    m->ingest = ingest_from_json(j.at("ingest"));
   } catch (const std::exception& e) {
     return Status::Corruption(path + ": not a valid shardgraph manifest (" + json_error_text(e.what()) + ")");
   }
-  // Structural checks, so readers can trust the numbers.
-  if (m->num_vertices == 0 || m->num_vertices > UINT32_MAX) return Status::Corruption(path + ": bad num_vertices");
-  SG_RETURN_IF_ERROR(check_blocks(*m, path));
-  if (m->devices.empty()) return Status::Corruption(path + ": no devices");
-  if (m->stripe_bytes == 0 || m->stripe_bytes % 4096 != 0) return Status::Corruption(path + ": bad stripe_bytes");
-  if (m->interval_starts.empty() || m->interval_starts[0] != 0) return Status::Corruption(path + ": bad intervals");
-  for (size_t i = 1; i < m->interval_starts.size(); ++i) {
-    if (m->interval_starts[i] <= m->interval_starts[i - 1] || m->interval_starts[i] >= m->num_vertices) {
-      return Status::Corruption(path + ": interval starts not increasing");
-    }
-  }
-  for (const SpaceManifest& s : m->spaces) {
-    if (s.device_files.size() != m->devices.size() || s.device_bytes.size() != m->devices.size()) {
-      return Status::Corruption(path + ": space " + s.name + " lists the wrong number of device files");
-    }
-  }
-  return Status::OK();
+  return check_structure(*m, path);
 }
 
 }  // namespace sg
