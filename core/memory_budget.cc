@@ -12,6 +12,7 @@ uint64_t MemoryBudget::share(MemoryShare share) const {
     case MemoryShare::kComponentCounts: return total_ / 4;
     case MemoryShare::kCommunityCount: return total_ / 2;
     case MemoryShare::kNeighbourBlock: return unheld() / 2;
+    case MemoryShare::kResultPages: return total_ / 16;
   }
   return 0;
 }

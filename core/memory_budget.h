@@ -20,6 +20,7 @@ enum class MemoryShare : uint8_t {
   kComponentCounts,  // WCC's largest-component count after the run: at least 1/4
   kCommunityCount,   // CDLP counts distinct labels in memory when they fit 1/2
   kNeighbourBlock,   // a block of gathered neighbourhoods (CDLP, LCC): 1/2 of what is unheld
+  kResultPages,      // pages of results and the id map mapped while results are written: 1/16
 };
 
 // What the engine holds besides vertex arrays.

@@ -89,7 +89,7 @@ TEST_CASE("api: every app's collected columns equal its --output, keyed by origi
     shardgraph::IngestRequest in;
     in.input = dir / "e.txt";
     in.output = dir / (undirected ? "u" : "d");
-    in.remap = true;
+    in.remap = "always";
     in.undirected = undirected;
     in.chunk_bytes = 512;
     in.memory_bytes = 64 << 20;

@@ -40,7 +40,7 @@ void check_dataset(const std::string& name, const std::string& file, bool remap)
   IngestOptions o;
   o.input = folder + "/" + file;
   o.output = dir / "g";
-  o.remap = remap;
+  o.remap = remap ? IngestOptions::Remap::kAlways : IngestOptions::Remap::kAuto;
   o.memory_bytes = 16 << 20;
   o.devices = {};
   IngestSummary summary;

@@ -43,7 +43,7 @@ TEST_CASE("malformed text input names file and line, leaves nothing") {
   expect_ingest_error("cols.txt", "0 1\n0 1 2 3\n", "", "cols.txt:2: expected 'src dst [weight]'");
   expect_ingest_error("mixed.txt", "0 1\n0 1 2\n", "", "mixed.txt:2: has 3 fields but line 1 has 2");
   expect_ingest_error("w.txt", "0 1 abc\n", "", "w.txt:1: invalid weight 'abc'");
-  expect_ingest_error("big.txt", "0 4294967295\n", "", "big.txt:1: vertex id 4294967295");
+  expect_ingest_error("big.txt", "0 4294967295\n", "--no-remap", "big.txt:1: vertex id 4294967295");
   expect_ingest_error("empty.txt", "# nothing\n", "", "holds no edges");
 }
 
@@ -255,19 +255,27 @@ TEST_CASE("a truncated or corrupt gzip input is refused, not ingested in part") 
   CHECK(sgtest::run_cli("ingest " + (dir / "f.gz") + " -o " + (dir / "g"), &output) == 0);
 }
 
-TEST_CASE("a sparse id space is refused before anything is sized from it, and --remap ingests it") {
-  for (const std::string text : {"1 2\n4294967294 3\n", "1 2\n50000000 3\n"}) {
-    expect_ingest_error("sparse.txt", text, "--memory 64M", "the id space is sparse; ingest with --remap");
-    sgtest::TempDir dir;
-    sgtest::write_text(dir / "sparse.txt", text);
-    std::string output;
-    REQUIRE(sgtest::run_cli("ingest " + (dir / "sparse.txt") + " -o " + (dir / "g") + " --remap --memory 64M",
-                            &output) == 0);
-    Graph g;
-    REQUIRE(Graph::open(dir / "g", &g).ok());
-    CHECK(g.num_vertices() == 4);
-    uint32_t v = 0;
-    CHECK(g.dense_id(text[4] == '4' ? 4294967294ull : 50000000ull, &v));
+TEST_CASE(
+    "a sparse or wide id space is remapped by default and said so, refused with --no-remap, and --remap always maps") {
+  for (const std::string text : {"1 2\n4294967294 3\n", "1 2\n50000000 3\n", "1 2\n5000000000 3\n"}) {
+    CAPTURE(text);
+    const bool wide = text.find("5000000000") != std::string::npos;
+    expect_ingest_error("sparse.txt", text, "--memory 64M --no-remap",
+                        wide ? "does not fit 32-bit dense ids" : "the id space is sparse; ingest without --no-remap");
+    for (const std::string flag : {"", " --remap"}) {
+      sgtest::TempDir dir;
+      sgtest::write_text(dir / "sparse.txt", text);
+      std::string output;
+      REQUIRE(sgtest::run_cli("ingest " + (dir / "sparse.txt") + " -o " + (dir / "g") + flag + " --memory 64M",
+                              &output) == 0);
+      CHECK((output.find("ids remapped to dense ones") != std::string::npos) == flag.empty());
+      Graph g;
+      REQUIRE(Graph::open(dir / "g", &g).ok());
+      CHECK(g.num_vertices() == 4);
+      uint32_t v = 0;
+      CHECK(g.dense_id(wide ? 5000000000ull : text[4] == '4' ? 4294967294ull : 50000000ull, &v));
+      CHECK(sgtest::list_dir(dir.path()).size() == 2);  // the graph and its input: the first attempt left nothing
+    }
   }
 }
 

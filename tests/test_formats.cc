@@ -44,7 +44,7 @@ TEST_CASE("snap Nodes header adds isolated vertices") {
   Graph g = ingest_text(dir, "n.txt", "# Directed graph\n# Nodes: 10 Edges: 1\n0 1\n");
   CHECK(g.num_vertices() == 10);
   IngestOptions o;
-  o.remap = true;
+  o.remap = IngestOptions::Remap::kAlways;
   Graph r = ingest_text(dir, "r.txt", "# Nodes: 10 Edges: 1\n0 1\n", o);
   CHECK(r.num_vertices() == 2);
 }
@@ -171,7 +171,7 @@ TEST_CASE("binary edge lists: bin32, bin64 and weighted records") {
 TEST_CASE("remap turns sparse 64-bit ids into dense ids and back") {
   sgtest::TempDir dir;
   IngestOptions o;
-  o.remap = true;
+  o.remap = IngestOptions::Remap::kAlways;
   Graph g = ingest_text(dir, "big.txt", "18446744073709551000 5\n5 99999999999\n99999999999 18446744073709551000\n", o);
   CHECK(g.num_vertices() == 3);
   CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{5, 99999999999ULL, 1},

@@ -189,7 +189,7 @@ TEST_CASE(
   }
   sgtest::TempDir dir;
   IngestOptions o = small_batch_options(dir, input, 700);
-  o.remap = true;
+  o.remap = IngestOptions::Remap::kAlways;
   o.out_space_only = [](uint64_t) { return true; };
   IngestSummary summary;
   Status s = ingest_graph(o, &summary);

@@ -10,6 +10,7 @@
 #include <map>
 #include <queue>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "test_util.h"
@@ -129,6 +130,51 @@ TEST_CASE("graphalytics: an edge naming an unlisted vertex and a repeated vertex
   CHECK(sgtest::run_cli("ingest " + (dir / "b.v") + " -o " + (dir / "g"), &output) == 2);
   CHECK_MESSAGE(output.find("b.v: vertex 1 is listed twice") != std::string::npos, output);
   CHECK_FALSE(fs::exists(dir / "g"));
+}
+
+TEST_CASE("graphalytics .v with a value column (libgrape-lite's p2p-31.v): ids read, values ignored and said so") {
+  sgtest::TempDir dir;
+  // Sparse ids as in p2p-31, each vertex of the .v with a value after it.
+  std::string v_text, e_text;
+  std::mt19937_64 random(9);
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < 300; ++i) ids.push_back(i * 7919 + 11);
+  for (uint64_t id : ids) v_text += std::to_string(id) + " " + std::to_string(random() % 100) + "\n";
+  for (int i = 0; i < 1500; ++i) {
+    e_text += std::to_string(ids[random() % ids.size()]) + " " + std::to_string(ids[random() % ids.size()]) + "\n";
+  }
+  sgtest::write_text(dir / "p2p.v", v_text);
+  sgtest::write_text(dir / "p2p.e", e_text);
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "p2p.e") + " -o " + (dir / "g") + " --memory 64M", &output) == 0);
+  CHECK_MESSAGE(output.find("p2p.v: the columns after the vertex id (300 lines) were ignored") != std::string::npos,
+                output);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "p2p.e") + " -o " + (dir / "snap") + " --format snap --remap --memory 64M",
+                          &output) == 0);
+  sg::Graph g, snap;
+  REQUIRE(sg::Graph::open(dir / "g", &g).ok());
+  REQUIRE(sg::Graph::open(dir / "snap", &snap).ok());
+  // Every listed vertex occurs in an edge here, so the vertex sets agree.
+  std::set<uint64_t> seen;
+  for (const std::string& line : {e_text}) {
+    std::istringstream in(line);
+    uint64_t a = 0, b = 0;
+    while (in >> a >> b) seen.insert({a, b});
+  }
+  REQUIRE(seen.size() == ids.size());
+  CHECK(g.num_vertices() == snap.num_vertices());
+  for (sg::SpaceKind kind : {sg::SpaceKind::kOut, sg::SpaceKind::kIn}) {
+    auto a = sgtest::read_space(g, kind), b = sgtest::read_space(snap, kind);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    CHECK(a == b);
+  }
+  // A malformed id is still refused, with its file and line.
+  sgtest::write_text(dir / "bad.v", "1 0.5\nx 2\n");
+  sgtest::write_text(dir / "bad.e", "1 1\n");
+  CHECK(sgtest::run_cli("ingest " + (dir / "bad.e") + " -o " + (dir / "h"), &output) == 2);
+  CHECK_MESSAGE(output.find("bad.v:2: expected a vertex id first") != std::string::npos, output);
+  CHECK_FALSE(fs::exists(dir / "h"));
 }
 
 TEST_CASE("DIMACS road grid: BFS and SSSP match a reference") {

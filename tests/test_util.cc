@@ -50,17 +50,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-std::string sorted_lines(const std::string& text) {
-  std::vector<std::pair<uint64_t, std::string>> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.emplace_back(std::stoull(line), line);
-  std::sort(lines.begin(), lines.end());
-  std::string sorted;
-  for (const auto& [id, l] : lines) sorted += l + "\n";
-  return sorted;
-}
-
 std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind) {
   std::vector<Arc> arcs;
   std::vector<uint32_t> scratch;

@@ -34,9 +34,6 @@ struct Arc {
 void write_snap(const std::string& path, const std::vector<Arc>& arcs, bool weighted);
 void write_text(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);
-// The lines of "id ..." text sorted by their leading id (a result file
-// written in stored vertex order, put in the order of a sorted one).
-std::string sorted_lines(const std::string& text);
 
 // Every arc of a stored space as (key vertex, neighbour, weight) in
 // original ids, in storage order. Fails the test on any decode error.

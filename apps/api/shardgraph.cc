@@ -105,7 +105,14 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   o.undirected = request.undirected;
   o.drop_self_loops = request.drop_self_loops;
   o.dedup = request.dedup;
-  o.remap = request.remap;
+  if (request.remap == "auto")
+    o.remap = sg::IngestOptions::Remap::kAuto;
+  else if (request.remap == "always")
+    o.remap = sg::IngestOptions::Remap::kAlways;
+  else if (request.remap == "never")
+    o.remap = sg::IngestOptions::Remap::kNever;
+  else
+    return Status::InvalidArgument("remap must be auto, always or never");
   o.order = request.order;
   o.memory_bytes = request.memory_bytes;
   o.chunk_bytes = request.chunk_bytes;

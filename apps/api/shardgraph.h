@@ -84,7 +84,7 @@ struct IngestRequest {
   bool undirected = false;
   bool drop_self_loops = false;
   bool dedup = false;
-  bool remap = false;          // map sparse or 64-bit ids to dense ones
+  std::string remap = "auto";  // dense ids for original ones: auto (when sparse or wider than 32 bits) | always | never
   std::string order = "auto";  // auto | bfds | bfs | degree | none
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;

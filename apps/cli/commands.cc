@@ -134,7 +134,11 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
   ingest->add_flag("--undirected", r.undirected, "treat every edge as undirected");
   ingest->add_flag("--drop-self-loops", r.drop_self_loops, "remove edges v->v");
   ingest->add_flag("--dedup", r.dedup, "remove duplicate edges (keeps the smallest weight)");
-  ingest->add_flag("--remap", r.remap, "map sparse or 64-bit ids to dense ids (map stored)");
+  ingest->add_flag("--remap", a.remap,
+                   "map original ids to dense ones always (map stored; results keep the original ids); by default "
+                   "only when the ids are sparse or wider than 32 bits");
+  ingest->add_flag("--no-remap", a.no_remap, "never map ids: a sparse or wide id space is refused")
+      ->excludes("--remap");
   ingest
       ->add_option("--order", r.order,
                    "vertex ordering: auto (bfds unless the input order compresses better) | bfds | bfs | degree | "
@@ -166,6 +170,7 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
 int run_ingest(IngestArgs& a) {
   shardgraph::IngestRequest& r = a.request;
   r.memory_bytes = memory_option(a.memory);
+  r.remap = a.remap ? "always" : a.no_remap ? "never" : "auto";
   const uint64_t chunk = size_option("--chunk-bytes", a.chunk);
   if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
   r.chunk_bytes = static_cast<uint32_t>(chunk);

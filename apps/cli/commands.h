@@ -34,6 +34,7 @@ int run_generate(GenerateArgs& a);
 struct IngestArgs {
   shardgraph::IngestRequest request;
   std::string memory = "auto", chunk = "256K", stripe = "auto", blocks = "auto";
+  bool remap = false, no_remap = false;
 };
 CLI::App* add_ingest(CLI::App& app, IngestArgs& a);
 int run_ingest(IngestArgs& a);

@@ -58,7 +58,7 @@ IngestOptions reingest_options(const IngestOptions& options, const std::string& 
   again.output = output;
   again.format = "graph";
   again.order = "none";
-  again.remap = false;
+  again.remap = IngestOptions::Remap::kNever;
   again.undirected = false;
   again.dedup = false;
   again.drop_self_loops = false;

@@ -28,13 +28,22 @@ struct ResultsStopped {};
 
 class ResultPages {
  public:
-  void add(const RawVertexArray& array) { arrays_.push_back(&array); }
+  // The graph whose mapped id map is paged through too.
+  explicit ResultPages(const Graph* graph = nullptr) : graph_(graph) {}
+  void add(const RawVertexArray& array);
+  // Pages are dropped often enough that the arrays' and the id map's pages
+  // of the vertices visited between drops take at most `bytes` (between
+  // 4 Ki and 1 Mi vertices; 1 Mi until told).
+  void limit(uint64_t bytes);
   // Called with the vertices visited so far; true when it dropped pages.
   bool visited(uint64_t count) const;
   void drop() const;
 
  private:
-  static constexpr uint64_t kDropVertices = uint64_t{1} << 20;
+  void set_interval();
+  const Graph* graph_;
+  uint64_t limit_bytes_ = 0;  // 0: drop every 1 Mi vertices
+  uint64_t drop_vertices_ = uint64_t{1} << 20;
   std::vector<const RawVertexArray*> arrays_;
 };
 
@@ -50,6 +59,7 @@ struct ResultColumn {
 
 class AppOutcome {
  public:
+  explicit AppOutcome(const Graph* graph) : pages(graph) {}
   // A vertex array the outcome owns (results and what formatting needs).
   template <typename T>
   VertexArray<T>* array() {
@@ -94,12 +104,14 @@ void AppOutcome::add_column(const std::string& name, const VertexArray<T>* array
 Status top_values_text(const Graph& graph, const VertexArray<double>& values, const ResultPages& pages, int top,
                        std::string* text);
 
-// Writes "id text" lines sorted by original id, or, when that order did not
-// fit the budget, in stored vertex order, which the summary then says.
-Status write_text_output(const std::string& path, const Graph& graph, const AppOutcome& outcome, std::string* summary);
+// Writes "id text" lines sorted by original id: in that order when the
+// graph holds it (ids in order, or the order by original id loaded), else
+// sorted out of core in `sort_memory_bytes` with a scratch file beside
+// `scratch_near` (id_sorted_lines.h).
+Status write_text_output(const std::string& path, const Graph& graph, const AppOutcome& outcome,
+                         uint64_t sort_memory_bytes, const std::string& scratch_near);
 
-// Every vertex's original id and its values, in the order write_text_output
-// writes them.
+// Every vertex's original id and its values, in increasing id order.
 struct CollectedColumn {
   std::string name;
   ResultType type = ResultType::kFloat64;

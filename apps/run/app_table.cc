@@ -10,16 +10,16 @@
 
 namespace sg {
 
-Status AppRun::source(uint32_t* vertex, uint64_t* original) const {
+Status AppRun::source(uint32_t* vertex) const {
   if (options.source.has_value()) {
     if (!graph.dense_id(*options.source, vertex)) {
       return Status::InvalidArgument("--source " + std::to_string(*options.source) + " is not a vertex of " +
                                      graph.dir());
     }
   } else {
-    SG_RETURN_IF_ERROR(engine.max_out_degree_vertex(vertex));  // reaches something
+    return engine.max_out_degree_vertex(vertex);  // reaches something
   }
-  return graph.lookup_original_id(*vertex, original);
+  return Status::OK();
 }
 
 // Cached chunks go, then the id map (deferred at open, so the run had its
@@ -107,12 +107,13 @@ void bfs_text(const Graph& graph, bool graphalytics, const VertexArray<int32_t>&
 
 Status run_bfs(AppRun& r) {
   uint32_t source = 0;
-  uint64_t source_id = 0;
-  SG_RETURN_IF_ERROR(r.source(&source, &source_id));
+  SG_RETURN_IF_ERROR(r.source(&source));
   auto* depth = r.out.array<int32_t>();
   VertexArray<uint32_t>* parent = r.options.parents ? r.out.array<uint32_t>() : nullptr;
   SG_RETURN_IF_ERROR(bfs(&r.engine, source, depth, parent));
   SG_RETURN_IF_ERROR(parent != nullptr ? r.finish(depth, parent) : r.finish(depth));
+  uint64_t source_id = 0;  // the id map is checked once the kernel is done
+  SG_RETURN_IF_ERROR(r.graph.lookup_original_id(source, &source_id));
   uint64_t reached = 0;
   int32_t max_depth = 0;
   for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
@@ -194,6 +195,7 @@ Status run_wcc(AppRun& r) {
   auto* labels = r.out.array<uint32_t>();
   SG_RETURN_IF_ERROR(wcc(&r.engine, labels));
   SG_RETURN_IF_ERROR(r.finish(labels));
+
   uint64_t components = 0;
   for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
     components += (*labels)[v] == v;
@@ -217,12 +219,13 @@ Status run_wcc(AppRun& r) {
 
 Status run_betweenness(AppRun& r) {
   uint32_t source = 0;
-  uint64_t source_id = 0;
-  SG_RETURN_IF_ERROR(r.source(&source, &source_id));
+  SG_RETURN_IF_ERROR(r.source(&source));
   auto* dependency = r.out.array<double>();
   SG_RETURN_IF_ERROR(betweenness(&r.engine, source, dependency));
-  r.out.facts = {{"source", source_id}};
   SG_RETURN_IF_ERROR(r.finish(dependency));
+  uint64_t source_id = 0;
+  SG_RETURN_IF_ERROR(r.graph.lookup_original_id(source, &source_id));
+  r.out.facts = {{"source", source_id}};
   return describe_values(r, dependency, "dependency", "%.17g",
                          "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n");
 }
@@ -302,11 +305,12 @@ Status run_kcore(AppRun& r) {
 
 Status run_sssp(AppRun& r) {
   uint32_t source = 0;
-  uint64_t source_id = 0;
-  SG_RETURN_IF_ERROR(r.source(&source, &source_id));
+  SG_RETURN_IF_ERROR(r.source(&source));
   auto* distance = r.out.array<float>();
   SG_RETURN_IF_ERROR(sssp(&r.engine, source, r.options.unit_weights, distance));
   SG_RETURN_IF_ERROR(r.finish(distance));
+  uint64_t source_id = 0;
+  SG_RETURN_IF_ERROR(r.graph.lookup_original_id(source, &source_id));
   uint64_t reached = 0;
   float farthest = 0;
   for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {

@@ -40,8 +40,9 @@ class AppRun {
  public:
   AppRun(Engine* run_engine, const AppOptions& run_options, AppOutcome* outcome)
       : engine(*run_engine), graph(run_engine->graph()), options(run_options), out(*outcome) {}
-  // --source as a stored id, or the vertex with the most out-edges.
-  Status source(uint32_t* vertex, uint64_t* original) const;
+  // --source as a stored id, or the vertex with the most out-edges (its
+  // original id may be looked up once finish() has checked the id map).
+  Status source(uint32_t* vertex) const;
   // After the kernel: the run's memory is released, the id map checked
   // (and loaded when results need every id), and each result array
   // finished (gathered over ranks, or mapped) and paged through.

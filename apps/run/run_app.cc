@@ -160,12 +160,21 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
   options.parents = o.parents && (!o.output.empty() || o.collect);
   options.graphalytics_output = o.graphalytics_output;
   options.top = o.top;
-  AppOutcome outcome;
+  AppOutcome outcome(&engine->graph());
+  // Passes over the results page through them and the id map in their share
+  // of the budget; the out-of-core sort of lines takes half of what is left.
+  const MemoryBudget& budget = engine->budget();
+  outcome.pages.limit(budget.share(MemoryShare::kResultPages));
   AppRun run(engine, options, &outcome);
   try {
     SG_RETURN_IF_ERROR(row.run(run));
-    if (writes_files && !o.output.empty())
-      SG_RETURN_IF_ERROR(write_text_output(o.output, engine->graph(), outcome, &outcome.summary));
+    if (writes_files && !o.output.empty()) {
+      const uint64_t sort_bytes = budget.unheld() > budget.share(MemoryShare::kResultPages)
+                                      ? (budget.unheld() - budget.share(MemoryShare::kResultPages)) / 2
+                                      : 0;
+      SG_RETURN_IF_ERROR(
+          write_text_output(o.output, engine->graph(), outcome, sort_bytes, engine->scratch_path("output-runs")));
+    }
     if (writes_files && o.collect) collect_columns(engine->graph(), outcome, &out->ids, &out->columns);
   } catch (const ResultsStopped&) {
     return Status::Interrupted("run stopped by a signal");

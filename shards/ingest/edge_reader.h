@@ -65,6 +65,9 @@ class EdgeReader {
     ids->clear();
     return Status::NotFound("no vertex file");
   }
+  // What the user should know about how the input was read (columns
+  // ignored, ...), "" if nothing; valid after vertex_ids and the last batch.
+  virtual std::string notes() const { return {}; }
   // Arcs the input declares it holds (0: unknown), for sizing buckets.
   virtual uint64_t declared_arcs() const { return 0; }
   // The graph being read, for format "graph" (graph_edge_reader.h).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <filesystem>
@@ -69,13 +70,17 @@ struct BucketRanges {
 
 class IngestJob {
  public:
-  explicit IngestJob(const IngestOptions& options) : opt_(options), remap_(options.remap) {
+  explicit IngestJob(const IngestOptions& options)
+      : opt_(options), remap_(options.remap == IngestOptions::Remap::kAlways) {
     progress_.set_sink(options.progress);
     progress_.set_hook(options.on_phase);
   }
   ~IngestJob() { cleanup(); }
 
   Status run(IngestSummary* summary);
+  // After a failed run with --remap auto: why the ids need remapping ("" if
+  // they do not; the run failed for another reason).
+  const std::string& remap_reason() const { return remap_reason_; }
 
  private:
   Status check_options();
@@ -129,7 +134,10 @@ class IngestJob {
   uint64_t input_id_limit() const;
 
   const IngestOptions& opt_;
-  bool remap_ = false;  // --remap, or an input whose vertex file names the vertices
+  bool remap_ = false;                        // --remap, or an input whose vertex file names the vertices
+  std::string remap_reason_;                  // --remap auto found sparse or wide ids (a rerun remaps)
+  mutable std::atomic<uint64_t> wide_id_{0};  // an id past 32 bits seen with --remap auto (translate)
+  std::string reader_notes_;                  // the reader's notes (columns ignored, ...)
   InputFormat format_ = InputFormat::kSnap;
   std::unique_ptr<EdgeReader> reader_;
   InputShape shape_;
@@ -228,7 +236,10 @@ Status IngestJob::prepare_directories() {
   return Status::OK();
 }
 
-uint64_t IngestJob::input_id_limit() const { return remap_ ? UINT64_MAX : uint64_t{UINT32_MAX} - 1; }
+// With --remap auto a wide id passes the reader and sends the run back to remap.
+uint64_t IngestJob::input_id_limit() const {
+  return remap_ || opt_.remap == IngestOptions::Remap::kAuto ? UINT64_MAX : uint64_t{UINT32_MAX} - 1;
+}
 
 Status IngestJob::open_reader() { return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_); }
 
@@ -238,6 +249,7 @@ Status IngestJob::collect_ids() {
   SG_RETURN_IF_ERROR(open_reader());
   // A vertex file defines the vertex set, isolated vertices included.
   Status listed = reader_->vertex_ids(&id_map_);
+  reader_notes_ = reader_->notes();
   if (listed.ok())
     return id_map_.size() > UINT32_MAX ? Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices")
                                        : Status::OK();
@@ -289,7 +301,9 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
   if (raw.src < base || raw.dst < base)
     return Status::InvalidArgument(opt_.input + ": vertex id below the format's base");
   if (raw.src - base > limit || raw.dst - base > limit) {
-    return Status::InvalidArgument(opt_.input + ": vertex id " + std::to_string(std::max(raw.src, raw.dst)) +
+    const uint64_t id = std::max(raw.src, raw.dst);
+    if (opt_.remap == IngestOptions::Remap::kAuto) wide_id_.store(id, std::memory_order_relaxed);
+    return Status::InvalidArgument(opt_.input + ": vertex id " + std::to_string(id) +
                                    " does not fit 32-bit dense ids; ingest with --remap");
   }
   *src = static_cast<uint32_t>(raw.src - base);
@@ -597,10 +611,15 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   // refused before anything is allocated from it.
   const uint64_t edges_read = manifest_.ingest.input_edges;
   if (!remap_ && new_id_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
+    if (opt_.remap == IngestOptions::Remap::kAuto) {
+      remap_reason_ = "vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +
+                      std::to_string(edges_read) + " edges (a sparse id space)";
+      return Status::InvalidArgument(opt_.input + ": " + remap_reason_ + "; remapping");
+    }
     return Status::InvalidArgument(
         opt_.input + ": vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +
         std::to_string(edges_read) +
-        " edges: the id space is sparse; ingest with --remap (dense ids, results keep the original ids)");
+        " edges: the id space is sparse; ingest without --no-remap (dense ids, results keep the original ids)");
   }
   uint64_t arcs_routed = 0;
   for (size_t s = 0; s < spaces; ++s) {
@@ -923,17 +942,23 @@ Status IngestJob::run(IngestSummary* summary) {
     progress_.begin_phase("remap ids", 0);
     SG_RETURN_IF_ERROR(collect_ids());
   }
-  SG_RETURN_IF_ERROR(route_and_build());
+  const Status routed = route_and_build();
+  if (!routed.ok() && wide_id_.load() != 0 && remap_reason_.empty()) {
+    remap_reason_ = "vertex id " + std::to_string(wide_id_.load()) + " does not fit 32-bit dense ids";
+  }
+  SG_RETURN_IF_ERROR(routed);
   progress_.begin_phase("commit", 0);
   if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
   SG_RETURN_IF_ERROR(write_metadata());
   SG_RETURN_IF_ERROR(commit());
   progress_.end();
   summary->phases = progress_.summary();
+  summary->note.clear();
   if (leftovers_.entries > 0) {
     summary->note = "removed " + std::to_string(leftovers_.entries) + " leftovers of killed ingests (" +
                     std::to_string(leftovers_.bytes >> 20) + " MiB freed)";
   }
+  if (!reader_notes_.empty()) summary->note += (summary->note.empty() ? "" : "\n") + reader_notes_;
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
   summary->input_edges = manifest_.ingest.input_edges;
@@ -967,9 +992,26 @@ std::vector<uint32_t> block_starts(uint64_t num_vertices, uint32_t blocks) {
   return starts;
 }
 
+// --remap auto: a run that finds sparse or wide ids fails (and removes
+// what it wrote) and the ingest runs again with remapping, which reads the
+// input once more to collect its ids.
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary) {
-  IngestJob job(options);
-  return job.run(summary);
+  std::string reason;
+  {
+    IngestJob job(options);
+    const Status status = job.run(summary);
+    if (status.ok() || options.remap != IngestOptions::Remap::kAuto) return status;
+    reason = job.remap_reason();
+    if (reason.empty()) return status;
+  }
+  IngestOptions remapped = options;
+  remapped.remap = IngestOptions::Remap::kAlways;
+  IngestJob job(remapped);
+  SG_RETURN_IF_ERROR(job.run(summary));
+  summary->note = "ids remapped to dense ones: " + reason +
+                  "; results keep the original ids (--no-remap refuses instead)" +
+                  (summary->note.empty() ? "" : "\n" + summary->note);
+  return Status::OK();
 }
 
 }  // namespace sg

@@ -36,7 +36,11 @@ struct IngestOptions {
   bool undirected = false;
   bool drop_self_loops = false;
   bool dedup = false;
-  bool remap = false;
+  // Dense ids for original ones (the map is stored; results keep the
+  // original ids): always, never, or when the ids turn out sparse (more
+  // than 16 vertex ids an edge, past a 2^20 slack) or wider than 32 bits.
+  enum class Remap { kAuto, kAlways, kNever };
+  Remap remap = Remap::kAuto;
   // The order's name, recorded in the manifest; ingest_graph applies only
   // `permutation` (apps/ingest_ordered.h computes it and calls ingest twice).
   std::string order = "none";  // none | bfds | bfs | degree
@@ -95,7 +99,7 @@ struct IngestSummary {
   uint32_t intervals = 0;
   double seconds = 0;
   std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."
-  std::string note;    // something the user should know (e.g. an order skipped)
+  std::string note;    // something the user should know (e.g. an order skipped), a line each
 };
 
 Status ingest_graph(const IngestOptions& options, IngestSummary* summary);

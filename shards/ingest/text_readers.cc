@@ -346,15 +346,22 @@ class GraphalyticsReader : public SnapReader {
     SG_RETURN_IF_ERROR(lines.open(base_ + ".v"));
     std::string_view line;
     bool more = true;
+    uint64_t valued_lines = 0;
     for (;;) {
       SG_RETURN_IF_ERROR(lines.next_line(&line, &more));
       if (!more) break;
       if (is_comment_or_blank(line)) continue;
-      std::string_view fields[2];
+      // The id is the first column; libgrape-lite's .v files add a value
+      // after it, which no app here reads.
+      std::string_view fields[1];
       uint64_t id = 0;
-      if (split_fields(line, fields, 1) != 1 || !parse_u64(fields[0], &id))
-        return bad_line(lines, "expected one vertex id");
+      const size_t count = split_fields(line, fields, 1);
+      if (count == 0 || !parse_u64(fields[0], &id)) return bad_line(lines, "expected a vertex id first");
+      valued_lines += count > 1;
       ids->push_back(id);
+    }
+    if (valued_lines > 0) {
+      notes_ = base_ + ".v: the columns after the vertex id (" + std::to_string(valued_lines) + " lines) were ignored";
     }
     std::sort(ids->begin(), ids->end());
     const auto repeated = std::adjacent_find(ids->begin(), ids->end());
@@ -363,8 +370,10 @@ class GraphalyticsReader : public SnapReader {
     if (ids->empty()) return Status::InvalidArgument(base_ + ".v: no vertices");
     return Status::OK();
   }
+  std::string notes() const override { return notes_; }
 
  private:
+  std::string notes_;
   // graph.NAME.directed = true|false (directed when absent).
   Status read_properties() {
     std::error_code ec;
