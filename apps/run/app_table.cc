@@ -58,28 +58,33 @@ Status describe_values(AppRun& r, VertexArray<double>* values, const char* colum
   return Status::OK();
 }
 
+// PageRank and PageRank-delta: ranks, with the steps they took.
+template <typename Kernel>
+Status run_ranks(AppRun& r, Kernel&& kernel, const char* steps_name, const char* headline) {
+  int steps = 0;
+  auto* values = r.out.array<double>();
+  SG_RETURN_IF_ERROR(kernel(values, &steps));
+  r.out.facts = {{steps_name, steps}};
+  SG_RETURN_IF_ERROR(r.finish(values));
+  return describe_values(r, values, "rank", "%.9g", format(headline, steps));
+}
+
 Status run_pagerank(AppRun& r) {
   PageRankOptions p;
   if (r.options.iterations > 0) p.iterations = r.options.iterations;
   p.tolerance = r.options.tolerance;
-  int run = 0;
-  auto* values = r.out.array<double>();
-  SG_RETURN_IF_ERROR(pagerank(&r.engine, p, values, &run));
-  r.out.facts = {{"iterations", run}};
-  SG_RETURN_IF_ERROR(r.finish(values));
-  return describe_values(r, values, "rank", "%.9g", format("pagerank: %d iterations\n", run));
+  return run_ranks(
+      r, [&](VertexArray<double>* values, int* run) { return pagerank(&r.engine, p, values, run); }, "iterations",
+      "pagerank: %d iterations\n");
 }
 
 Status run_pagerank_delta(AppRun& r) {
   PageRankDeltaOptions p;
   if (r.options.iterations > 0) p.max_rounds = r.options.iterations;
   if (r.options.tolerance > 0) p.epsilon = r.options.tolerance;
-  int rounds = 0;
-  auto* values = r.out.array<double>();
-  SG_RETURN_IF_ERROR(pagerank_delta(&r.engine, p, values, &rounds));
-  r.out.facts = {{"rounds", rounds}};
-  SG_RETURN_IF_ERROR(r.finish(values));
-  return describe_values(r, values, "rank", "%.9g", format("pagerank-delta: %d rounds\n", rounds));
+  return run_ranks(
+      r, [&](VertexArray<double>* values, int* rounds) { return pagerank_delta(&r.engine, p, values, rounds); },
+      "rounds", "pagerank-delta: %d rounds\n");
 }
 
 Status run_spmv(AppRun& r) {
