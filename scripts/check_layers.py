@@ -13,6 +13,7 @@ LAYERS = [
     "scheduler",
     "core",
     "apps/kernels", "apps/jobs", "apps/run", "apps/api", "apps/cli",
+    "python/src",  # the Python extension module, over the API only (beside the CLI)
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -28,7 +29,7 @@ def layer_of(path):
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = []
-    for top in ("compression", "shards", "scheduler", "core", "apps"):
+    for top in ("compression", "shards", "scheduler", "core", "apps", "python/src"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             files += [os.path.relpath(os.path.join(dirpath, n), root) for n in names if n.endswith((".h", ".cc"))]
     api_header = "apps/api/shardgraph.h"

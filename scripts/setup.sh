@@ -7,12 +7,14 @@ packages=(g++ cmake ninja-build pkg-config libtbb-dev liburing-dev libcli11-dev 
           nlohmann-json3-dev libxxhash-dev zlib1g-dev libzstd-dev python3 fio)
 # --mpi: Open MPI too, for distributed runs and their tests; --format:
 # clang-format, for the format check (scripts/test.sh asks for both; the
-# single-machine build needs neither).
+# single-machine build needs neither); --python: what the Python package
+# needs to build in a virtual environment, and chromium for its report test.
 for flag in "$@"; do
   case $flag in
     --mpi) packages+=(libopenmpi-dev openmpi-bin) ;;
     --format) packages+=(clang-format) ;;
-    *) echo "setup.sh: unknown flag $flag (--mpi, --format)" >&2; exit 2 ;;
+    --python) packages+=(python3-venv python3-dev python3-pip chromium) ;;
+    *) echo "setup.sh: unknown flag $flag (--mpi, --format, --python)" >&2; exit 2 ;;
   esac
 done
 

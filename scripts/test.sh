@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: the release build (warnings are
-# errors), the ASan+UBSan build, the engine and BVGraph tests under ThreadSanitizer, and a
+# errors), the Python package and its pytest suite, the ASan+UBSan build, the engine and BVGraph tests under ThreadSanitizer, and a
 # short run of every fuzz target.
 # SHARDGRAPH_SKIP_SANITIZERS=1 runs only the first.
 set -euo pipefail
@@ -16,6 +16,9 @@ fi
 echo "== release build" >&2
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j 2)
+
+echo "== Python package (build-venv/)" >&2
+"$root/scripts/python_package.sh" --test "$root/build-venv"
 
 if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ASan+UBSan build" >&2

@@ -133,8 +133,23 @@ Status graph_info(const std::string& dir, bool json, std::string* text) {
   std::error_code ec;
   if (!json && std::filesystem::exists(dir + "/partition.json", ec)) return sg::partition_info_text(dir, text);
   sg::Graph graph;
-  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph));
+  sg::GraphOpenOptions options;
+  options.id_map = false;  // info names no vertex: the map is checked by verify, not loaded here
+  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph, options));
   *text = json ? sg::graph_info_json(graph) : sg::graph_info_text(graph);
+  return Status::OK();
+}
+
+Status graph_summary(const std::string& dir, GraphSummary* summary) {
+  sg::Graph graph;
+  sg::GraphOpenOptions options;
+  options.degrees = false;
+  options.id_map = false;
+  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph, options));
+  summary->vertices = graph.num_vertices();
+  summary->edges = graph.manifest().num_edges;
+  summary->directed = graph.directed();
+  summary->weighted = graph.weighted();
   return Status::OK();
 }
 
@@ -282,6 +297,7 @@ Status run_options(const RunRequest& request, sg::RunOptions* o) {
   o->graphalytics_output = request.graphalytics_output;
   o->stats = request.stats;
   o->collect = request.collect;
+  o->columns_dir = request.columns_dir;
   o->quiet = request.quiet;
   o->unit_weights = request.unit_weights;
   o->parents = request.parents;

@@ -106,6 +106,13 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
 
 // What `shardgraph info` prints, as text or as JSON (also for a partitioned graph, as text).
 Status graph_info(const std::string& graph, bool json, std::string* text);
+// The manifest's counts, from opening the graph without its degrees or id
+// map: a quick check that `graph` is one.
+struct GraphSummary {
+  uint64_t vertices = 0, edges = 0;
+  bool directed = true, weighted = false;
+};
+Status graph_summary(const std::string& graph, GraphSummary* summary);
 struct VerifyReport {
   bool opened = false;  // the graph opened: an error after this is a failed check
   bool partitioned = false;
@@ -185,8 +192,9 @@ struct RunRequest {
   bool graphalytics_output = false;  // unreachable as 9223372036854775807 / infinity
   std::string stats;                 // per-step statistics as JSON
   bool collect = false;              // typed columns into RunResult
-  bool quiet = false;                // notices only in RunResult::notices, not on stderr
-  uint64_t window_bytes = 0;         // tests: a small I/O window
+  std::string columns_dir;    // typed columns as NumPy files there: ids.npy and COLUMN.npy (the directory must exist)
+  bool quiet = false;         // notices only in RunResult::notices, not on stderr
+  uint64_t window_bytes = 0;  // tests: a small I/O window
 };
 
 enum class ValueType : uint8_t { kInt32, kUint32, kInt64, kUint64, kFloat32, kFloat64 };
@@ -207,8 +215,8 @@ struct RunResult {
   std::string facts_json;  // the app's own figures ({"iterations": 10}, ...)
   std::string stats_json;  // what --stats writes
   std::string notices;     // what the run noted (a preset profile used, arrays over the budget, ...), a line each
-  // With collect: every vertex's original id, in increasing order (in stored
-  // order when ordering them did not fit the budget), and the columns.
+  // With collect: every vertex's original id, in increasing order, and the
+  // columns (with columns_dir: their names and types, the values in the files).
   std::vector<uint64_t> ids;
   std::vector<ResultColumn> columns;
   bool report_error = true;  // false on MPI ranks that leave an agreed error to rank 0

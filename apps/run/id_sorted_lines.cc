@@ -91,15 +91,22 @@ Status IdSortedLines::spill() {
 }
 
 Status IdSortedLines::finish(FILE* out) {
+  return finish([out](uint64_t id, std::string_view text) {
+    std::fprintf(out, "%llu %.*s\n", static_cast<unsigned long long>(id), static_cast<int>(text.size()), text.data());
+    return Status::OK();
+  });
+}
+
+Status IdSortedLines::finish(const Sink& sink) {
   SG_RETURN_IF_ERROR(spill());
   std::string().swap(buffer_);
   std::vector<Key>().swap(keys_);
-  return merge(out);
+  return merge(sink);
 }
 
 // A heap of each run's next record, lowest id first (then the lower run,
 // which arrived first).
-Status IdSortedLines::merge(FILE* out) {
+Status IdSortedLines::merge(const Sink& sink) {
   const size_t read_bytes =
       static_cast<size_t>(std::max(kMinReadBytes, run_bytes_ / std::max<size_t>(1, runs_.size())));
   std::vector<RunReader> readers;
@@ -122,8 +129,7 @@ Status IdSortedLines::merge(FILE* out) {
   while (!heads.empty()) {
     const Head head = heads.top();
     heads.pop();
-    std::fprintf(out, "%llu %.*s\n", static_cast<unsigned long long>(head.id), static_cast<int>(head.text.size()),
-                 head.text.data());
+    SG_RETURN_IF_ERROR(sink(head.id, head.text));
     SG_RETURN_IF_ERROR(advance(head.run));  // head.text stays valid until then
   }
   return Status::OK();

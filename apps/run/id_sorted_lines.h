@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,9 +23,12 @@ class IdSortedLines {
  public:
   // `scratch_near`: a path whose directory takes the scratch file.
   IdSortedLines(std::string scratch_near, uint64_t memory_bytes);
-  Status add(uint64_t id, std::string_view text);  // text: at most 255 bytes, no newline
-  // Writes every line, in id order, to `out`.
+  Status add(uint64_t id, std::string_view text);  // text: at most 255 bytes (any bytes)
+  // Writes every line, in id order, to `out` ("id text\n").
   Status finish(FILE* out);
+  // Hands every record, in id order, to `sink`.
+  using Sink = std::function<Status(uint64_t id, std::string_view text)>;
+  Status finish(const Sink& sink);
   uint64_t runs() const { return runs_.size(); }
   uint64_t scratch_bytes() const { return scratch_bytes_; }
 
@@ -37,7 +41,7 @@ class IdSortedLines {
     uint32_t at;  // offset of the record in buffer_
   };
   Status spill();
-  Status merge(FILE* out);
+  Status merge(const Sink& sink);
 
   std::string scratch_near_;
   uint64_t run_bytes_;

@@ -10,6 +10,7 @@
 
 #include "apps/jobs/partition.h"
 #include "apps/run/app_table.h"
+#include "apps/run/npy_columns.h"
 #include "shards/util/process_memory.h"
 
 namespace sg {
@@ -147,6 +148,14 @@ Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks)
   return Status::OK();
 }
 
+// Memory for sorting results out of core: half of what the results' pages
+// leave of the unheld budget.
+uint64_t sort_bytes(const Engine& engine) {
+  const MemoryBudget& budget = engine.budget();
+  const uint64_t pages = budget.share(MemoryShare::kResultPages);
+  return budget.unheld() > pages ? (budget.unheld() - pages) / 2 : 0;
+}
+
 // The row's run on an opened engine, then the results, the summary and --stats.
 Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::chrono::steady_clock::time_point start,
                   bool writes_files, RunOutput* out) {
@@ -155,9 +164,9 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
   options.iterations = o.iterations;
   options.tolerance = o.tolerance;
   options.unit_weights = o.unit_weights;
-  options.needs_ids = writes_files && (!o.output.empty() || o.collect);
+  options.needs_ids = writes_files && (!o.output.empty() || o.collect || !o.columns_dir.empty());
   // Only results show parents; every rank computes them (finishing them is collective).
-  options.parents = o.parents && (!o.output.empty() || o.collect);
+  options.parents = o.parents && (!o.output.empty() || o.collect || !o.columns_dir.empty());
   options.graphalytics_output = o.graphalytics_output;
   options.top = o.top;
   AppOutcome outcome(&engine->graph());
@@ -169,13 +178,15 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
   try {
     SG_RETURN_IF_ERROR(row.run(run));
     if (writes_files && !o.output.empty()) {
-      const uint64_t sort_bytes = budget.unheld() > budget.share(MemoryShare::kResultPages)
-                                      ? (budget.unheld() - budget.share(MemoryShare::kResultPages)) / 2
-                                      : 0;
-      SG_RETURN_IF_ERROR(
-          write_text_output(o.output, engine->graph(), outcome, sort_bytes, engine->scratch_path("output-runs")));
+      SG_RETURN_IF_ERROR(write_text_output(o.output, engine->graph(), outcome, sort_bytes(*engine),
+                                           engine->scratch_path("output-runs")));
     }
     if (writes_files && o.collect) collect_columns(engine->graph(), outcome, &out->ids, &out->columns);
+    if (writes_files && !o.columns_dir.empty()) {
+      SG_RETURN_IF_ERROR(write_npy_columns(o.columns_dir, engine->graph(), outcome, sort_bytes(*engine),
+                                           engine->scratch_path("column-runs")));
+      for (const ResultColumn& c : outcome.columns) out->columns.push_back({c.name, c.type, {}});
+    }
   } catch (const ResultsStopped&) {
     return Status::Interrupted("run stopped by a signal");
   }

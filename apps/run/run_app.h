@@ -35,8 +35,9 @@ struct RunOptions {
   // distance "infinity", as the LDBC Graphalytics validator reads them.
   bool graphalytics_output = false;
   std::string stats;
-  bool collect = false;  // typed columns into RunOutput
-  bool quiet = false;    // notices only in RunOutput::notices
+  bool collect = false;     // typed columns into RunOutput
+  std::string columns_dir;  // typed columns as .npy files there (npy_columns.h); RunOutput names them
+  bool quiet = false;       // notices only in RunOutput::notices
   bool unit_weights = false;
   bool parents = false;
   int top = 10;

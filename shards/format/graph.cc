@@ -166,13 +166,29 @@ Status Graph::load_id_map() const {
   id_map_checked_ = true;
   ids_ = id_map_.data();
   ids_sorted_ = std::is_sorted(id_map_.begin(), id_map_.end());
-  if (by_original_wanted_ && !ids_sorted_) {
+  if (by_original_wanted_ && !ids_sorted_ && !order_permuted_ids()) {
     const std::vector<uint64_t>& ids = id_map_;
     by_original_.resize(ids.size());
     for (uint32_t v = 0; v < ids.size(); ++v) by_original_[v] = v;
     std::sort(by_original_.begin(), by_original_.end(), [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
   }
   return Status::OK();
+}
+
+// A reordered graph of dense ids maps a permutation of 0..n-1: its order by
+// original id is the inverse permutation, in one pass instead of a sort.
+bool Graph::order_permuted_ids() const {
+  const uint64_t n = id_map_.size();
+  by_original_.assign(n, UINT32_MAX);
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint64_t id = id_map_[v];
+    if (id >= n || by_original_[id] != UINT32_MAX) {
+      by_original_.clear();
+      return false;
+    }
+    by_original_[id] = v;
+  }
+  return true;
 }
 
 Status Graph::map_id_map() const {

@@ -197,6 +197,9 @@ class Graph {
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
  private:
+  // Fills the order by original id when the id map is a permutation of
+  // 0..n-1 (false, and nothing filled, otherwise).
+  bool order_permuted_ids() const;
   Status load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space);
   Status check_index(const EdgeSpace& space) const;
 

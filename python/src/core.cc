@@ -1,0 +1,309 @@
+// shardgraph._core: the library API (apps/api/shardgraph.h) for Python.
+// Requests come as dicts of the API's fields; results go back as dicts and
+// NumPy arrays that own their memory. Each call runs on a worker thread
+// while the calling thread, holding the GIL only briefly, hands progress
+// lines to Python and checks for signals: Ctrl-C (or _thread.interrupt_main)
+// stops the call within a fraction of a second and raises KeyboardInterrupt
+// once the engine has cleaned up; a progress callable that returns False
+// stops it too, and the call raises the engine's "interrupted" error. Errors raise _core.Error(code, message).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "shardgraph.h"
+
+namespace nb = nanobind;
+using shardgraph::Status;
+
+namespace {
+
+const char* code_name(Status::Code code) {
+  switch (code) {
+    case Status::Code::kOk: return "ok";
+    case Status::Code::kInvalidArgument: return "invalid_argument";
+    case Status::Code::kCorruption: return "corruption";
+    case Status::Code::kIOError: return "io_error";
+    case Status::Code::kNotFound: return "not_found";
+    case Status::Code::kInterrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+nb::object error_type;  // _core.Error, set at import
+
+[[noreturn]] void raise(const Status& status) {
+  PyErr_SetObject(error_type.ptr(), nb::make_tuple(code_name(status.code()), status.message()).ptr());
+  throw nb::python_error();
+}
+
+// One call at a time: the stop poll the engine reads is process-wide.
+std::mutex g_call;
+
+// Runs work(callbacks) on a worker thread; this thread delivers progress
+// lines to `progress` (a callable or None) and turns a signal into a stop.
+template <typename Work>
+Status run_interruptible(Work&& work, nb::object progress) {
+  std::unique_lock<std::mutex> one_call(g_call, std::defer_lock);
+  {
+    nb::gil_scoped_release release;
+    one_call.lock();
+  }
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::string> lines;
+  std::atomic<bool> stop{false};
+  bool done = false;
+  Status status;
+  shardgraph::Callbacks callbacks;
+  callbacks.progress = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex);
+    lines.push_back(line);
+    changed.notify_one();
+  };
+  callbacks.stop = [&] { return stop.load(std::memory_order_relaxed); };
+  std::thread worker([&] {
+    Status s = work(callbacks);
+    std::lock_guard<std::mutex> lock(mutex);
+    status = std::move(s);
+    done = true;
+    changed.notify_one();
+  });
+  // A signal's exception, or one the progress callable raised: the engine
+  // is told to stop, and it is raised once the worker is done.
+  std::optional<nb::python_error> pending;
+  for (;;) {
+    std::deque<std::string> ready;
+    bool finished = false;
+    {
+      nb::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait_for(lock, std::chrono::milliseconds(50), [&] { return done || !lines.empty(); });
+      ready.swap(lines);
+      finished = done;
+    }
+    try {
+      if (!progress.is_none() && !pending) {
+        // A callable that returns False asks for a stop (StoppedError).
+        for (const std::string& line : ready) {
+          if (progress(line).is(nb::bool_(false))) stop.store(true);
+        }
+      }
+      if (!pending && PyErr_CheckSignals() != 0) throw nb::python_error();
+    } catch (nb::python_error& e) {
+      pending.emplace(std::move(e));
+      stop.store(true);
+    }
+    if (finished) break;
+  }
+  {
+    nb::gil_scoped_release release;
+    worker.join();
+  }
+  if (pending) throw std::move(*pending);
+  return status;
+}
+
+template <typename T>
+T get(const nb::dict& d, const char* key, T fallback) {
+  return d.contains(key) ? nb::cast<T>(d[key]) : fallback;
+}
+
+shardgraph::IngestRequest ingest_request(const nb::dict& d) {
+  shardgraph::IngestRequest r;
+  r.input = get<std::string>(d, "input", r.input);
+  r.output = get<std::string>(d, "output", r.output);
+  r.format = get<std::string>(d, "format", r.format);
+  r.weights = get<bool>(d, "weights", r.weights);
+  r.undirected = get<bool>(d, "undirected", r.undirected);
+  r.drop_self_loops = get<bool>(d, "drop_self_loops", r.drop_self_loops);
+  r.dedup = get<bool>(d, "dedup", r.dedup);
+  r.remap = get<std::string>(d, "remap", r.remap);
+  r.order = get<std::string>(d, "order", r.order);
+  r.memory_bytes = get<uint64_t>(d, "memory_bytes", r.memory_bytes);
+  r.chunk_bytes = get<uint32_t>(d, "chunk_bytes", r.chunk_bytes);
+  r.intervals = get<uint32_t>(d, "intervals", r.intervals);
+  r.blocks = get<uint32_t>(d, "blocks", r.blocks);
+  r.devices = get<std::vector<std::string>>(d, "devices", r.devices);
+  r.stripe_bytes = get<uint64_t>(d, "stripe_bytes", r.stripe_bytes);
+  return r;
+}
+
+shardgraph::RunRequest run_request(const nb::dict& d) {
+  shardgraph::RunRequest r;
+  r.app = get<std::string>(d, "app", r.app);
+  r.graph = get<std::string>(d, "graph", r.graph);
+  if (d.contains("source") && !d["source"].is_none()) r.source = nb::cast<uint64_t>(d["source"]);
+  r.iterations = get<int>(d, "iterations", r.iterations);
+  r.tolerance = get<double>(d, "tolerance", r.tolerance);
+  r.threads = get<int>(d, "threads", r.threads);
+  r.memory_bytes = get<uint64_t>(d, "memory_bytes", r.memory_bytes);
+  r.io = get<std::string>(d, "io", r.io);
+  r.io_backend = get<std::string>(d, "io_backend", r.io_backend);
+  r.device_class = get<std::string>(d, "device_class", r.device_class);
+  r.cache = get<bool>(d, "cache", r.cache);
+  r.decoded_cache = get<bool>(d, "decoded_cache", r.decoded_cache);
+  r.unit_weights = get<bool>(d, "unit_weights", r.unit_weights);
+  r.parents = get<bool>(d, "parents", r.parents);
+  r.top = get<int>(d, "top", r.top);
+  r.scratch_dir = get<std::string>(d, "scratch_dir", r.scratch_dir);
+  r.output = get<std::string>(d, "output", r.output);
+  r.graphalytics_output = get<bool>(d, "graphalytics_output", r.graphalytics_output);
+  r.stats = get<std::string>(d, "stats", r.stats);
+  r.collect = get<bool>(d, "collect", r.collect);
+  r.columns_dir = get<std::string>(d, "columns_dir", r.columns_dir);
+  r.quiet = get<bool>(d, "quiet", true);  // notices come back in the result
+  return r;
+}
+
+// A vector's values as a 1-D NumPy array of `dtype` that owns them: the
+// vector is moved, not copied (a result may be most of the budget).
+template <typename T>
+nb::object numpy_of(std::vector<T>&& values, size_t value_bytes, const char* dtype) {
+  auto* owned = new std::vector<T>(std::move(values));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  const size_t bytes = owned->size() * sizeof(T);
+  nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> raw(reinterpret_cast<uint8_t*>(owned->data()), {bytes}, owner);
+  nb::object array = nb::cast(raw);
+  return array.attr("view")(dtype).attr("reshape")(bytes / value_bytes);
+}
+
+size_t type_bytes(shardgraph::ValueType type) {
+  switch (type) {
+    case shardgraph::ValueType::kInt32:
+    case shardgraph::ValueType::kUint32:
+    case shardgraph::ValueType::kFloat32: return 4;
+    default: return 8;
+  }
+}
+
+nb::dict run_result(shardgraph::RunResult&& result) {
+  nb::dict out;
+  out["summary"] = result.summary;
+  out["facts_json"] = result.facts_json;
+  out["stats_json"] = result.stats_json;
+  out["notices"] = result.notices;
+  out["ids"] = numpy_of(std::move(result.ids), sizeof(uint64_t), "uint64");
+  nb::list columns;
+  for (shardgraph::ResultColumn& c : result.columns) {
+    const char* type = shardgraph::value_type_name(c.type);
+    columns.append(nb::make_tuple(c.name, type, numpy_of(std::move(c.bytes), type_bytes(c.type), type)));
+  }
+  out["columns"] = columns;
+  return out;
+}
+
+nb::dict apps_table() {
+  nb::dict table;
+  for (const shardgraph::AppInfo& app : shardgraph::apps()) {
+    nb::dict row;
+    row["description"] = app.description;
+    row["options"] = app.options;
+    row["iterations"] = app.iterations;
+    row["columns"] = app.columns;
+    row["needs_undirected"] = app.needs_undirected;
+    row["reversed_steps"] = app.reversed_steps;
+    table[app.name.c_str()] = row;
+  }
+  return table;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "shardgraph's library API; use the shardgraph package, not this module";
+  error_type = nb::borrow(PyErr_NewException("shardgraph._core.Error", PyExc_RuntimeError, nullptr));
+  m.attr("Error") = error_type;
+  m.def("version", &shardgraph::version_line);
+  m.def("apps", &apps_table);
+  m.def("parse_size", [](const std::string& text) -> nb::object {
+    uint64_t bytes = 0;
+    return shardgraph::parse_size(text, &bytes) ? nb::cast(bytes) : nb::none();
+  });
+  m.def("auto_memory", [] { return shardgraph::auto_memory().budget_bytes; });
+  m.def("peak_rss_bytes", &shardgraph::peak_rss_bytes);
+  m.def("generate_rmat",
+        [](uint32_t scale, uint32_t edge_factor, uint64_t seed, bool weights, const std::string& output) {
+          shardgraph::RmatRequest r{scale, edge_factor, seed, weights, output};
+          const Status s =
+              run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::generate_rmat(r); }, nb::none());
+          if (!s.ok()) raise(s);
+        });
+  m.def("generate_grid",
+        [](uint32_t rows, uint32_t cols, uint64_t seed, bool weights, bool shuffle, const std::string& output) {
+          shardgraph::GridRequest r{rows, cols, seed, weights, shuffle, output};
+          const Status s =
+              run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::generate_grid(r); }, nb::none());
+          if (!s.ok()) raise(s);
+        });
+  m.def(
+      "ingest",
+      [](const nb::dict& request, nb::object progress) {
+        const shardgraph::IngestRequest r = ingest_request(request);
+        shardgraph::IngestReport report;
+        const Status s = run_interruptible(
+            [&](const shardgraph::Callbacks& cb) { return shardgraph::ingest(r, &report, cb); }, progress);
+        if (!s.ok()) raise(s);
+        nb::dict out;
+        out["vertices"] = report.vertices;
+        out["edges"] = report.edges;
+        out["intervals"] = report.intervals;
+        out["stored_bytes"] = report.stored_bytes;
+        out["sort_batches"] = report.sort_batches;
+        out["seconds"] = report.seconds;
+        out["phases"] = report.phases;
+        out["note"] = report.note;
+        return out;
+      },
+      nb::arg("request"), nb::arg("progress").none());
+  m.def("graph_info", [](const std::string& graph, bool json) {
+    std::string text;
+    const Status s = shardgraph::graph_info(graph, json, &text);
+    if (!s.ok()) raise(s);
+    return text;
+  });
+  m.def("graph_summary", [](const std::string& graph) {
+    shardgraph::GraphSummary summary;
+    const Status s = shardgraph::graph_summary(graph, &summary);
+    if (!s.ok()) raise(s);
+    nb::dict out;
+    out["vertices"] = summary.vertices;
+    out["edges"] = summary.edges;
+    out["directed"] = summary.directed;
+    out["weighted"] = summary.weighted;
+    return out;
+  });
+  m.def("verify", [](const std::string& graph) {
+    shardgraph::VerifyReport report;
+    const Status s =
+        run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::verify(graph, &report); }, nb::none());
+    if (!s.ok()) raise(s);
+    nb::dict out;
+    out["chunks"] = report.chunks;
+    out["arcs"] = report.arcs;
+    out["bytes"] = report.bytes;
+    out["partitioned"] = report.partitioned;
+    return out;
+  });
+  m.def(
+      "run",
+      [](const nb::dict& request, nb::object progress) {
+        const shardgraph::RunRequest r = run_request(request);
+        shardgraph::RunResult result;
+        const Status s = run_interruptible(
+            [&](const shardgraph::Callbacks& cb) { return shardgraph::run(r, &result, cb); }, progress);
+        if (!s.ok()) raise(s);
+        return run_result(std::move(result));
+      },
+      nb::arg("request"), nb::arg("progress").none());
+}

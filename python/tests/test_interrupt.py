@@ -1,0 +1,53 @@
+"""A run or an ingest interrupted from another thread (as Ctrl-C would)
+stops within a second with KeyboardInterrupt and leaves nothing behind."""
+
+import _thread
+import os
+import threading
+import time
+
+import pytest
+import shardgraph as sg
+
+
+def interrupt_after(seconds):
+    """Interrupts the main thread after `seconds`; returns when it did."""
+    fired = {}
+
+    def fire():
+        time.sleep(seconds)
+        fired["at"] = time.monotonic()
+        _thread.interrupt_main()
+
+    threading.Thread(target=fire, daemon=True).start()
+    return fired
+
+
+@pytest.fixture(scope="module")
+def rmat(tmp_path_factory):
+    where = tmp_path_factory.mktemp("interrupt")
+    sg.generate.rmat(scale=18, out=where / "r18.bin32")
+    return where / "r18.bin32"
+
+
+def test_an_interrupted_run_stops_within_a_second_and_writes_nothing(rmat, tmp_path):
+    g = sg.ingest(rmat, tmp_path / "g", memory="256M", progress=False)
+    before = sorted(os.listdir(tmp_path))
+    fired = interrupt_after(1.0)
+    with pytest.raises(KeyboardInterrupt):
+        g.pagerank(iterations=100000, output=tmp_path / "ranks.txt", stats=tmp_path / "stats.json",
+                   memory="64M", progress=False)
+    stopped_s = time.monotonic() - fired["at"]
+    assert stopped_s < 1.0
+    assert sorted(os.listdir(tmp_path)) == before
+    # The engine is free again: the next call runs.
+    assert g.bfs(source=0, progress=False, memory="64M").ids.size == g.info["vertices"]
+
+
+def test_an_interrupted_ingest_stops_within_a_second_and_leaves_no_graph(rmat, tmp_path):
+    fired = interrupt_after(0.5)
+    with pytest.raises(KeyboardInterrupt):
+        sg.ingest(rmat, tmp_path / "g", memory="64M", progress=False)
+    stopped_s = time.monotonic() - fired["at"]
+    assert stopped_s < 1.0
+    assert os.listdir(tmp_path) == []
