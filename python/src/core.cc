@@ -218,6 +218,86 @@ nb::dict apps_table() {
   return table;
 }
 
+// The module's calls: each raises _core.Error when the API returns an error.
+
+void generate_rmat(uint32_t scale, uint32_t edge_factor, uint64_t seed, bool weights, const std::string& output) {
+  const shardgraph::RmatRequest r{scale, edge_factor, seed, weights, output};
+  const Status s =
+      run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::generate_rmat(r); }, nb::none());
+  if (!s.ok()) raise(s);
+}
+
+void generate_grid(uint32_t rows, uint32_t cols, uint64_t seed, bool weights, bool shuffle, const std::string& output) {
+  const shardgraph::GridRequest r{rows, cols, seed, weights, shuffle, output};
+  const Status s =
+      run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::generate_grid(r); }, nb::none());
+  if (!s.ok()) raise(s);
+}
+
+nb::dict ingest(const nb::dict& request, nb::object progress) {
+  const shardgraph::IngestRequest r = ingest_request(request);
+  shardgraph::IngestReport report;
+  const Status s =
+      run_interruptible([&](const shardgraph::Callbacks& cb) { return shardgraph::ingest(r, &report, cb); }, progress);
+  if (!s.ok()) raise(s);
+  nb::dict out;
+  out["vertices"] = report.vertices;
+  out["edges"] = report.edges;
+  out["intervals"] = report.intervals;
+  out["stored_bytes"] = report.stored_bytes;
+  out["sort_batches"] = report.sort_batches;
+  out["seconds"] = report.seconds;
+  out["phases"] = report.phases;
+  out["note"] = report.note;
+  return out;
+}
+
+std::string graph_info(const std::string& graph, bool json) {
+  std::string text;
+  const Status s = shardgraph::graph_info(graph, json, &text);
+  if (!s.ok()) raise(s);
+  return text;
+}
+
+nb::dict graph_summary(const std::string& graph) {
+  shardgraph::GraphSummary summary;
+  const Status s = shardgraph::graph_summary(graph, &summary);
+  if (!s.ok()) raise(s);
+  nb::dict out;
+  out["vertices"] = summary.vertices;
+  out["edges"] = summary.edges;
+  out["directed"] = summary.directed;
+  out["weighted"] = summary.weighted;
+  return out;
+}
+
+nb::dict verify(const std::string& graph) {
+  shardgraph::VerifyReport report;
+  const Status s =
+      run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::verify(graph, &report); }, nb::none());
+  if (!s.ok()) raise(s);
+  nb::dict out;
+  out["chunks"] = report.chunks;
+  out["arcs"] = report.arcs;
+  out["bytes"] = report.bytes;
+  out["partitioned"] = report.partitioned;
+  return out;
+}
+
+nb::dict run(const nb::dict& request, nb::object progress) {
+  const shardgraph::RunRequest r = run_request(request);
+  shardgraph::RunResult result;
+  const Status s =
+      run_interruptible([&](const shardgraph::Callbacks& cb) { return shardgraph::run(r, &result, cb); }, progress);
+  if (!s.ok()) raise(s);
+  return run_result(std::move(result));
+}
+
+nb::object parse_size(const std::string& text) {
+  uint64_t bytes = 0;
+  return shardgraph::parse_size(text, &bytes) ? nb::cast(bytes) : nb::none();
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -226,84 +306,14 @@ NB_MODULE(_core, m) {
   m.attr("Error") = error_type;
   m.def("version", &shardgraph::version_line);
   m.def("apps", &apps_table);
-  m.def("parse_size", [](const std::string& text) -> nb::object {
-    uint64_t bytes = 0;
-    return shardgraph::parse_size(text, &bytes) ? nb::cast(bytes) : nb::none();
-  });
+  m.def("parse_size", &parse_size);
   m.def("auto_memory", [] { return shardgraph::auto_memory().budget_bytes; });
   m.def("peak_rss_bytes", &shardgraph::peak_rss_bytes);
-  m.def("generate_rmat",
-        [](uint32_t scale, uint32_t edge_factor, uint64_t seed, bool weights, const std::string& output) {
-          shardgraph::RmatRequest r{scale, edge_factor, seed, weights, output};
-          const Status s =
-              run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::generate_rmat(r); }, nb::none());
-          if (!s.ok()) raise(s);
-        });
-  m.def("generate_grid",
-        [](uint32_t rows, uint32_t cols, uint64_t seed, bool weights, bool shuffle, const std::string& output) {
-          shardgraph::GridRequest r{rows, cols, seed, weights, shuffle, output};
-          const Status s =
-              run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::generate_grid(r); }, nb::none());
-          if (!s.ok()) raise(s);
-        });
-  m.def(
-      "ingest",
-      [](const nb::dict& request, nb::object progress) {
-        const shardgraph::IngestRequest r = ingest_request(request);
-        shardgraph::IngestReport report;
-        const Status s = run_interruptible(
-            [&](const shardgraph::Callbacks& cb) { return shardgraph::ingest(r, &report, cb); }, progress);
-        if (!s.ok()) raise(s);
-        nb::dict out;
-        out["vertices"] = report.vertices;
-        out["edges"] = report.edges;
-        out["intervals"] = report.intervals;
-        out["stored_bytes"] = report.stored_bytes;
-        out["sort_batches"] = report.sort_batches;
-        out["seconds"] = report.seconds;
-        out["phases"] = report.phases;
-        out["note"] = report.note;
-        return out;
-      },
-      nb::arg("request"), nb::arg("progress").none());
-  m.def("graph_info", [](const std::string& graph, bool json) {
-    std::string text;
-    const Status s = shardgraph::graph_info(graph, json, &text);
-    if (!s.ok()) raise(s);
-    return text;
-  });
-  m.def("graph_summary", [](const std::string& graph) {
-    shardgraph::GraphSummary summary;
-    const Status s = shardgraph::graph_summary(graph, &summary);
-    if (!s.ok()) raise(s);
-    nb::dict out;
-    out["vertices"] = summary.vertices;
-    out["edges"] = summary.edges;
-    out["directed"] = summary.directed;
-    out["weighted"] = summary.weighted;
-    return out;
-  });
-  m.def("verify", [](const std::string& graph) {
-    shardgraph::VerifyReport report;
-    const Status s =
-        run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::verify(graph, &report); }, nb::none());
-    if (!s.ok()) raise(s);
-    nb::dict out;
-    out["chunks"] = report.chunks;
-    out["arcs"] = report.arcs;
-    out["bytes"] = report.bytes;
-    out["partitioned"] = report.partitioned;
-    return out;
-  });
-  m.def(
-      "run",
-      [](const nb::dict& request, nb::object progress) {
-        const shardgraph::RunRequest r = run_request(request);
-        shardgraph::RunResult result;
-        const Status s = run_interruptible(
-            [&](const shardgraph::Callbacks& cb) { return shardgraph::run(r, &result, cb); }, progress);
-        if (!s.ok()) raise(s);
-        return run_result(std::move(result));
-      },
-      nb::arg("request"), nb::arg("progress").none());
+  m.def("generate_rmat", &generate_rmat);
+  m.def("generate_grid", &generate_grid);
+  m.def("ingest", &ingest, nb::arg("request"), nb::arg("progress").none());
+  m.def("graph_info", &graph_info);
+  m.def("graph_summary", &graph_summary);
+  m.def("verify", &verify);
+  m.def("run", &run, nb::arg("request"), nb::arg("progress").none());
 }
