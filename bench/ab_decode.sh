@@ -4,20 +4,23 @@
 # decoded again at every iteration (--memory 2G --no-decoded-cache), and
 # (b) streamed (--io full --no-cache --memory 256M). The two binaries
 # alternate in every round; their outputs are compared once (cmp). One JSON
-# record a run, then the medians per mode and NEW/OLD.
+# record a run, then the medians per mode and NEW/OLD. GRAPH may be
+# OLD_GRAPH,NEW_GRAPH: the same graph ingested by each build (formats or
+# codecs differ); OLD_BIN and NEW_BIN may then be the same binary.
 #   bench/ab_decode.sh OLD_BIN NEW_BIN GRAPH [ROUNDS] [THREADS]
 set -euo pipefail
-old=$1; new=$2; graph=$3; rounds=${4:-5}; threads=${5:-2}
+old=$1; new=$2; rounds=${4:-5}; threads=${5:-2}
+old_graph=${3%%,*}; new_graph=${3#*,}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 records="$tmp/records.jsonl"
-"$old" run pagerank "$graph" --iterations 10 --output "$tmp/old.txt" >/dev/null 2>&1
-"$new" run pagerank "$graph" --iterations 10 --output "$tmp/new.txt" >/dev/null 2>&1
+"$old" run pagerank "$old_graph" --iterations 10 --output "$tmp/old.txt" >/dev/null 2>&1
+"$new" run pagerank "$new_graph" --iterations 10 --output "$tmp/new.txt" >/dev/null 2>&1
 cmp "$tmp/old.txt" "$tmp/new.txt" || { echo "ab_decode: outputs differ" >&2; exit 1; }
 for round in $(seq 1 "$rounds"); do
   for mode in cached streamed; do
     flags=(--memory 2G --no-decoded-cache); [ $mode = streamed ] && flags=(--io full --no-cache --memory 256M)
     for side in old new; do
-      bin=$old; [ $side = new ] && bin=$new
+      bin=$old; graph=$old_graph; [ $side = new ] && { bin=$new; graph=$new_graph; }
       "$bin" run pagerank "$graph" --iterations 10 --threads "$threads" "${flags[@]}" --stats "$tmp/s.json" \
         >/dev/null 2>&1
       python3 - "$side" "$mode" "$round" "$tmp/s.json" <<'PY' | tee -a "$records"

@@ -1,10 +1,11 @@
 // The adjacency lists of a chunk's consecutive vertices, as one stream
-// (format version 2, docs/formats.md).
+// (docs/formats.md).
 //
 // Codec 1 (format version 1) codes each list on its own
 // (adjacency_codec.h): varint(n), then the first neighbour against the
-// vertex id, then gaps. Codec 2 saves what codec 1 spends on graphs with
-// many empty lists and on first neighbours far from their vertex:
+// vertex id, then gaps. Codec 2 (format version 2) saves what codec 1
+// spends on graphs with many empty lists and on first neighbours far from
+// their vertex:
 //   u8 anchor mode, then per run of vertices one varint token t:
 //     t even: t/2 >= 1 vertices with empty lists;
 //     t odd:  a list of (t+1)/2 neighbours follows, coded as in codec 1
@@ -14,8 +15,21 @@
 //             for the chunk's first list).
 // Mode 1 wins on graphs ordered so that hubs come first (bfds): most lists
 // start at the same few low ids. The encoder sizes both modes and keeps the
-// smaller one per chunk. On R-MAT 22 (bfds) codec 2 takes 0.17 bytes an
-// edge less than codec 1 over both spaces.
+// smaller one per chunk.
+//
+// Codec 3 (format version 3) lets each chunk also move its gaps out of the
+// token stream into one StreamVByte stream (stream_vbyte.h), which decodes
+// a group of four gaps with one byte shuffle instead of a branch a byte:
+//   u8 layout: bit 0 the anchor mode, bits 1-2 the gap coding
+//     (GapCoding: 0 varint, 1 StreamVByte 1-2-3-4 bytes, 2 StreamVByte
+//     0-1-2-4 bytes of gap - 1, where a run of consecutive ids costs two
+//     bits an id; only in chunks without repeated neighbours);
+//   gap coding 0: the rest is exactly codec 2 after its mode byte;
+//   otherwise: varint(gaps), varint(header bytes), the header (codec 2's
+//     tokens and first neighbours, without gaps), the gaps' control bytes,
+//     then their data bytes to the end of the payload.
+// The encoder picks each chunk's layout from the sizes of all of them
+// (ChunkListSizer::best_layout).
 #pragma once
 
 #include <cstdint>
@@ -23,64 +37,93 @@
 #include <vector>
 
 #include "compression/status.h"
+#include "compression/stream_vbyte.h"
 
 namespace sg {
 
-enum class ListCodec : uint8_t { kV1 = 1, kV2 = 2 };
+enum class ListCodec : uint8_t { kV1 = 1, kV2 = 2, kV3 = 3 };
 
-// Anchor modes of codec 2.
+// Anchor modes of codecs 2 and 3.
 enum class AnchorMode : uint8_t { kVertex = 0, kPreviousFirst = 1 };
 
-// Sizes a chunk's lists under both anchor modes as they are added, so an
-// encoder can cut chunks by their coded size before coding them.
+// How codec 3 codes a chunk's gaps.
+enum class GapCoding : uint8_t { kVarint = 0, kStreamVByte = 1, kStreamVByteRuns = 2 };
+constexpr int kGapCodings = 3;
+
+struct ChunkLayout {
+  AnchorMode anchor = AnchorMode::kVertex;
+  GapCoding gaps = GapCoding::kVarint;
+  uint8_t byte() const { return static_cast<uint8_t>(static_cast<uint8_t>(anchor) | static_cast<uint8_t>(gaps) << 1); }
+};
+
+// What a list's gaps take in each gap coding.
+struct GapSizes {
+  uint32_t gaps = 0;
+  uint64_t bytes[kGapCodings] = {0, 0, 0};  // varint; StreamVByte data bytes (no control bytes)
+  bool repeats = false;                     // a gap of zero: StreamVByteRuns cannot code it
+};
+// Codes the gaps of ids[0..count) (sorted) at `dst` as varints (room for
+// 5 * count bytes) and sizes them in every coding.
+GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst);
+
+// Which gap codings the encoder may pick for a chunk.
+enum class GapChoice : uint8_t {
+  kVarintOnly,  // codec 2
+  kSmallest,    // the layout of fewest bytes
+  kFast,        // StreamVByte unless varint saves more than kFastSlack of the chunk
+};
+// The share of a chunk's bytes kFast gives up to decode faster.
+constexpr double kFastSlack = 0.10;
+
+// Sizes a chunk's lists in every layout as they are added, so an encoder
+// can cut chunks by their coded size before coding them.
 class ChunkListSizer {
  public:
-  void reset(uint32_t first_vertex);
+  void reset(uint32_t first_vertex, GapChoice choice = GapChoice::kVarintOnly);
   void add_empty();
-  // A list of `count` >= 1 neighbours starting at `first`, whose gaps code
-  // in `gap_bytes`.
-  void add_list(uint32_t first, uint32_t count, uint64_t gap_bytes);
-  // Coded bytes with the better mode (codec 2).
-  uint64_t bytes() const;
-  AnchorMode best_mode() const {
-    return previous_first_bytes_ < vertex_first_bytes_ ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
-  }
+  // A list of `count` >= 1 neighbours starting at `first`.
+  void add_list(uint32_t first, uint32_t count, const GapSizes& gaps);
+  // Coded bytes in the layout best_layout() picks.
+  uint64_t bytes() const { return bytes(best_layout()); }
+  uint64_t bytes(ChunkLayout layout) const;
+  ChunkLayout best_layout() const;
 
  private:
+  uint64_t header_bytes(AnchorMode mode) const;
+
+  GapChoice choice_ = GapChoice::kVarintOnly;
   uint32_t next_vertex_ = 0;
-  uint64_t common_bytes_ = 1;  // mode byte, tokens, gaps
-  uint64_t vertex_first_bytes_ = 0;
-  uint64_t previous_first_bytes_ = 0;
+  uint64_t token_bytes_ = 0;          // tokens, the pending run of empty lists not included
+  uint64_t first_bytes_[2] = {0, 0};  // by anchor mode
+  uint64_t gaps_ = 0;
+  uint64_t gap_bytes_[kGapCodings] = {0, 0, 0};
+  bool repeats_ = false;
   uint32_t empty_run_ = 0;
   bool have_previous_ = false;
   uint32_t previous_first_ = 0;
 };
 
-// Codes the gaps of ids[0..count) (sorted) at `dst` (room for
-// 10 * count bytes); returns the bytes written.
-uint64_t encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst);
-
 // Appends a chunk's lists, from their parts, to `out`: per vertex from
 // `first_vertex` its list length (`counts`), per non-empty list its first
-// neighbour (`firsts`) and its coded gaps (`gap_bytes` long, back to back
-// in `gaps`). Codec 1 ignores `mode`.
+// neighbour (`firsts`) and its varint gaps (`gap_bytes` long, back to back
+// in `gaps`). Codec 1 ignores `layout`, codec 2 its gap coding.
 struct ChunkListParts {
   std::span<const uint32_t> counts;
   std::span<const uint32_t> firsts;
   std::span<const uint32_t> gap_bytes;
   const uint8_t* gaps = nullptr;
 };
-void write_chunk_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts,
+void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_vertex, const ChunkListParts& parts,
                        std::vector<uint8_t>* out);
 
-// Appends the codec-2 coding of the lists of vertices first_vertex,
+// Appends the coding of the lists of vertices first_vertex,
 // first_vertex + 1, ... to `out`: counts[i] neighbours each, taken in turn
-// from `neighbours` (each list sorted ascending).
-void encode_chunk_lists(uint32_t first_vertex, std::span<const uint32_t> counts, const uint32_t* neighbours,
-                        AnchorMode mode, std::vector<uint8_t>* out);
+// from `neighbours` (each list sorted ascending). Codec 2 or 3.
+void encode_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_vertex, std::span<const uint32_t> counts,
+                        const uint32_t* neighbours, std::vector<uint8_t>* out);
 
 // Reads the lists of vertices [first_vertex, first_vertex + vertex_count)
-// in either codec, one vertex at a time: next() gives the vertex's list
+// in any codec, one vertex at a time: next() gives the vertex's list
 // length, then decode() or skip() consumes the list. Every read is checked
 // against the hard end pointer; finish() checks nothing is left over.
 class ChunkListReader {
@@ -93,15 +136,31 @@ class ChunkListReader {
   Status decode(uint32_t count, uint32_t* out);
   Status skip(uint32_t count);
   Status finish() const;
+  // A StreamVByte layout, instead of next() and decode() per vertex:
+  // decodes every list into neighbours[0..edges) (`edges` from the chunk's
+  // index entry) and sets starts[i] = start_base + the first edge of list i
+  // for i in [1, vertex_count). The gaps are decoded in one run into the
+  // end of `neighbours` and turned into ids in place.
+  Status decode_all(uint32_t edges, uint32_t* neighbours, uint32_t* starts, uint32_t start_base);
   uint32_t vertex() const { return vertex_; }
+  ChunkLayout layout() const { return layout_; }
 
  private:
-  uint32_t anchor() const { return mode_ == AnchorMode::kPreviousFirst && have_previous_ ? previous_first_ : vertex_; }
+  uint32_t anchor() const {
+    return layout_.anchor == AnchorMode::kPreviousFirst && have_previous_ ? previous_first_ : vertex_;
+  }
+  bool gap_stream() const { return layout_.gaps != GapCoding::kVarint; }
+  Status open_gap_stream();
+  Status read_first(uint32_t* first);
+  Status decode_from_stream(uint32_t count, uint32_t* out);
+  Status skip_in_stream(uint32_t gaps);
+  void refill();
+  Status error(const char* what) const;
 
   ListCodec codec_ = ListCodec::kV1;
-  AnchorMode mode_ = AnchorMode::kVertex;
-  const uint8_t* p_ = nullptr;
-  const uint8_t* end_ = nullptr;
+  ChunkLayout layout_;
+  const uint8_t* p_ = nullptr;    // tokens (and, with varint gaps, the lists)
+  const uint8_t* end_ = nullptr;  // of the tokens
   uint32_t num_vertices_ = 0;
   uint32_t vertex_ = 0;         // the vertex of the current list
   uint32_t vertices_left_ = 0;  // after the current one
@@ -109,6 +168,20 @@ class ChunkListReader {
   bool started_ = false;
   bool have_previous_ = false;
   uint32_t previous_first_ = 0;
+
+  // The gap stream (codec 3, StreamVByte layouts), decoded a block at a time.
+  static constexpr uint32_t kBlockGaps = 256;
+  SvbLengths lengths_ = SvbLengths::k1234;
+  uint32_t gap_plus_ = 0;  // 1 where gaps are coded minus one
+  const uint8_t* control_ = nullptr;
+  const uint8_t* data_ = nullptr;
+  const uint8_t* data_end_ = nullptr;
+  uint64_t stream_gaps_ = 0;   // in the stream
+  uint64_t decoded_gaps_ = 0;  // decoded into blocks or skipped
+  uint64_t unread_gaps_ = 0;   // not yet consumed by lists
+  uint32_t block_at_ = 0;
+  uint32_t block_size_ = 0;
+  uint32_t block_[kBlockGaps];
 };
 
 }  // namespace sg

@@ -37,6 +37,29 @@ uint64_t elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 
+// Decodes a chunk's lists one vertex at a time, skipping the lists of
+// vertices outside `only`.
+Status decode_lists(ChunkListReader* lists, const ChunkIndexEntry& e, uint32_t edge_base, WindowGraph* out,
+                    const VertexSubset* only) {
+  uint32_t position = edge_base;
+  const uint32_t edge_end = edge_base + e.edge_count;
+  for (uint32_t i = 0; i < e.vertex_count; ++i) {
+    const uint32_t v = e.first_vertex + i;
+    if (i > 0) out->offsets[v - out->first_vertex] = position;  // i == 0: filled before the parallel pass
+    uint32_t count = 0;
+    SG_RETURN_IF_ERROR(lists->next(edge_end - position, &count));
+    if (only != nullptr && !only->contains(v)) {
+      SG_RETURN_IF_ERROR(lists->skip(count));
+    } else {
+      SG_RETURN_IF_ERROR(lists->decode(count, out->neighbours.data() + position));
+    }
+    position += count;
+  }
+  SG_RETURN_IF_ERROR(lists->finish());
+  if (position != edge_end) return Status::Corruption("edge count differs from index");
+  return Status::OK();
+}
+
 // Decodes one chunk into the window CSR. The offset of a chunk's first
 // vertex is written before chunks are decoded in parallel, so a chunk can
 // read the end of its last vertex (the next chunk's start) without waiting
@@ -49,22 +72,12 @@ Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uin
   ChunkListReader lists;
   SG_RETURN_IF_ERROR(lists.open(graph.manifest().list_codec(), payload + weight_bytes, payload + e.bytes,
                                 e.first_vertex, e.vertex_count, graph.num_vertices()));
-  uint32_t position = edge_base;
-  const uint32_t edge_end = edge_base + e.edge_count;
-  for (uint32_t i = 0; i < e.vertex_count; ++i) {
-    const uint32_t v = e.first_vertex + i;
-    if (i > 0) out->offsets[v - out->first_vertex] = position;  // i == 0: filled before the parallel pass
-    uint32_t count = 0;
-    SG_RETURN_IF_ERROR(lists.next(edge_end - position, &count));
-    if (only != nullptr && !only->contains(v)) {
-      SG_RETURN_IF_ERROR(lists.skip(count));
-    } else {
-      SG_RETURN_IF_ERROR(lists.decode(count, out->neighbours.data() + position));
-    }
-    position += count;
+  if (lists.layout().gaps != GapCoding::kVarint) {  // every list at once: cheaper than skipping some
+    SG_RETURN_IF_ERROR(lists.decode_all(e.edge_count, out->neighbours.data() + edge_base,
+                                        out->offsets.data() + (e.first_vertex - out->first_vertex), edge_base));
+  } else {
+    SG_RETURN_IF_ERROR(decode_lists(&lists, e, edge_base, out, only));
   }
-  SG_RETURN_IF_ERROR(lists.finish());
-  if (position != edge_end) return Status::Corruption("edge count differs from index");
   if (weight_bytes > 0) std::memcpy(out->weights.data() + edge_base, payload, weight_bytes);
   return Status::OK();
 }

@@ -96,7 +96,7 @@ void check_case(const Case& c, uint64_t seed) {
   o.stripe_bytes = 4096;
   o.intervals = 1 + static_cast<uint32_t>(seed % 5);
   o.blocks = c.blocks;
-  o.format_version = seed % 7 == 3 ? 1 : kFormatVersion;  // version-1 graphs are still read
+  o.format_version = seed % 7 == 3 ? 1 : seed % 7 == 5 ? 2 : kFormatVersion;  // older graphs are still read
   CAPTURE(o.format_version);
   for (uint32_t d = 0; d < c.devices && c.devices > 1; ++d) {
     std::filesystem::create_directory(dir / ("d" + std::to_string(d)));
@@ -351,7 +351,7 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
   }
   CHECK(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "h") + " --intervals 0", &output) == 2);
   CHECK(sgtest::run_cli("--version", &output) == 0);
-  CHECK(output.find("writes format version 2") != std::string::npos);
+  CHECK(output.find("writes format version 3") != std::string::npos);
   std::filesystem::remove_all(dir / "d0");
   CHECK(sgtest::run_cli("run pagerank " + (dir / "g"), &output) == 1);
   CHECK(output.find("is missing") != std::string::npos);

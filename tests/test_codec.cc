@@ -1,5 +1,6 @@
 // Varint and adjacency codec: round trips, edge cases, and malformed input.
 #include <doctest/doctest.h>
+#include <streamvbyte.h>
 
 #include <algorithm>
 #include <bit>
@@ -8,6 +9,7 @@
 #include "compression/adjacency_codec.h"
 #include "compression/bits.h"
 #include "compression/chunk_lists.h"
+#include "compression/stream_vbyte.h"
 #include "compression/varint.h"
 #include "test_util.h"
 
@@ -152,21 +154,38 @@ struct ChunkLists {
   std::vector<uint32_t> ids;
 };
 
+// A sorted list of `count` ids below `num_vertices`: spread, clustered
+// low (as bfds makes them), or runs of consecutive ids (as web graphs have).
+std::vector<uint32_t> random_list(uint64_t* state, uint32_t count, uint32_t num_vertices, int kind) {
+  std::vector<uint32_t> list(count);
+  if (kind == 2 && count <= num_vertices) {
+    const bool spaced = uint64_t{count} * 2 <= num_vertices;  // room for a gap of 2 after every id
+    uint32_t id = static_cast<uint32_t>(sgtest::next_random(state) % (num_vertices - (spaced ? 2 * count : count) + 1));
+    for (uint32_t& v : list) {
+      v = id;
+      id += spaced && sgtest::next_random(state) % 8 == 0 ? 2 : 1;
+    }
+    return list;
+  }
+  for (uint32_t& id : list)
+    id = static_cast<uint32_t>(sgtest::next_random(state) % (kind == 1 ? std::min(num_vertices, 64u) : num_vertices));
+  std::sort(list.begin(), list.end());
+  return list;
+}
+
 ChunkLists random_chunk_lists(uint64_t* state, uint32_t num_vertices) {
   ChunkLists c;
   c.first_vertex = static_cast<uint32_t>(sgtest::next_random(state) % num_vertices);
   const uint32_t vertices =
       1 + static_cast<uint32_t>(sgtest::next_random(state) % std::min<uint64_t>(300, num_vertices - c.first_vertex));
-  const bool low = sgtest::next_random(state) % 2 == 0;
+  const int kind = static_cast<int>(sgtest::next_random(state) % 3);
   for (uint32_t i = 0; i < vertices; ++i) {
-    const uint64_t r = sgtest::next_random(state) % 10;
-    const uint32_t count = r < 5   ? 0
-                           : r < 9 ? static_cast<uint32_t>(1 + sgtest::next_random(state) % 8)
-                                   : static_cast<uint32_t>(sgtest::next_random(state) % 400);
-    std::vector<uint32_t> list(count);
-    for (uint32_t& id : list)
-      id = static_cast<uint32_t>(sgtest::next_random(state) % (low ? std::min(num_vertices, 64u) : num_vertices));
-    std::sort(list.begin(), list.end());
+    const uint64_t r = sgtest::next_random(state) % 40;
+    const uint32_t count = r < 20   ? 0
+                           : r < 36 ? static_cast<uint32_t>(1 + sgtest::next_random(state) % 8)
+                           : r < 39 ? static_cast<uint32_t>(sgtest::next_random(state) % 400)
+                                    : static_cast<uint32_t>(sgtest::next_random(state) % 3000);  // past a gap block
+    const std::vector<uint32_t> list = random_list(state, count, num_vertices, kind);
     c.counts.push_back(count);
     c.ids.insert(c.ids.end(), list.begin(), list.end());
   }
@@ -174,11 +193,11 @@ ChunkLists random_chunk_lists(uint64_t* state, uint32_t num_vertices) {
 }
 
 // Reads every list back; fails the test on an error.
-std::vector<uint32_t> read_back(const std::vector<uint8_t>& bytes, const ChunkLists& c, uint32_t num_vertices,
-                                bool skip_odd) {
+std::vector<uint32_t> read_back(ListCodec codec, const std::vector<uint8_t>& bytes, const ChunkLists& c,
+                                uint32_t num_vertices, bool skip_odd) {
   ChunkListReader reader;
   REQUIRE(reader
-              .open(ListCodec::kV2, bytes.data(), bytes.data() + bytes.size(), c.first_vertex,
+              .open(codec, bytes.data(), bytes.data() + bytes.size(), c.first_vertex,
                     static_cast<uint32_t>(c.counts.size()), num_vertices)
               .ok());
   std::vector<uint32_t> ids;
@@ -201,38 +220,64 @@ std::vector<uint32_t> read_back(const std::vector<uint8_t>& bytes, const ChunkLi
   return ids;
 }
 
+ChunkListSizer size_lists(const ChunkLists& c, GapChoice choice) {
+  ChunkListSizer sizer;
+  sizer.reset(c.first_vertex, choice);
+  const uint32_t* ids = c.ids.data();
+  for (uint32_t count : c.counts) {
+    if (count == 0) {
+      sizer.add_empty();
+    } else {
+      std::vector<uint8_t> gaps(uint64_t{count} * kMaxVarint32Bytes);
+      sizer.add_list(ids[0], count, encode_gaps(ids, count, gaps.data()));
+    }
+    ids += count;
+  }
+  return sizer;
+}
+
+bool has_repeats(const ChunkLists& c) {
+  const uint32_t* ids = c.ids.data();
+  for (uint32_t count : c.counts) {
+    for (uint32_t i = 1; i < count; ++i) {
+      if (ids[i] == ids[i - 1]) return true;
+    }
+    ids += count;
+  }
+  return false;
+}
+
 }  // namespace
 
-TEST_CASE("chunk lists (codec 2) round trip in both anchor modes, and the sizer predicts the coded size") {
+TEST_CASE("chunk lists round trip in every codec and layout, and the sizer predicts each coded size") {
   uint64_t state = 4242;
   for (int round = 0; round < 300; ++round) {
     const uint32_t num_vertices =
         1 + static_cast<uint32_t>(sgtest::next_random(&state) % (round % 3 == 0 ? 100 : 5000000));
     const ChunkLists c = random_chunk_lists(&state, num_vertices);
-    ChunkListSizer sizer;
-    sizer.reset(c.first_vertex);
-    const uint32_t* ids = c.ids.data();
-    for (uint32_t count : c.counts) {
-      if (count == 0) {
-        sizer.add_empty();
-      } else {
-        std::vector<uint8_t> gaps(uint64_t{count} * kMaxVarint32Bytes);
-        sizer.add_list(ids[0], count, encode_gaps(ids, count, gaps.data()));
+    const ChunkListSizer sizer = size_lists(c, GapChoice::kSmallest);
+    size_t smallest = SIZE_MAX, smallest_varint = SIZE_MAX;
+    for (const ListCodec codec : {ListCodec::kV2, ListCodec::kV3}) {
+      for (const AnchorMode anchor : {AnchorMode::kVertex, AnchorMode::kPreviousFirst}) {
+        for (int g = 0; g < (codec == ListCodec::kV2 ? 1 : kGapCodings); ++g) {
+          const ChunkLayout layout{anchor, static_cast<GapCoding>(g)};
+          if (layout.gaps == GapCoding::kStreamVByteRuns && has_repeats(c)) continue;
+          CAPTURE(g);
+          std::vector<uint8_t> bytes;
+          encode_chunk_lists(codec, layout, c.first_vertex, c.counts, c.ids.data(), &bytes);
+          CHECK(bytes.size() == sizer.bytes(layout));
+          smallest = std::min(smallest, bytes.size());
+          if (g == 0) smallest_varint = std::min(smallest_varint, bytes.size());
+          CHECK(read_back(codec, bytes, c, num_vertices, false) == c.ids);
+          CHECK(read_back(codec, bytes, c, num_vertices, true) == c.ids);  // skipping keeps the anchors
+        }
       }
-      ids += count;
-    }
-    size_t smallest = SIZE_MAX;
-    for (const AnchorMode mode : {AnchorMode::kVertex, AnchorMode::kPreviousFirst}) {
-      std::vector<uint8_t> bytes;
-      encode_chunk_lists(c.first_vertex, c.counts, c.ids.data(), mode, &bytes);
-      smallest = std::min(smallest, bytes.size());
-      CHECK(read_back(bytes, c, num_vertices, false) == c.ids);
-      CHECK(read_back(bytes, c, num_vertices, true) == c.ids);  // skipping keeps the anchors
     }
     CHECK(sizer.bytes() == smallest);
-    std::vector<uint8_t> best;
-    encode_chunk_lists(c.first_vertex, c.counts, c.ids.data(), sizer.best_mode(), &best);
-    CHECK(best.size() == smallest);
+    CHECK(size_lists(c, GapChoice::kVarintOnly).bytes() == smallest_varint);
+    const ChunkListSizer fast = size_lists(c, GapChoice::kFast);
+    if (fast.best_layout().gaps == GapCoding::kVarint) CHECK(fast.bytes() == smallest_varint);
+    CHECK(static_cast<double>(fast.bytes()) <= static_cast<double>(smallest_varint) / (1 - kFastSlack) + 1e-9);
   }
 }
 
@@ -243,7 +288,7 @@ TEST_CASE("chunk lists (codec 2): runs of empty lists take one token, and malfor
   counts[1000] = 1;
   const std::vector<uint32_t> ids = {1003};
   std::vector<uint8_t> bytes;
-  encode_chunk_lists(5, counts, ids.data(), AnchorMode::kVertex, &bytes);
+  encode_chunk_lists(ListCodec::kV2, ChunkLayout{}, 5, counts, ids.data(), &bytes);
   CHECK(bytes.size() == 1 + 2 + 1 + 1 + 2);
   auto read_all = [&](const std::vector<uint8_t>& b, uint32_t vertex_count) {
     ChunkListReader reader;
@@ -277,4 +322,90 @@ TEST_CASE("chunk lists (codec 2): runs of empty lists take one token, and malfor
     (void)read_all(garbage,
                    1 + static_cast<uint32_t>(sgtest::next_random(&state) % 50));  // must not crash or read past the end
   }
+}
+
+TEST_CASE("StreamVByte: our decoder reads what libstreamvbyte writes, in both length sets") {
+  uint64_t state = 77;
+  for (int round = 0; round < 400; ++round) {
+    const uint32_t count = static_cast<uint32_t>(sgtest::next_random(&state) % (round % 2 == 0 ? 9 : 2000));
+    const int bits = 1 + static_cast<int>(sgtest::next_random(&state) % 32);
+    std::vector<uint32_t> values(count);
+    for (uint32_t& v : values) {
+      const uint64_t r = sgtest::next_random(&state);
+      v = static_cast<uint32_t>(r % 4 == 0 ? 0 : (r >> 8) & ((uint64_t{1} << bits) - 1));
+    }
+    for (const SvbLengths lengths : {SvbLengths::k1234, SvbLengths::k0124}) {
+      std::vector<uint8_t> bytes(svb_max_bytes(count));
+      const size_t written = svb_encode(lengths, values.data(), count, bytes.data());
+      bytes.resize(written);
+      uint64_t data_bytes = 0;
+      for (uint32_t v : values) data_bytes += svb_value_bytes(lengths, v);
+      CHECK(written == svb_control_bytes(count) + data_bytes);
+      CHECK(svb_data_bytes(lengths, bytes.data(), count) == data_bytes);
+      std::vector<uint32_t> back(count + 1, 12345);
+      const uint8_t* data = bytes.data() + svb_control_bytes(count);
+      CHECK(svb_decode(lengths, bytes.data(), data, bytes.data() + bytes.size(), count, back.data()) ==
+            bytes.data() + bytes.size());
+      back.pop_back();
+      CHECK(back == values);
+      if (lengths == SvbLengths::k1234 && count > 0) {  // the library's own decoder agrees
+        std::vector<uint32_t> theirs(count);
+        CHECK(streamvbyte_decode(bytes.data(), theirs.data(), count) == written);
+        CHECK(theirs == values);
+      }
+    }
+  }
+}
+
+TEST_CASE("chunk lists (codec 3): malformed gap streams are refused, and never read past the end") {
+  // Lists with runs, long enough for two gap blocks.
+  ChunkLists c;
+  c.first_vertex = 10;
+  uint64_t state = 5;
+  for (uint32_t i = 0; i < 40; ++i) {
+    const uint32_t count = i % 3 == 0 ? 0 : i == 7 ? 700 : static_cast<uint32_t>(1 + i % 11);
+    const std::vector<uint32_t> list = random_list(&state, count, 5000, static_cast<int>(i % 3));
+    c.counts.push_back(count);
+    c.ids.insert(c.ids.end(), list.begin(), list.end());
+  }
+  auto read_all = [&](const std::vector<uint8_t>& b, uint32_t num_vertices) {
+    ChunkListReader reader;
+    SG_RETURN_IF_ERROR(reader.open(ListCodec::kV3, b.data(), b.data() + b.size(), 10,
+                                   static_cast<uint32_t>(c.counts.size()), num_vertices));
+    std::vector<uint32_t> out(1000);
+    for (size_t i = 0; i < c.counts.size(); ++i) {
+      uint32_t count = 0;
+      SG_RETURN_IF_ERROR(reader.next(1000, &count));
+      SG_RETURN_IF_ERROR(i % 4 == 1 ? reader.skip(count) : reader.decode(count, out.data()));
+    }
+    return reader.finish();
+  };
+  for (const GapCoding gaps : {GapCoding::kStreamVByte, GapCoding::kStreamVByteRuns}) {
+    if (gaps == GapCoding::kStreamVByteRuns && has_repeats(c)) continue;
+    std::vector<uint8_t> bytes;
+    encode_chunk_lists(ListCodec::kV3, ChunkLayout{AnchorMode::kPreviousFirst, gaps}, c.first_vertex, c.counts,
+                       c.ids.data(), &bytes);
+    REQUIRE(read_all(bytes, 5000).ok());
+    CHECK_FALSE(read_all(bytes, c.ids.empty() ? 0 : *std::max_element(c.ids.begin(), c.ids.end())).ok());
+    for (size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 16) {
+      // Copied, so a sanitizer sees any read past the cut.
+      CHECK_FALSE(read_all(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(cut)), 5000).ok());
+    }
+    std::vector<uint8_t> bad = bytes;
+    bad.push_back(0);
+    CHECK_FALSE(read_all(bad, 5000).ok());
+    bad = bytes;
+    bad[0] = 6;  // no such layout
+    CHECK_FALSE(read_all(bad, 5000).ok());
+    for (size_t at = 1; at < bytes.size(); at += 7) {
+      bad = bytes;
+      bad[at] ^= 0x5a;
+      (void)read_all(bad, 5000);  // refused or read as other lists, within the bytes
+    }
+  }
+  std::vector<uint8_t> v2_bytes;
+  encode_chunk_lists(ListCodec::kV2, ChunkLayout{}, c.first_vertex, c.counts, c.ids.data(), &v2_bytes);
+  v2_bytes[0] = 2;  // a codec-3 layout in a codec-2 chunk
+  ChunkListReader reader;
+  CHECK_FALSE(reader.open(ListCodec::kV2, v2_bytes.data(), v2_bytes.data() + v2_bytes.size(), 10, 40, 5000).ok());
 }

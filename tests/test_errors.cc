@@ -366,7 +366,8 @@ TEST_CASE("leftovers of a killed ingest are removed by gc and by the next ingest
 }
 
 TEST_CASE(
-    "format versions: a version-1 graph is read and re-ingests into version 2 with the same arcs, a newer version is "
+    "format versions: a version-1 graph is read and re-ingests into versions 2 and 3 with the same arcs, a newer "
+    "version is "
     "refused in one line") {
   sgtest::TempDir dir;
   std::string text;
@@ -385,15 +386,22 @@ TEST_CASE(
   std::string output;
   REQUIRE(sgtest::run_cli("info " + (dir / "v1"), &output) == 0);
   CHECK(output.find("format 1, codec varint-delta-1") != std::string::npos);
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "v1") + " -o " + (dir / "v2") + " --format graph --chunk-bytes 1K",
-                          &output) == 0);
+  REQUIRE(
+      sgtest::run_cli("ingest " + (dir / "v1") + " -o " + (dir / "v2") + " --format graph --chunk-bytes 1K --codec v2",
+                      &output) == 0);
   REQUIRE(sgtest::run_cli("info " + (dir / "v2"), &output) == 0);
   CHECK(output.find("format 2, codec varint-delta-2") != std::string::npos);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "v2") + " -o " + (dir / "v3") + " --format graph --chunk-bytes 1K",
+                          &output) == 0);
+  REQUIRE(sgtest::run_cli("info " + (dir / "v3"), &output) == 0);
+  CHECK(output.find("format 3, codec varint-streamvbyte-3") != std::string::npos);
   for (const std::string app : {"bfs --source 3", "wcc", "pagerank"}) {
     CAPTURE(app);
     REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "v1") + " --output " + (dir / "1.out"), &output) == 0);
-    REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "v2") + " --output " + (dir / "2.out"), &output) == 0);
-    CHECK(sgtest::read_text(dir / "1.out") == sgtest::read_text(dir / "2.out"));
+    for (const std::string version : {"v2", "v3"}) {
+      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / version) + " --output " + (dir / "2.out"), &output) == 0);
+      CHECK(sgtest::read_text(dir / "1.out") == sgtest::read_text(dir / "2.out"));
+    }
   }
   {
     sg::Graph v1, v2;

@@ -123,7 +123,7 @@ void check_config(const Config& c, uint64_t seed) {
   CHECK(graph.weighted() == c.weighted);
   CHECK(graph.device_count() == c.devices);
   CHECK(graph.manifest().format_version == c.format_version);
-  CHECK(graph.manifest().list_codec() == (c.format_version == 1 ? ListCodec::kV1 : ListCodec::kV2));
+  CHECK(graph.manifest().list_codec() == list_codec_of(c.format_version));
   CHECK(graph.manifest().interval_starts.size() == std::min<uint64_t>(c.intervals, n));
   CHECK(graph.block_count(SpaceKind::kOut) == block_starts(n, c.blocks).size());
   if (!c.undirected) CHECK(graph.block_count(SpaceKind::kIn) == block_starts(n, c.blocks).size());
@@ -181,7 +181,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.sort_edges = (r >> 11) % 3 == 0 ? 0 : 7 + (r >> 13) % 300;  // spill many runs
     c.fanin = (r >> 20) % 2 == 0 ? 2 + (r >> 21) % 7 : 0;         // few buckets: sub-routing
     c.order = std::vector<std::string>{"none", "degree", "bfs", "bfds", "auto"}[(r >> 24) % 5];
-    c.format_version = (r >> 27) % 4 == 0 ? 1 : kFormatVersion;
+    c.format_version = (r >> 27) % 4 == 0 ? static_cast<int>(1 + (r >> 29) % 2) : kFormatVersion;
     c.blocks = 1 + static_cast<uint32_t>((r >> 29) % 3);
     check_config(c, sgtest::next_random(&state));
   }

@@ -88,6 +88,11 @@ struct IngestRequest {
   std::string order = "auto";  // auto | bfds | bfs | degree | none
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
+  // How chunks code their gaps: auto (small when the devices' stored
+  // profiles add up to one disk's bandwidth, else fast) | fast (StreamVByte
+  // unless varints are more than 10% smaller) | small (the fewest bytes) |
+  // varint | v2 (format version 2, for shardgraph builds before version 3).
+  std::string codec = "auto";
   uint32_t intervals = 0;            // 0: from the budget
   uint32_t blocks = 0;               // 2-D blocks a space; 0: from |V| and the budget
   std::vector<std::string> devices;  // device directories for edge data

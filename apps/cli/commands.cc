@@ -152,6 +152,13 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
                    "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
       ->capture_default_str();
   ingest->add_option("--chunk-bytes", a.chunk, "target chunk size")->capture_default_str();
+  ingest
+      ->add_option("--codec", r.codec,
+                   "gap coding of each chunk: auto (small on one calibrated disk, else fast) | fast (StreamVByte "
+                   "unless varints are 10% smaller) | small (fewest bytes) | varint | v2 (format version 2, for older "
+                   "shardgraph builds)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "fast", "small", "varint", "v2"}));
   ingest->add_option("--intervals", r.intervals, "vertex intervals (default: from the budget)")->check(kAtLeastOne);
   ingest
       ->add_option("--blocks", a.blocks,

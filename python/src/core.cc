@@ -132,6 +132,7 @@ shardgraph::IngestRequest ingest_request(const nb::dict& d) {
   r.order = get<std::string>(d, "order", r.order);
   r.memory_bytes = get<uint64_t>(d, "memory_bytes", r.memory_bytes);
   r.chunk_bytes = get<uint32_t>(d, "chunk_bytes", r.chunk_bytes);
+  r.codec = get<std::string>(d, "codec", r.codec);
   r.intervals = get<uint32_t>(d, "intervals", r.intervals);
   r.blocks = get<uint32_t>(d, "blocks", r.blocks);
   r.devices = get<std::vector<std::string>>(d, "devices", r.devices);

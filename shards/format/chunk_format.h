@@ -2,7 +2,7 @@
 // space (docs/formats.md). Payload layout:
 //   [float32 weight x edge_count]   (weighted graphs only; first, so aligned)
 //   the lists of vertices [first_vertex, first_vertex + vertex_count), as
-//   in compression/chunk_lists.h (codec 1 in format version 1, else 2)
+//   in compression/chunk_lists.h (codec N in format version N)
 // A vertex whose list exceeds the chunk size is split: its list continues as
 // the first vertex of the next chunk(s), each piece coded on its own.
 // Chunks start at 4 KiB-aligned logical offsets; the gap is zero padding.

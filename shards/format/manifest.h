@@ -12,13 +12,19 @@
 
 namespace sg {
 
-// Version 2 (docs/formats.md) codes a chunk's lists as one stream
-// (compression/chunk_lists.h); version-1 graphs are still read.
-constexpr int kFormatVersion = 2;
+// Version 2 (docs/formats.md) codes a chunk's lists as one stream; version
+// 3 lets a chunk code its gaps as StreamVByte (compression/chunk_lists.h).
+// Graphs of versions 1 and 2 are still read.
+constexpr int kFormatVersion = 3;
 constexpr int kOldestFormatVersion = 1;
-constexpr const char* kCodecName = "varint-delta-2";
+constexpr const char* kCodecName = "varint-streamvbyte-3";
 // The codec name a format version writes.
-inline const char* codec_name(int format_version) { return format_version == 1 ? "varint-delta-1" : "varint-delta-2"; }
+inline const char* codec_name(int format_version) {
+  return format_version == 1 ? "varint-delta-1" : format_version == 2 ? "varint-delta-2" : kCodecName;
+}
+inline ListCodec list_codec_of(int format_version) {
+  return format_version == 1 ? ListCodec::kV1 : format_version == 2 ? ListCodec::kV2 : ListCodec::kV3;
+}
 
 // One stored edge space: the out- or in-space of a 1-D graph, or one block
 // of it (docs/formats.md, "2-D blocks"): the lists of every vertex
@@ -64,7 +70,7 @@ struct Manifest {
   bool weighted = false;
   std::string weight_type = "float32";
   std::string codec = kCodecName;
-  ListCodec list_codec() const { return format_version == 1 ? ListCodec::kV1 : ListCodec::kV2; }
+  ListCodec list_codec() const { return list_codec_of(format_version); }
   std::string ordering = "none";
   uint64_t id_base = 0;     // original id = dense id + id_base (no id map)
   std::string id_map_file;  // empty unless remapped: uint64 original ids

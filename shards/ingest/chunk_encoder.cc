@@ -12,11 +12,12 @@
 namespace sg {
 
 ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts,
-                           ListCodec codec, bool degrees)
+                           ListCodec codec, bool degrees, GapChoice gap_choice)
     : chunk_bytes_(chunk_bytes),
       weighted_(weighted),
       keep_degrees_(degrees),
       codec_(codec),
+      gap_choice_(gap_choice),
       interval_starts_(interval_starts) {
   assert(chunk_bytes_ >= 16);
 }
@@ -52,8 +53,8 @@ void ChunkEncoder::open_chunk(uint32_t vertex) {
   gap_bytes_.clear();
   gaps_.clear();
   weights_.clear();
-  sizer_.reset(vertex);
-  lists_bytes_ = codec_ == ListCodec::kV2 ? sizer_.bytes() : 0;
+  sizer_.reset(vertex, codec_ == ListCodec::kV3 ? gap_choice_ : GapChoice::kVarintOnly);
+  lists_bytes_ = codec_ != ListCodec::kV1 ? sizer_.bytes() : 0;
 }
 
 // Codes the open chunk and appends it to the part's output.
@@ -63,7 +64,7 @@ void ChunkEncoder::close_chunk() {
   entry.offset = bytes_.size();
   const uint8_t* weight_bytes = reinterpret_cast<const uint8_t*>(weights_.data());
   bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
-  write_chunk_lists(codec_, sizer_.best_mode(), entry.first_vertex,
+  write_chunk_lists(codec_, sizer_.best_layout(), entry.first_vertex,
                     ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()}, &bytes_);
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
   assert(entry.bytes == payload_bytes());
@@ -90,7 +91,7 @@ void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {
     if (chunk_open_ && !vertex_room()) close_chunk();
     if (!chunk_open_) open_chunk(v);
     counts_.push_back(0);
-    if (codec_ == ListCodec::kV2) {
+    if (codec_ != ListCodec::kV1) {
       sizer_.add_empty();
       lists_bytes_ = sizer_.bytes();
     } else {
@@ -124,7 +125,8 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
     ids = list_ids_.data();
   }
   list_gaps_.resize(uint64_t{count} * kMaxVarint32Bytes);
-  const uint64_t gap_bytes = encode_gaps(ids, count, list_gaps_.data());
+  const GapSizes gap_sizes = encode_gaps(ids, count, list_gaps_.data());
+  const uint64_t gap_bytes = gap_sizes.bytes[0];
   // The chunk's coded size with the list; the list opens a new chunk when
   // it would push one holding other lists past chunk_bytes.
   ChunkListSizer sizer;
@@ -135,7 +137,7 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
              gap_bytes;
     }
     sizer = sizer_;
-    sizer.add_list(ids[0], count, gap_bytes);
+    sizer.add_list(ids[0], count, gap_sizes);
     return sizer.bytes();
   };
   if (chunk_open_ && !counts_.empty() && !vertex_room()) close_chunk();
@@ -191,7 +193,8 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
   uint32_t done = 0;
   while (done < count) {
     // The piece's size as codec 1 codes it on its own (codec 2 differs by
-    // the first neighbour's anchor at most).
+    // the first neighbour's anchor at most), and for codec 3 a control
+    // byte per four gaps more (its StreamVByte data are never longer).
     uint64_t piece_bytes = 0;
     uint32_t end = done;
     while (end < count) {
@@ -199,6 +202,7 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
       piece_bytes +=
           NeighbourEncoder::encoded_bytes(end == done ? vertex : neighbour_id(neighbours[end - 1]), id, end == done);
       piece_bytes += weighted_ ? 4 : 0;
+      piece_bytes += codec_ == ListCodec::kV3 && (end - done) % 4 == 0 ? 1 : 0;
       ++end;
       if (piece_bytes >= chunk_bytes_) break;
     }

@@ -11,8 +11,8 @@
 //    the rest of the list starts the next chunk with the same vertex;
 //  - vertices without edges get an empty list (codec 2: a run of them
 //    takes one token).
-// The open chunk is held as plain lists and coded when it closes, so codec
-// 2 can pick its anchor mode for the whole chunk (compression/chunk_lists.h).
+// The open chunk is held as plain lists and coded when it closes, so codecs
+// 2 and 3 can pick its layout for the whole chunk (compression/chunk_lists.h).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +42,7 @@ class ChunkEncoder {
   // `degrees` false: the part keeps no degrees (a 2-D block after the
   // first: the first block's encoder is given whole degrees, add_degree).
   ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts,
-               ListCodec codec = ListCodec::kV2, bool degrees = true);
+               ListCodec codec = ListCodec::kV3, bool degrees = true, GapChoice gap_choice = GapChoice::kFast);
 
   // Starts a part that owns vertices [first_vertex, ...): the first list
   // may instead continue vertex first_vertex - 1, whose earlier pieces the
@@ -88,6 +88,7 @@ class ChunkEncoder {
   bool weighted_;
   bool keep_degrees_;
   ListCodec codec_;
+  GapChoice gap_choice_;  // codec 3
   const std::vector<uint32_t>* interval_starts_;
   size_t next_interval_ = 0;  // first interval start > the last vertex started
 
@@ -102,7 +103,7 @@ class ChunkEncoder {
   std::vector<uint32_t> gap_bytes_;
   std::vector<uint8_t> gaps_;
   std::vector<float> weights_;
-  ChunkListSizer sizer_;            // codec 2
+  ChunkListSizer sizer_;            // codecs 2 and 3
   uint64_t lists_bytes_ = 0;        // coded, without weights
   std::vector<uint32_t> list_ids_;  // one list's ids
   std::vector<uint8_t> list_gaps_;  // one list's coded gaps

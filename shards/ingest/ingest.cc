@@ -736,7 +736,8 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   build.num_vertices = static_cast<uint32_t>(num_vertices_);
   build.interval_starts = &interval_starts_;
   build.chunk_bytes = opt_.chunk_bytes;
-  build.codec = opt_.format_version == 1 ? ListCodec::kV1 : ListCodec::kV2;
+  build.codec = list_codec_of(opt_.format_version);
+  build.gap_choice = opt_.gap_choice;
   build.undirected = undirected_;
   build.count_input = space == 0;  // each input edge is in the out-space once
   build.drop_self_loops = opt_.drop_self_loops;

@@ -50,9 +50,12 @@ struct IngestOptions {
   std::vector<uint32_t>* permutation = nullptr;
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
-  // The format version written: the current one; 1 only for tests that
-  // check version-1 graphs are still read.
+  // The format version written: the current one; older ones for tests that
+  // check such graphs are still read, and for A/B measurements.
   int format_version = kFormatVersion;
+  // Which gap codings a chunk may take (format version 3,
+  // compression/chunk_lists.h).
+  GapChoice gap_choice = GapChoice::kFast;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
   // 2-D blocks per space (docs/formats.md): each space's lists cut by
   // neighbour range into this many blocks; 1 = the 1-D layout; 0 = from

@@ -32,9 +32,10 @@ struct SpaceBuildOptions {
   // First neighbour of each block (starts with 0); one block: 1-D.
   std::vector<uint32_t> block_starts = {0};
   uint32_t chunk_bytes = 0;
-  ListCodec codec = ListCodec::kV2;
-  bool undirected = false;   // each edge is stored twice: count it where key <= neighbour
-  bool count_input = false;  // this space's self-loops and duplicates describe the input
+  ListCodec codec = ListCodec::kV3;
+  GapChoice gap_choice = GapChoice::kFast;  // codec 3
+  bool undirected = false;                  // each edge is stored twice: count it where key <= neighbour
+  bool count_input = false;                 // this space's self-loops and duplicates describe the input
   bool drop_self_loops = false;
   bool dedup = false;
   size_t batch_records = 0;

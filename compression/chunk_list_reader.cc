@@ -1,0 +1,249 @@
+// ChunkListReader (chunk_lists.h): reads codecs 1, 2 and 3.
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <string>
+
+#include "compression/adjacency_codec.h"
+#include "compression/bits.h"
+#include "compression/chunk_lists.h"
+#include "compression/varint.h"
+
+namespace sg {
+namespace {
+
+// Skips `count` varints: each ends at a byte with a clear high bit. Eight
+// bytes at a time while the whole word is known to belong to the list.
+const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint32_t count) {
+  while (count >= 8 && end - p >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    const uint32_t ends = count_varint_ends(word);
+    if (ends > count) break;
+    count -= ends;
+    p += 8;
+  }
+  while (count > 0) {
+    if (p >= end) return nullptr;
+    count -= *p++ < 0x80;
+  }
+  return p;
+}
+
+}  // namespace
+
+Status ChunkListReader::error(const char* what) const {
+  return Status::Corruption("vertex " + std::to_string(vertex_) + ": " + what);
+}
+
+Status ChunkListReader::open(ListCodec codec, const uint8_t* p, const uint8_t* end, uint32_t first_vertex,
+                             uint32_t vertex_count, uint32_t num_vertices) {
+  *this = ChunkListReader{};
+  codec_ = codec;
+  p_ = p;
+  end_ = end;
+  num_vertices_ = num_vertices;
+  vertex_ = first_vertex;
+  vertices_left_ = vertex_count;
+  if (codec_ == ListCodec::kV1) return Status::OK();
+  if (p_ >= end_) return Status::Corruption("chunk has no layout byte");
+  const uint8_t byte = *p_++;
+  const uint8_t largest = codec_ == ListCodec::kV2 ? 1 : static_cast<uint8_t>(2 * kGapCodings - 1);
+  if (byte > largest) return Status::Corruption("unknown chunk layout " + std::to_string(byte));
+  layout_.anchor = static_cast<AnchorMode>(byte & 1);
+  layout_.gaps = static_cast<GapCoding>(byte >> 1);
+  return gap_stream() ? open_gap_stream() : Status::OK();
+}
+
+// Finds the header and the gap stream, and checks the stream's data bytes
+// (from its control bytes) fill the payload exactly.
+Status ChunkListReader::open_gap_stream() {
+  uint64_t gaps = 0, header_bytes = 0;
+  p_ = get_varint64(p_, end_, &gaps);
+  if (p_ == nullptr || gaps > UINT32_MAX) return Status::Corruption("malformed gap count");
+  p_ = get_varint64(p_, end_, &header_bytes);
+  if (p_ == nullptr || header_bytes > static_cast<uint64_t>(end_ - p_))
+    return Status::Corruption("list header runs past the chunk");
+  const uint8_t* header_end = p_ + header_bytes;
+  if (svb_control_bytes(gaps) > static_cast<uint64_t>(end_ - header_end))
+    return Status::Corruption("gap control bytes run past the chunk");
+  lengths_ = layout_.gaps == GapCoding::kStreamVByteRuns ? SvbLengths::k0124 : SvbLengths::k1234;
+  gap_plus_ = layout_.gaps == GapCoding::kStreamVByteRuns ? 1 : 0;
+  control_ = header_end;
+  data_ = header_end + svb_control_bytes(gaps);
+  data_end_ = end_;
+  if (svb_data_bytes(lengths_, control_, gaps) != static_cast<uint64_t>(data_end_ - data_))
+    return Status::Corruption("gap data bytes differ from what their control bytes say");
+  end_ = header_end;
+  stream_gaps_ = unread_gaps_ = gaps;
+  return Status::OK();
+}
+
+Status ChunkListReader::next(uint32_t max_count, uint32_t* count) {
+  if (vertices_left_ == 0) return Status::Corruption("more lists read than the chunk has vertices");
+  if (started_) ++vertex_;
+  started_ = true;
+  --vertices_left_;
+  if (codec_ == ListCodec::kV1) {
+    p_ = get_varint32(p_, end_, count);
+    if (p_ == nullptr) return error("malformed list length");
+  } else if (empty_left_ > 0) {
+    --empty_left_;
+    *count = 0;
+  } else {
+    uint64_t token = 0;
+    p_ = get_varint64(p_, end_, &token);
+    if (p_ == nullptr) return error("malformed list token");
+    if (token % 2 == 0) {
+      const uint64_t run = token / 2;
+      if (run == 0 || run - 1 > vertices_left_) return error("empty run past the chunk");
+      empty_left_ = static_cast<uint32_t>(run - 1);
+      *count = 0;
+    } else {
+      if (token / 2 >= UINT32_MAX) return error("list length out of range");
+      *count = static_cast<uint32_t>(token / 2 + 1);
+    }
+  }
+  if (*count > max_count) return error("more edges than the index says");
+  // Each neighbour takes at least one byte, or a first neighbour and gaps.
+  if (gap_stream() ? *count > 0 && (*count - 1 > unread_gaps_ || p_ >= end_)
+                   : *count > static_cast<uint64_t>(end_ - p_))
+    return error("list longer than its bytes");
+  return Status::OK();
+}
+
+Status ChunkListReader::decode(uint32_t count, uint32_t* out) {
+  if (count == 0) return Status::OK();
+  if (gap_stream()) return decode_from_stream(count, out);
+  Status s = decode_neighbours(&p_, end_, anchor(), num_vertices_, count, out);
+  if (!s.ok()) return Status::Corruption("vertex " + std::to_string(vertex_) + ": " + s.message());
+  have_previous_ = true;
+  previous_first_ = out[0];
+  return Status::OK();
+}
+
+Status ChunkListReader::skip(uint32_t count) {
+  if (count == 0) return Status::OK();
+  if (gap_stream()) {
+    uint32_t first = 0;
+    SG_RETURN_IF_ERROR(read_first(&first));
+    return skip_in_stream(count - 1);
+  }
+  if (layout_.anchor == AnchorMode::kPreviousFirst) {  // the next list's anchor is this list's first neighbour
+    uint32_t first = 0;
+    Status s = decode_neighbours(&p_, end_, anchor(), num_vertices_, 1, &first);
+    if (!s.ok()) return Status::Corruption("vertex " + std::to_string(vertex_) + ": " + s.message());
+    have_previous_ = true;
+    previous_first_ = first;
+    --count;
+  }
+  p_ = skip_varints(p_, end_, count);
+  if (p_ == nullptr) return error("list runs past the chunk");
+  return Status::OK();
+}
+
+// The first neighbour, from the header (gap-stream layouts).
+Status ChunkListReader::read_first(uint32_t* first) {
+  uint64_t raw = 0;
+  p_ = get_varint64(p_, end_, &raw);
+  if (p_ == nullptr) return error("malformed first neighbour");
+  if (raw > (uint64_t{1} << 33)) return error("first neighbour offset out of range");
+  const int64_t id = static_cast<int64_t>(anchor()) + zigzag_decode(raw);
+  if (id < 0 || id >= static_cast<int64_t>(num_vertices_)) return error("neighbour id out of range");
+  *first = static_cast<uint32_t>(id);
+  have_previous_ = true;
+  previous_first_ = *first;
+  return Status::OK();
+}
+
+// Decodes the next block of gaps; next() has checked there are more.
+void ChunkListReader::refill() {
+  assert(decoded_gaps_ < stream_gaps_ && decoded_gaps_ % 4 == 0);
+  const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kBlockGaps, stream_gaps_ - decoded_gaps_));
+  data_ = svb_decode(lengths_, control_ + decoded_gaps_ / 4, data_, data_end_, n, block_);
+  decoded_gaps_ += n;
+  block_at_ = 0;
+  block_size_ = n;
+}
+
+Status ChunkListReader::decode_from_stream(uint32_t count, uint32_t* out) {
+  assert(count - 1 <= unread_gaps_);
+  SG_RETURN_IF_ERROR(read_first(out));
+  unread_gaps_ -= count - 1;
+  // Gaps are unsigned, so ids only grow: one range check at the end covers
+  // the whole list (the sum is kept in 64 bits so it cannot wrap).
+  uint64_t value = out[0];
+  for (uint32_t i = 1; i < count;) {
+    if (block_at_ == block_size_) refill();
+    const uint32_t n = std::min(count - i, block_size_ - block_at_);
+    const uint32_t* gaps = block_ + block_at_;
+    for (uint32_t j = 0; j < n; ++j) {
+      value += uint64_t{gaps[j]} + gap_plus_;
+      out[i + j] = static_cast<uint32_t>(value);
+    }
+    i += n;
+    block_at_ += n;
+  }
+  if (value >= num_vertices_) return error("neighbour id out of range");
+  return Status::OK();
+}
+
+// Skips gaps: what is left of the block, whole blocks by their control
+// bytes alone, then part of the next block.
+Status ChunkListReader::skip_in_stream(uint32_t gaps) {
+  assert(gaps <= unread_gaps_);
+  unread_gaps_ -= gaps;
+  const uint32_t from_block = std::min(gaps, block_size_ - block_at_);
+  block_at_ += from_block;
+  gaps -= from_block;
+  while (gaps >= kBlockGaps) {
+    data_ += svb_data_bytes(lengths_, control_ + decoded_gaps_ / 4, kBlockGaps);
+    decoded_gaps_ += kBlockGaps;
+    gaps -= kBlockGaps;
+  }
+  if (gaps > 0) {
+    refill();
+    block_at_ = gaps;
+  }
+  return Status::OK();
+}
+
+Status ChunkListReader::decode_all(uint32_t edges, uint32_t* neighbours, uint32_t* starts, uint32_t start_base) {
+  assert(gap_stream() && !started_);
+  if (stream_gaps_ > edges) return Status::Corruption("more gaps than the chunk has edges");
+  const uint32_t lists = edges - static_cast<uint32_t>(stream_gaps_);
+  uint32_t* gaps = neighbours + lists;
+  data_ = svb_decode(lengths_, control_, data_, data_end_, static_cast<uint32_t>(stream_gaps_), gaps);
+  decoded_gaps_ = stream_gaps_;
+  // List k's ids are written at or before its gaps' slots (k < lists), and
+  // each gap is read before its slot is written.
+  uint32_t position = 0;
+  for (uint32_t i = 0; vertices_left_ > 0; ++i) {
+    uint32_t count = 0;
+    SG_RETURN_IF_ERROR(next(edges - position, &count));
+    if (i > 0) starts[i] = start_base + position;
+    if (count == 0) continue;
+    SG_RETURN_IF_ERROR(read_first(neighbours + position));
+    const uint32_t* list_gaps = gaps + (stream_gaps_ - unread_gaps_);
+    unread_gaps_ -= count - 1;
+    uint64_t value = neighbours[position];
+    for (uint32_t j = 1; j < count; ++j) {
+      value += uint64_t{list_gaps[j - 1]} + gap_plus_;
+      neighbours[position + j] = static_cast<uint32_t>(value);
+    }
+    if (value >= num_vertices_) return error("neighbour id out of range");
+    position += count;
+  }
+  if (position != edges) return Status::Corruption("edge count differs from index");
+  return finish();
+}
+
+Status ChunkListReader::finish() const {
+  if (vertices_left_ != 0) return Status::Corruption("fewer lists read than the chunk has vertices");
+  if (empty_left_ != 0) return Status::Corruption("empty run past the chunk");
+  if (p_ != end_) return Status::Corruption("trailing bytes after the last list");
+  if (unread_gaps_ != 0) return Status::Corruption("gaps left after the last list");
+  return Status::OK();
+}
+
+}  // namespace sg
