@@ -6,10 +6,12 @@
 # cgroup limit). For changes that must not cost speed: build the previous
 # commit outside the tree and pass its binary as OLD. One JSON record a run,
 # then one a system and app with the median of the rounds and NEW/OLD.
+# GRAPH may be OLD_GRAPH,NEW_GRAPH: the same graph as each build ingests it.
 #   bench/ab_hdd.sh OLD_BIN NEW_BIN GRAPH CGROUP_MB [ROUNDS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-old=$1; new=$2; graph=$3; cgroup_mb=$4; rounds=${5:-3}
+old=$1; new=$2; cgroup_mb=$4; rounds=${5:-3}
+old_graph=${3%%,*}; new_graph=${3#*,}
 emudisk=${EMUDISK:-$root/../shared/tools/emudisk.sh}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 records="$tmp/records.jsonl"
@@ -17,7 +19,7 @@ for round in $(seq 1 "$rounds"); do
   for app in pagerank bfs wcc; do
     extra=(); [ "$app" = pagerank ] && extra=(--iterations 10)
     for side in old new; do
-      bin=$old; [ $side = new ] && bin=$new
+      bin=$old; graph=$old_graph; [ $side = new ] && { bin=$new; graph=$new_graph; }
       start=$(date +%s.%N)
       EMUDISK_JSON="$tmp/disk.json" "$emudisk" run --mem "$cgroup_mb" -- "$bin" run "$app" "$graph" "${extra[@]}" \
         --stats "$tmp/stats.json" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }

@@ -86,6 +86,12 @@ std::string graph_info_text(const Graph& g) {
                   (sm.name + (g.directed() ? "" : "=in")).c_str(), static_cast<unsigned long long>(sm.chunks),
                   static_cast<unsigned long long>(sm.arcs), static_cast<unsigned long long>(sm.logical_bytes),
                   per(sm.logical_bytes, sm.arcs));
+    if (sm.gap_coding_chunks.size() == kGapCodings) {
+      out += format("  gaps        %llu chunks varint, %llu StreamVByte, %llu StreamVByte runs\n",
+                    static_cast<unsigned long long>(sm.gap_coding_chunks[0]),
+                    static_cast<unsigned long long>(sm.gap_coding_chunks[1]),
+                    static_cast<unsigned long long>(sm.gap_coding_chunks[2]));
+    }
     for (size_t d = 0; d < sm.device_files.size(); ++d) {
       out += format("  device %-5zu %llu bytes  %s/%s\n", d, static_cast<unsigned long long>(sm.device_bytes[d]),
                     m.devices[d] == "." ? "<graph>" : m.devices[d].c_str(), sm.device_files[d].c_str());
@@ -134,8 +140,14 @@ std::string graph_info_json(const Graph& g) {
          {"bytes_per_arc", per(space.meta.logical_bytes, space.meta.arcs)},
          {"device_bytes", space.meta.device_bytes},
          {"degree", {{"max", d.max}, {"mean", d.mean}, {"median", d.p50}, {"p99", d.p99}, {"zero", d.zero}}}});
+    if (space.meta.gap_coding_chunks.size() == kGapCodings) {
+      const auto& c = space.meta.gap_coding_chunks;
+      spaces.back()["gap_coding_chunks"] = {{"varint", c[0]}, {"streamvbyte", c[1]}, {"streamvbyte_runs", c[2]}};
+    }
   }
   json j{{"graph", g.dir()},
+         {"format_version", m.format_version},
+         {"codec", m.codec},
          {"vertices", m.num_vertices},
          {"edges", m.num_edges},
          {"directed", m.directed},

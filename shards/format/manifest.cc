@@ -12,19 +12,21 @@ namespace {
 using nlohmann::json;
 
 json space_to_json(const SpaceManifest& s) {
-  return json{{"name", s.name},
-              {"kind", s.kind},
-              {"neighbour_begin", s.neighbour_begin},
-              {"neighbour_end", s.neighbour_end},
-              {"logical_bytes", s.logical_bytes},
-              {"chunks", s.chunks},
-              {"arcs", s.arcs},
-              {"index_file", s.index_file},
-              {"index_xxh3", hex64(s.index_checksum)},
-              {"degree_file", s.degree_file},
-              {"degree_xxh3", hex64(s.degree_checksum)},
-              {"device_files", s.device_files},
-              {"device_bytes", s.device_bytes}};
+  json j{{"name", s.name},
+         {"kind", s.kind},
+         {"neighbour_begin", s.neighbour_begin},
+         {"neighbour_end", s.neighbour_end},
+         {"logical_bytes", s.logical_bytes},
+         {"chunks", s.chunks},
+         {"arcs", s.arcs},
+         {"index_file", s.index_file},
+         {"index_xxh3", hex64(s.index_checksum)},
+         {"degree_file", s.degree_file},
+         {"degree_xxh3", hex64(s.degree_checksum)},
+         {"device_files", s.device_files},
+         {"device_bytes", s.device_bytes}};
+  if (!s.gap_coding_chunks.empty()) j["gap_coding_chunks"] = s.gap_coding_chunks;
+  return j;
 }
 
 SpaceManifest space_from_json(const json& j, uint64_t num_vertices) {
@@ -43,6 +45,7 @@ SpaceManifest space_from_json(const json& j, uint64_t num_vertices) {
   s.degree_checksum = parse_hex64(j.at("degree_xxh3").get<std::string>());
   s.device_files = j.at("device_files").get<std::vector<std::string>>();
   s.device_bytes = j.at("device_bytes").get<std::vector<uint64_t>>();
+  s.gap_coding_chunks = j.value("gap_coding_chunks", std::vector<uint64_t>{});
   return s;
 }
 

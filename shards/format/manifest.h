@@ -45,6 +45,9 @@ struct SpaceManifest {
   uint64_t degree_checksum = 0;
   std::vector<std::string> device_files;  // one per device, in device order
   std::vector<uint64_t> device_bytes;
+  // Format version 3: chunks by gap coding (varint, StreamVByte, StreamVByte
+  // of gap - 1); empty in older graphs.
+  std::vector<uint64_t> gap_coding_chunks;
 };
 
 // What ingest saw in the input; `info` reports it.

@@ -29,6 +29,7 @@ void ChunkEncoder::begin(uint32_t first_vertex) {
   chunk_open_ = false;
   bytes_.clear();
   chunks_.clear();
+  gap_coding_chunks_ = {};
   degrees_.clear();
   continued_edges_ = 0;
 }
@@ -64,8 +65,10 @@ void ChunkEncoder::close_chunk() {
   entry.offset = bytes_.size();
   const uint8_t* weight_bytes = reinterpret_cast<const uint8_t*>(weights_.data());
   bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
-  write_chunk_lists(codec_, sizer_.best_layout(), entry.first_vertex,
-                    ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()}, &bytes_);
+  const ChunkLayout layout = sizer_.best_layout();
+  write_chunk_lists(codec_, layout, entry.first_vertex, ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()},
+                    &bytes_);
+  ++gap_coding_chunks_[static_cast<size_t>(layout.gaps)];
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
   assert(entry.bytes == payload_bytes());
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);

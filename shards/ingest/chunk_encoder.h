@@ -15,6 +15,7 @@
 // 2 and 3 can pick its layout for the whole chunk (compression/chunk_lists.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -58,6 +59,8 @@ class ChunkEncoder {
   // offset is its payload's position in bytes().
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   const std::vector<ChunkIndexEntry>& chunks() const { return chunks_; }
+  // The part's chunks by gap coding (GapCoding order; codecs 2 and 3).
+  const std::array<uint64_t, kGapCodings>& gap_coding_chunks() const { return gap_coding_chunks_; }
   // Degrees of [first_vertex, end_vertex), and the edges added to the
   // continued vertex first_vertex - 1.
   const std::vector<uint32_t>& degrees() const { return degrees_; }
@@ -110,6 +113,7 @@ class ChunkEncoder {
 
   std::vector<uint8_t> bytes_;
   std::vector<ChunkIndexEntry> chunks_;
+  std::array<uint64_t, kGapCodings> gap_coding_chunks_{};
   std::vector<uint32_t> degrees_;
   uint64_t continued_edges_ = 0;
 };

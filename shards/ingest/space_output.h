@@ -3,6 +3,7 @@
 // and the degree file streamed (with its checksum) as parts arrive.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ class SpaceOutput {
   uint64_t logical_bytes() const { return out_.logical_offset(); }
   uint64_t device_bytes(uint32_t device) const { return out_.device_bytes(device); }
   uint64_t arcs() const { return arcs_; }
+  const std::array<uint64_t, kGapCodings>& gap_coding_chunks() const { return gap_coding_chunks_; }
 
  private:
   Status put_degree(uint32_t degree);
@@ -39,6 +41,7 @@ class SpaceOutput {
   std::vector<ChunkIndexEntry> index_;
   File degree_file_;
   std::vector<uint32_t> degree_buffer_;
+  std::array<uint64_t, kGapCodings> gap_coding_chunks_{};
   uint64_t degree_file_bytes_ = 0;
   Checksum64Stream degree_sum_;
   uint64_t degree_checksum_ = 0;

@@ -1,9 +1,9 @@
 // Fuzz target: chunk payload decoding with the checksum out of the way
 // (shards/format/chunk_format.h for_each_list, over the adjacency codec).
 // Input: a 17-byte header (first vertex, vertex count, edge count, |V|,
-// flags: bit 0 weighted, the rest picks codec 1, 2 or 3) and the payload. A payload either decodes into lists whose
-// neighbours are all below |V| and whose lengths add up to the edge count,
-// or is refused with a Status; it never reads past its end.
+// flags: bit 0 weighted, bit 1 codec 1, else bit 2 codec 3, else codec 2) and the payload. A payload either decodes
+// into lists whose neighbours are all below |V| and whose lengths add up to the edge count, or is refused with a
+// Status; it never reads past its end.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -30,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   entry.edge_count = take32(data + 8) % (1u << 20);
   const uint32_t num_vertices = take32(data + 12) % (1u << 21);
   const bool weighted = (data[16] & 1) != 0;
-  const sg::ListCodec codec = static_cast<sg::ListCodec>(1 + (data[16] >> 1) % 3);
+  const sg::ListCodec codec = (data[16] & 2) != 0   ? sg::ListCodec::kV1
+                              : (data[16] & 4) != 0 ? sg::ListCodec::kV3
+                                                    : sg::ListCodec::kV2;
   entry.bytes = static_cast<uint32_t>(size - kHeader);
   // The engine reads payloads from aligned buffers (weights are floats).
   std::vector<uint32_t> aligned((entry.bytes + 3) / 4 + 1);
