@@ -220,6 +220,24 @@ std::vector<uint32_t> read_back(ListCodec codec, const std::vector<uint8_t>& byt
   return ids;
 }
 
+// decode_all (StreamVByte layouts): every list at once, with its starts.
+Status read_all_at_once(const std::vector<uint8_t>& bytes, const ChunkLists& c, uint32_t num_vertices,
+                        std::vector<uint32_t>* ids) {
+  ChunkListReader reader;
+  const uint32_t vertices = static_cast<uint32_t>(c.counts.size());
+  SG_RETURN_IF_ERROR(
+      reader.open(ListCodec::kV3, bytes.data(), bytes.data() + bytes.size(), c.first_vertex, vertices, num_vertices));
+  ids->assign(c.ids.size(), 0);
+  std::vector<uint32_t> starts(vertices, 0);
+  SG_RETURN_IF_ERROR(reader.decode_all(static_cast<uint32_t>(c.ids.size()), ids->data(), starts.data(), 7));
+  uint32_t start = 7;
+  for (uint32_t i = 0; i < vertices; ++i) {
+    if (i > 0 && starts[i] != start) return Status::Corruption("wrong start");
+    start += c.counts[i];
+  }
+  return Status::OK();
+}
+
 ChunkListSizer size_lists(const ChunkLists& c, GapChoice choice) {
   ChunkListSizer sizer;
   sizer.reset(c.first_vertex, choice);
@@ -270,6 +288,12 @@ TEST_CASE("chunk lists round trip in every codec and layout, and the sizer predi
           if (g == 0) smallest_varint = std::min(smallest_varint, bytes.size());
           CHECK(read_back(codec, bytes, c, num_vertices, false) == c.ids);
           CHECK(read_back(codec, bytes, c, num_vertices, true) == c.ids);  // skipping keeps the anchors
+          if (g > 0) {
+            std::vector<uint32_t> ids;
+            const Status s = read_all_at_once(bytes, c, num_vertices, &ids);
+            CHECK_MESSAGE(s.ok(), s.ToString());
+            CHECK(ids == c.ids);
+          }
         }
       }
     }
@@ -386,10 +410,14 @@ TEST_CASE("chunk lists (codec 3): malformed gap streams are refused, and never r
     encode_chunk_lists(ListCodec::kV3, ChunkLayout{AnchorMode::kPreviousFirst, gaps}, c.first_vertex, c.counts,
                        c.ids.data(), &bytes);
     REQUIRE(read_all(bytes, 5000).ok());
+    std::vector<uint32_t> ids;
+    CHECK(read_all_at_once(bytes, c, 5000, &ids).ok());
     CHECK_FALSE(read_all(bytes, c.ids.empty() ? 0 : *std::max_element(c.ids.begin(), c.ids.end())).ok());
     for (size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 16) {
       // Copied, so a sanitizer sees any read past the cut.
-      CHECK_FALSE(read_all(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(cut)), 5000).ok());
+      const std::vector<uint8_t> cut_bytes(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+      CHECK_FALSE(read_all(cut_bytes, 5000).ok());
+      CHECK_FALSE(read_all_at_once(cut_bytes, c, 5000, &ids).ok());
     }
     std::vector<uint8_t> bad = bytes;
     bad.push_back(0);
@@ -401,6 +429,7 @@ TEST_CASE("chunk lists (codec 3): malformed gap streams are refused, and never r
       bad = bytes;
       bad[at] ^= 0x5a;
       (void)read_all(bad, 5000);  // refused or read as other lists, within the bytes
+      (void)read_all_at_once(bad, c, 5000, &ids);
     }
   }
   std::vector<uint8_t> v2_bytes;
