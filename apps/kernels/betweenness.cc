@@ -64,10 +64,11 @@ Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) 
   SG_RETURN_IF_ERROR(engine->allocate(&depth, "betweenness.depth", VertexUse::kAny));
   SG_RETURN_IF_ERROR(engine->allocate(&sigma, "betweenness.sigma", VertexUse::kAny));
   SG_RETURN_IF_ERROR(engine->allocate(delta, "betweenness.delta", VertexUse::kAny));
+  // delta starts at zero as every new array does: writing it here would
+  // touch all its pages at once, past the budget when it is file-backed.
   SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
     depth[v] = v == source ? 0 : kUnreached;
     sigma[v] = v == source ? 1 : 0;
-    (*delta)[v] = 0;
   }));
   // The levels' frontiers: together at most |V| vertices.
   std::vector<VertexSubset> levels;
