@@ -241,10 +241,17 @@ Status Engine::prepare_vertices() {
 Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                      const std::function<void(uint32_t, uint32_t)>& fn) {
   const uint64_t n = num_vertices();
-  const uint64_t per_slab =
-      std::max<uint64_t>(1, residency_.ranged_bytes_per_vertex(access)) * RawVertexArray::kSlabValues;
+  // File-backed arrays and a mapped id map count too: their pages touched
+  // in a range stay mapped until the range ends.
+  const uint64_t per_vertex = residency_.ranged_bytes_per_vertex(access) + residency_.mapped_bytes_per_vertex(access) +
+                              (graph_->id_map_mapped() ? sizeof(uint64_t) : 0);
+  const uint64_t per_slab = std::max<uint64_t>(1, per_vertex) * RawVertexArray::kSlabValues;
   // Ranges are whole slabs, so a map over every vertex overwrites whole slabs.
-  const uint64_t step = std::max<uint64_t>(1, budget_.range_room() / per_slab) * RawVertexArray::kSlabValues;
+  // With no ranged array the cache keeps its memory, and mapped pages take
+  // a range reserve's worth at a time.
+  const uint64_t room =
+      residency_.any_ranged() ? budget_.range_room() : MemoryBudget::range_reserve(budget_.total()) / 4;
+  const uint64_t step = std::max<uint64_t>(1, room / per_slab) * RawVertexArray::kSlabValues;
   const bool every_vertex = members == nullptr || members->is_all();
   for (uint64_t begin = 0; begin < n; begin += step) {
     const uint64_t end = std::min(n, begin + step);
@@ -252,6 +259,8 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
     if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
     SG_RETURN_IF_ERROR(residency_.load(access, begin, end, every_vertex));
     fn(static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
+    residency_.drop_mapped_pages(access);
+    graph_->drop_id_map_pages();
     SG_RETURN_IF_ERROR(residency_.unload(access, begin, end));
   }
   return Status::OK();

@@ -199,7 +199,7 @@ class Engine {
     SG_RETURN_IF_ERROR(prepare_vertices());
     mirrors_current_ = false;  // f may write source arrays
     const uint32_t begin = owned_begin(), end = owned_end();
-    if (!residency_.any_ranged()) {
+    if (!in_ranges()) {
       map_members(subset, begin, end, f);
       return Status::OK();
     }
@@ -234,7 +234,7 @@ class Engine {
     mirrors_current_ = false;
     *total = T{};
     const uint32_t begin = owned_begin(), end = owned_end();
-    if (!residency_.any_ranged()) {
+    if (!in_ranges()) {
       *total = parallel_sum<T>(begin, end, f);
     } else {
       SG_RETURN_IF_ERROR(for_each_vertex_range(nullptr, access, [&](uint32_t lo, uint32_t hi) {
@@ -376,6 +376,10 @@ class Engine {
   // Calls fn(begin, end) for each vertex range holding a member of
   // `members` (dense; null: every range) with the range of each ranged
   // array `access` touches loaded.
+  // Whether vertex_map goes a vertex range at a time: ranged arrays load
+  // by range, and mapped pages (file-backed arrays, a mapped id map) are
+  // dropped after each range, so few stay mapped.
+  bool in_ranges() const { return residency_.any_ranged() || residency_.any_mapped() || graph_->id_map_mapped(); }
   Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                const std::function<void(uint32_t, uint32_t)>& fn);
   void shrink_cache() { cache_.shrink_to(budget_.cache_limit()); }

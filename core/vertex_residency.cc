@@ -63,6 +63,24 @@ bool VertexResidency::any_ranged() const {
   return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.ranged; });
 }
 
+bool VertexResidency::any_mapped() const {
+  return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.array->file_backed(); });
+}
+
+uint64_t VertexResidency::mapped_bytes_per_vertex(const VertexAccess& access) const {
+  uint64_t bytes = 0;
+  VertexAccess::Mode mode;
+  for (const Entry& e : entries_) bytes += e.array->file_backed() && access.mode_of(e.array, &mode) ? e.value_bytes : 0;
+  return bytes;
+}
+
+void VertexResidency::drop_mapped_pages(const VertexAccess& access) const {
+  VertexAccess::Mode mode;
+  for (const Entry& e : entries_) {
+    if (e.array->file_backed() && access.mode_of(e.array, &mode)) e.array->drop_pages();
+  }
+}
+
 Status VertexResidency::place(uint64_t room, uint64_t range_reserve, std::string* notes) {
   std::vector<Entry*> pending;
   uint64_t total = 0;

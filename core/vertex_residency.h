@@ -93,6 +93,13 @@ class VertexResidency final : public ArrayTracker {
   // Bytes a vertex costs in the ranged arrays used as `use` (kAny: all ranged arrays).
   uint64_t ranged_bytes_per_vertex(VertexUse use) const;
   bool any_ranged() const;
+  // File-backed arrays (kAny beyond the budget): the kernel pages them, but
+  // every page touched stays mapped, and so counts in RSS, until dropped.
+  bool any_mapped() const;
+  // Bytes a vertex costs in the file-backed arrays `access` touches.
+  uint64_t mapped_bytes_per_vertex(const VertexAccess& access) const;
+  // Unmaps the pages of those arrays (they stay in the page cache).
+  void drop_mapped_pages(const VertexAccess& access) const;
   // Memory of arrays held whole.
   uint64_t resident_bytes() const { return resident_bytes_; }
 

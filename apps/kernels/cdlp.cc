@@ -41,8 +41,14 @@ uint64_t smallest_mode(std::span<uint64_t> values) {
 
 Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
   const Graph& graph = engine->graph();
-  SG_RETURN_IF_ERROR(graph.load_id_map());  // labels are original ids
-  engine->hold_app_memory(graph.id_map_bytes());
+  // Labels are original ids. The id map is loaded when it takes at most a
+  // quarter of the memory left, else mapped: it is read once, a vertex
+  // range at a time, and the memory goes to the labels and the blocks.
+  SG_RETURN_IF_ERROR(graph.check_id_map());
+  const bool load = graph.id_map_load_bytes() <= engine->unheld_memory() / 4;
+  SG_RETURN_IF_ERROR(load ? graph.load_id_map() : graph.map_id_map());
+  const uint64_t id_map_held = graph.id_map_bytes();  // 0 when mapped
+  engine->hold_app_memory(id_map_held);
   const uint32_t n = engine->num_vertices();
   SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.labels"));
   VertexArray<uint64_t> previous;  // read as u: loaded by range when it does not fit
@@ -74,6 +80,7 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
             if (!values.empty()) next[b.begin + i] = smallest_mode(values);
           }
         });
+        next.raw().drop_pages();  // file-backed: a block's pages at a time stay mapped
       }
       engine->release_app_memory(held);
       SG_RETURN_IF_ERROR(status);
@@ -83,7 +90,7 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
           VertexSubset::all(n), [&](uint32_t v) { previous[v] = next[v]; }, VertexAccess().overwrites(previous)));
     }
   }
-  engine->release_app_memory(graph.id_map_bytes());
+  engine->release_app_memory(id_map_held);
   return Status::OK();
 }
 

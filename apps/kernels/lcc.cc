@@ -275,6 +275,7 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
     engine->hold_app_memory(held);
     Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, a, &degree);
     for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*degree_of)[blocks[i].begin + k] = degree[k];
+    degree_of->raw().drop_pages();
     if (status.ok() && spilled)
       status = spill->append(a->block.begin, a->block.end - a->block.begin, a->start.data(), a->entries.data());
     if (spilled) *a = OrientedBlock{};  // not held while the next block is gathered
@@ -384,9 +385,12 @@ Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
 Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_among_neighbours) {
   const uint32_t n = engine->num_vertices();
   const bool directed = engine->graph().directed();
-  SG_RETURN_IF_ERROR(engine->allocate(coefficient, "lcc.coefficient"));
+  // Numerators first: triangles touch them at random, so they take the
+  // memory; the coefficients (degrees until the end) go in vertex order,
+  // and when file-backed keep only a piece mapped.
   VertexArray<uint64_t> numerator;
   SG_RETURN_IF_ERROR(engine->allocate(&numerator, "lcc.numerator"));
+  SG_RETURN_IF_ERROR(engine->allocate(coefficient, "lcc.coefficient"));
   VertexArray<uint32_t> arcs_of;  // the rank of a neighbour: read as u
   SG_RETURN_IF_ERROR(engine->allocate(&arcs_of, "lcc.arcs", VertexUse::kSource));
   SG_RETURN_IF_ERROR(engine->ensure_in_degrees());
@@ -427,11 +431,17 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
     SG_RETURN_IF_ERROR(engine->add_over_ranks(&numerator));
   }
   VertexArray<double>& lcc_of = *coefficient;
-  *arcs_among_neighbours = parallel_sum<uint64_t>(uint32_t{0}, n, [&](uint32_t v) {
-    const double d = lcc_of[v];
-    lcc_of[v] = d < 2 ? 0.0 : static_cast<double>(numerator[v]) / (d * (d - 1));
-    return numerator[v];
-  });
+  *arcs_among_neighbours = 0;
+  constexpr uint32_t kPieceVertices = 1 << 17;
+  for (uint32_t lo = 0; lo < n; lo += kPieceVertices) {
+    const uint32_t hi = std::min(n, lo + kPieceVertices);
+    *arcs_among_neighbours += parallel_sum<uint64_t>(lo, hi, [&](uint32_t v) {
+      const double d = lcc_of[v];
+      lcc_of[v] = d < 2 ? 0.0 : static_cast<double>(numerator[v]) / (d * (d - 1));
+      return numerator[v];
+    });
+    lcc_of.raw().drop_pages();
+  }
   return Status::OK();
 }
 

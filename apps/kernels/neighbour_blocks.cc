@@ -24,8 +24,9 @@ Status add_degrees(Engine* engine, uint32_t begin, uint32_t end, std::vector<uin
 }  // namespace
 
 uint64_t gathered_block_bytes(uint64_t slots, uint64_t vertices, uint64_t value_bytes) {
-  // Values, and per vertex a base and a count per direction and its arcs.
-  return slots * value_bytes + vertices * (3 * sizeof(uint64_t) + 2 * sizeof(uint32_t));
+  // Values, and per vertex a base and a count per direction, its arcs and
+  // its two degrees while the block is laid out.
+  return slots * value_bytes + vertices * (3 * sizeof(uint64_t) + 4 * sizeof(uint32_t));
 }
 
 Status plan_vertex_blocks(Engine* engine, uint64_t room_bytes, uint64_t value_bytes, uint64_t extra_bytes,
@@ -70,11 +71,12 @@ Status GatheredBlock<T>::layout(Engine* engine, const VertexBlock& block) {
   begin_ = block.begin;
   const uint32_t size = block.end - block.begin;
   const bool directed = engine->graph().directed();
+  // Freed, not reused: vectors keep their largest capacity, and blocks
+  // differ in shape (many small lists, or a few long ones), so reused ones
+  // would hold the largest values of one block and the most vertices of
+  // another at once, more than the block's room.
+  clear();
   std::vector<uint32_t> degree(size);
-  for (int side = 0; side < 2; ++side) {
-    base_[side].clear();
-    count_[side].clear();
-  }
   uint64_t next = 0;
   base_[0].resize(size);
   if (directed) base_[1].resize(size);

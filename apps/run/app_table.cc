@@ -235,22 +235,31 @@ Status run_betweenness(AppRun& r) {
                          "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n");
 }
 
+constexpr uint32_t kCountPieceValues = 1 << 17;  // 1 MiB of labels
+
 Status run_cdlp(AppRun& r) {
   auto* labels = r.out.array<uint64_t>();
   const int iterations = r.options.iterations > 0 ? r.options.iterations : 10;
   SG_RETURN_IF_ERROR(cdlp(&r.engine, iterations, labels));
   SG_RETURN_IF_ERROR(r.finish(labels));
   std::string communities = "not counted: more than half of --memory";
-  if (uint64_t{r.graph.num_vertices()} * sizeof(uint64_t) <= r.engine.budget().share(MemoryShare::kCommunityCount)) {
-    std::vector<uint64_t> sorted(labels->data(), labels->data() + r.graph.num_vertices());
+  const uint32_t n = r.graph.num_vertices();
+  if (uint64_t{n} * sizeof(uint64_t) <= r.engine.budget().share(MemoryShare::kCommunityCount)) {
+    // Copied a piece at a time: file-backed labels keep one piece mapped.
+    std::vector<uint64_t> sorted(n);
+    for (uint32_t lo = 0; lo < n; lo += kCountPieceValues) {
+      const uint32_t hi = std::min<uint32_t>(n, lo + kCountPieceValues);
+      std::copy(labels->data() + lo, labels->data() + hi, sorted.data() + lo);
+      labels->raw().drop_pages();
+    }
     std::sort(sorted.begin(), sorted.end());
     communities = std::to_string(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
   }
   r.out.summary = format("cdlp: %d iterations, %s communities\n", iterations, communities.c_str());
   r.out.facts = {{"iterations", iterations}};
   r.out.add_column("label", labels);
-  r.out.text = [labels](uint32_t v, char* buf, size_t n) {
-    std::snprintf(buf, n, "%llu", static_cast<unsigned long long>((*labels)[v]));
+  r.out.text = [labels](uint32_t v, char* buf, size_t bytes) {
+    std::snprintf(buf, bytes, "%llu", static_cast<unsigned long long>((*labels)[v]));
   };
   return Status::OK();
 }

@@ -150,6 +150,7 @@ class Graph {
   void drop_id_map_pages() const {
     if (id_map_mapping_) id_map_mapping_->release_all();
   }
+  bool id_map_mapped() const { return id_map_mapping_ != nullptr; }
   // Resident bytes load_id_map() would take: the map, plus the order by
   // original id when the ids are not in order (after check_id_map()).
   uint64_t id_map_load_bytes() const;
