@@ -70,14 +70,24 @@ Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) 
     depth[v] = v == source ? 0 : kUnreached;
     sigma[v] = v == source ? 1 : 0;
   }));
-  // The levels' frontiers: together at most |V| vertices.
+  // The levels' frontiers: together at most |V| vertices, held in the
+  // budget as they are kept (the cache gives way).
   std::vector<VertexSubset> levels;
+  uint64_t levels_bytes = 0;
   VertexSubset frontier = VertexSubset::single(n, source);
   for (int32_t level = 0; !frontier.is_empty() && level < static_cast<int32_t>(n); ++level) {
     engine->set_iteration(level);
     CountPaths count{depth.data(), sigma.data(), level + 1};
     VertexSubset next;
-    SG_RETURN_IF_ERROR(engine->edge_map(frontier, count, &next));
+    const Status status = engine->edge_map(frontier, count, &next);
+    if (!status.ok()) {
+      engine->release_app_memory(levels_bytes);
+      return status;
+    }
+    const uint64_t bytes = frontier.bits().capacity() * sizeof(uint64_t) +
+                           (frontier.is_dense() ? 0 : frontier.list().capacity() * sizeof(uint32_t));
+    engine->hold_app_memory(bytes);
+    levels_bytes += bytes;
     levels.push_back(std::move(frontier));
     frontier = std::move(next);
   }
@@ -86,8 +96,14 @@ Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) 
     engine->set_iteration(static_cast<int>(levels.size() + (levels.size() - level)));
     Accumulate pay{depth.data(), sigma.data(), delta->data(), static_cast<int32_t>(level) - 1};
     VertexSubset unused;
-    SG_RETURN_IF_ERROR(engine->edge_map(levels[level], pay, &unused, {Direction::kAuto, true}));
+    const Status status = engine->edge_map(levels[level], pay, &unused, {Direction::kAuto, true});
+    delta->raw().drop_pages();  // file-backed: only a step's pages stay mapped
+    if (!status.ok()) {
+      engine->release_app_memory(levels_bytes);
+      return status;
+    }
   }
+  engine->release_app_memory(levels_bytes);
   return Status::OK();
 }
 
