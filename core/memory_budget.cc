@@ -7,6 +7,7 @@ namespace sg {
 uint64_t MemoryBudget::share(MemoryShare share) const {
   switch (share) {
     case MemoryShare::kIoBuffers: return std::max<uint64_t>(total_ / 16, uint64_t{1} << 20);
+    case MemoryShare::kArrayIoBuffers: return total_ / 8;
     case MemoryShare::kWholeDegrees: return total_ / 16;
     case MemoryShare::kReverseEngine: return total_ / 4;
     case MemoryShare::kComponentCounts: return total_ / 4;

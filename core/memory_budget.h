@@ -15,6 +15,7 @@ namespace sg {
 // Fixed shares, as fractions of the total unless said otherwise.
 enum class MemoryShare : uint8_t {
   kIoBuffers,        // read windows in flight: 1/16 (at least 1 MiB), which streams an HDD or SSD at full speed
+  kArrayIoBuffers,   // the most read windows of a striped graph may take to span two stripes each: 1/8
   kWholeDegrees,     // degrees read whole at open for the planner when they fit 1/16
   kReverseEngine,    // a rank's second engine, over its reverse part: 1/4
   kComponentCounts,  // WCC's largest-component count after the run: at least 1/4
