@@ -373,13 +373,14 @@ class Engine {
   Status allocate_raw(RawVertexArray* array, size_t value_bytes, const std::string& name, VertexUse use);
   // Places arrays allocated since the last call (vertex_residency.h).
   Status prepare_vertices();
-  // Calls fn(begin, end) for each vertex range holding a member of
-  // `members` (dense; null: every range) with the range of each ranged
-  // array `access` touches loaded.
   // Whether vertex_map goes a vertex range at a time: ranged arrays load
   // by range, and mapped pages (file-backed arrays, a mapped id map) are
   // dropped after each range, so few stay mapped.
   bool in_ranges() const { return residency_.any_ranged() || residency_.any_mapped() || graph_->id_map_mapped(); }
+  // Calls fn(begin, end) for each vertex range holding a member of
+  // `members` (dense; null: every range) with the range of each ranged
+  // array `access` touches loaded; after each, the pages of the file-backed
+  // arrays it touches and of a mapped id map are dropped.
   Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                const std::function<void(uint32_t, uint32_t)>& fn);
   void shrink_cache() { cache_.shrink_to(budget_.cache_limit()); }
