@@ -235,8 +235,6 @@ Status run_betweenness(AppRun& r) {
                          "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n");
 }
 
-constexpr uint32_t kCountPieceValues = 1 << 17;  // 1 MiB of labels
-
 Status run_cdlp(AppRun& r) {
   auto* labels = r.out.array<uint64_t>();
   const int iterations = r.options.iterations > 0 ? r.options.iterations : 10;
@@ -245,12 +243,10 @@ Status run_cdlp(AppRun& r) {
   std::string communities = "not counted: more than half of --memory";
   const uint32_t n = r.graph.num_vertices();
   if (uint64_t{n} * sizeof(uint64_t) <= r.engine.budget().share(MemoryShare::kCommunityCount)) {
-    // Copied a piece at a time: file-backed labels keep one piece mapped.
     std::vector<uint64_t> sorted(n);
-    for (uint32_t lo = 0; lo < n; lo += kCountPieceValues) {
-      const uint32_t hi = std::min<uint32_t>(n, lo + kCountPieceValues);
-      std::copy(labels->data() + lo, labels->data() + hi, sorted.data() + lo);
-      labels->raw().drop_pages();
+    for (uint32_t v = 0; v < n; ++v) {
+      sorted[v] = (*labels)[v];
+      r.out.pages.visited(v + 1);  // file-backed labels: few pages stay mapped
     }
     std::sort(sorted.begin(), sorted.end());
     communities = std::to_string(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
