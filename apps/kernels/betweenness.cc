@@ -3,7 +3,8 @@
 // frontier form of Ligra's BC): a forward BFS counts the shortest paths
 // sigma(v) from the source level by level, keeping each level's frontier;
 // then, from the deepest level up, every vertex v hands each in-neighbour u
-// one level closer sigma(u) / sigma(v) * (1 + delta(v)) of dependency.
+// one level closer sigma(u) / sigma(v) * (1 + delta(v)) of dependency,
+// summed as sigma(u) times the sum of (1 + delta(v)) / sigma(v).
 // The result is delta(v), the source's contribution to v's betweenness
 // (0 for the source and for unreachable vertices). Parallel arcs count as
 // distinct paths; self-loops never lie on a shortest path.
@@ -38,22 +39,60 @@ struct CountPaths {
   }
 };
 
-// Along in-edges: v (one level deeper) pays its in-neighbour u.
+// Along in-edges: v (one level deeper) pays its in-neighbour u. With
+// w(v) = (1 + delta(v)) / sigma(v), delta(u) = sigma(u) * sum of w over u's
+// children, so a step only adds w(v), read at the source, into u's sum, a
+// destination array the engine loads by range when it does not fit. Parents
+// are known by their level's frontier, so depth is not kept for this phase.
 struct Accumulate {
-  const int32_t* depth;
-  const double* sigma;
-  double* delta;
-  int32_t parent_depth;
+  const VertexSubset* parents;  // dense
+  const double* weight;         // w(v) for the paying level
+  double* sum;                  // sum of w over u's children
   bool update(uint32_t v, uint32_t u, float) {
-    delta[u] += sigma[u] / sigma[v] * (1 + delta[v]);
+    sum[u] += weight[v];
     return false;
   }
   bool update_atomic(uint32_t v, uint32_t u, float) {
-    atomic_add(&delta[u], sigma[u] / sigma[v] * (1 + delta[v]));
+    atomic_add(&sum[u], weight[v]);
     return false;
   }
-  bool cond(uint32_t u) const { return depth[u] == parent_depth; }
+  bool cond(uint32_t u) const { return parents->contains(u); }
 };
+
+// Once a level has been paid by all its children: its dependencies, and in
+// sigma's place the weight it pays with.
+Status settle_level(Engine* engine, const VertexSubset& level, VertexArray<double>* sigma, VertexArray<double>* delta) {
+  return engine->vertex_map(
+      level,
+      [&](uint32_t u) {
+        const double paths = (*sigma)[u], children = (*delta)[u];
+        (*delta)[u] = paths * children;
+        (*sigma)[u] = 1 / paths + children;
+      },
+      VertexAccess().writes(*sigma, *delta));
+}
+
+// The backward phase, from the deepest level up. Level 1 would pay only the
+// source, whose dependency is not counted.
+Status accumulate_dependencies(Engine* engine, const std::vector<VertexSubset>& levels, VertexArray<double>* sigma,
+                               VertexArray<double>* delta) {
+  SG_RETURN_IF_ERROR(engine->allocate(delta, "betweenness.delta", VertexUse::kDestination));
+  const uint64_t parents_bytes = (uint64_t{engine->num_vertices()} + 63) / 64 * sizeof(uint64_t);
+  engine->hold_app_memory(parents_bytes);
+  Status status = Status::OK();
+  for (size_t level = levels.size(); status.ok() && level-- > 1;) {
+    engine->set_iteration(static_cast<int>(levels.size() + (levels.size() - level)));
+    status = settle_level(engine, levels[level], sigma, delta);
+    if (!status.ok() || level < 2) break;
+    VertexSubset parents = levels[level - 1];
+    parents.to_dense();
+    Accumulate pay{&parents, sigma->data(), delta->data()};
+    VertexSubset unused;
+    status = engine->edge_map(levels[level], pay, &unused, {Direction::kAuto, true});
+  }
+  engine->release_app_memory(parents_bytes);
+  return status;
+}
 
 }  // namespace
 
@@ -63,9 +102,6 @@ Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) 
   VertexArray<double> sigma;
   SG_RETURN_IF_ERROR(engine->allocate(&depth, "betweenness.depth", VertexUse::kAny));
   SG_RETURN_IF_ERROR(engine->allocate(&sigma, "betweenness.sigma", VertexUse::kAny));
-  SG_RETURN_IF_ERROR(engine->allocate(delta, "betweenness.delta", VertexUse::kAny));
-  // delta starts at zero as every new array does: writing it here would
-  // touch all its pages at once, past the budget when it is file-backed.
   SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
     depth[v] = v == source ? 0 : kUnreached;
     sigma[v] = v == source ? 1 : 0;
@@ -91,20 +127,11 @@ Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) 
     levels.push_back(std::move(frontier));
     frontier = std::move(next);
   }
-  // Level 1 would pay only the source, whose dependency is not counted.
-  for (size_t level = levels.size(); level-- > 2;) {
-    engine->set_iteration(static_cast<int>(levels.size() + (levels.size() - level)));
-    Accumulate pay{depth.data(), sigma.data(), delta->data(), static_cast<int32_t>(level) - 1};
-    VertexSubset unused;
-    const Status status = engine->edge_map(levels[level], pay, &unused, {Direction::kAuto, true});
-    delta->raw().drop_pages();  // file-backed: only a step's pages stay mapped
-    if (!status.ok()) {
-      engine->release_app_memory(levels_bytes);
-      return status;
-    }
-  }
+  // Depth's memory goes to the backward phase, which does not read it.
+  depth = VertexArray<int32_t>();
+  Status status = accumulate_dependencies(engine, levels, &sigma, delta);
   engine->release_app_memory(levels_bytes);
-  return Status::OK();
+  return status;
 }
 
 }  // namespace sg
