@@ -9,6 +9,7 @@
 
 #include "apps/jobs/ingest_ordered.h"
 #include "shards/format/verify.h"
+#include "shards/ingest/list_sort.h"
 #include "shards/util/interrupt.h"
 #include "test_util.h"
 
@@ -253,4 +254,24 @@ TEST_CASE(
   VerifyReport report;
   CHECK(verify_graph(g, &report).ok());
   CHECK(sgtest::list_dir(dir.path()).size() == 2);  // no hidden graph left
+}
+
+TEST_CASE("ingest: a list's radix sort orders like std::sort at every length and id range") {
+  uint64_t state = 2026;
+  std::vector<uint32_t> list, expected, scratch;
+  for (uint32_t count : {0u, 1u, 31u, 32u, 33u, 100u, 2047u, 2048u, 5000u, 70000u}) {
+    for (int range_bits : {0, 1, 7, 11, 12, 22, 31, 32}) {
+      list.resize(count);
+      const uint64_t low = sgtest::next_random(&state) % 1000;  // ids need not start at 0
+      for (uint32_t& id : list) {
+        const uint64_t offset = range_bits == 0 ? 0 : sgtest::next_random(&state) & ((uint64_t{1} << range_bits) - 1);
+        id = static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, low + offset));
+      }
+      expected = list;
+      std::sort(expected.begin(), expected.end());
+      scratch.assign(count, 0xdeadbeef);
+      sort_neighbour_list(list.data(), count, scratch.data());
+      CHECK_MESSAGE(list == expected, "count ", count, ", range bits ", range_bits);
+    }
+  }
 }

@@ -7,6 +7,7 @@
 #include <future>
 
 #include "shards/ingest/arc_record.h"
+#include "shards/ingest/list_sort.h"
 #include "shards/util/interrupt.h"
 #include "shards/util/parallel.h"
 
@@ -415,7 +416,16 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
     const uint32_t count = list_begin_[i + 1] - list_begin_[i];
     // Lists of inputs sorted by source (arc dumps, CSR-like files, a stored
     // graph read back) come out of the stable scatter sorted already.
-    if (sort_lists && !std::is_sorted(list, list + count)) std::sort(list, list + count);
+    if (sort_lists && !std::is_sorted(list, list + count)) {
+      if constexpr (std::is_same_v<Neighbour, uint32_t>) {
+        // The batch's records were scattered into the lists and are not
+        // read again: each list's slots there (twice its bytes) are its
+        // scratch, apart from every other list's.
+        sort_neighbour_list(list, count, reinterpret_cast<uint32_t*>(records_.data()) + list_begin_[i]);
+      } else {
+        std::sort(list, list + count);
+      }
+    }
     // The arc before this list's first one, for duplicates: only a list
     // continued from the previous batch has one.
     bool has_previous = i == 0 && carry_.valid && carry_.vertex == v;
