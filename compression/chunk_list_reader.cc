@@ -7,6 +7,7 @@
 #include "compression/adjacency_codec.h"
 #include "compression/bits.h"
 #include "compression/chunk_lists.h"
+#include "compression/chunk_packing.h"
 #include "compression/varint.h"
 
 namespace sg {
@@ -48,10 +49,13 @@ Status ChunkListReader::open(ListCodec codec, const uint8_t* p, const uint8_t* e
   if (codec_ == ListCodec::kV1) return Status::OK();
   if (p_ >= end_) return Status::Corruption("chunk has no layout byte");
   const uint8_t byte = *p_++;
+  const bool packed = codec_ == ListCodec::kV3 && (byte & kPackedLayoutBit) != 0;
+  const uint8_t layout = packed ? static_cast<uint8_t>(byte & ~kPackedLayoutBit) : byte;
   const uint8_t largest = codec_ == ListCodec::kV2 ? 1 : static_cast<uint8_t>(2 * kGapCodings - 1);
-  if (byte > largest) return Status::Corruption("unknown chunk layout " + std::to_string(byte));
-  layout_.anchor = static_cast<AnchorMode>(byte & 1);
-  layout_.gaps = static_cast<GapCoding>(byte >> 1);
+  if (layout > largest) return Status::Corruption("unknown chunk layout " + std::to_string(byte));
+  layout_.anchor = static_cast<AnchorMode>(layout & 1);
+  layout_.gaps = static_cast<GapCoding>(layout >> 1);
+  if (packed) SG_RETURN_IF_ERROR(unpack_chunk_lists(p_, end_, &p_, &end_));
   return gap_stream() ? open_gap_stream() : Status::OK();
 }
 

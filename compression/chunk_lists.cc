@@ -176,15 +176,21 @@ uint64_t ChunkListSizer::bytes(ChunkLayout layout) const {
   return 1 + varint_length(gaps_) + varint_length(header) + header + svb_control_bytes(gaps_) + gap_bytes_[coding];
 }
 
+ChunkLayout ChunkListSizer::best_stream_layout() const {
+  ChunkLayout stream;
+  stream.anchor = first_bytes_[1] < first_bytes_[0] ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
+  if (gaps_ == 0) return stream;
+  stream.gaps = GapCoding::kStreamVByte;
+  ChunkLayout runs = stream;
+  runs.gaps = GapCoding::kStreamVByteRuns;
+  return !repeats_ && bytes(runs) < bytes(stream) ? runs : stream;
+}
+
 ChunkLayout ChunkListSizer::best_layout() const {
   ChunkLayout varint;
   varint.anchor = first_bytes_[1] < first_bytes_[0] ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
   if (choice_ == GapChoice::kVarintOnly || gaps_ == 0) return varint;
-  ChunkLayout stream = varint;
-  stream.gaps = GapCoding::kStreamVByte;
-  ChunkLayout runs = varint;
-  runs.gaps = GapCoding::kStreamVByteRuns;
-  if (!repeats_ && bytes(runs) < bytes(stream)) stream = runs;
+  const ChunkLayout stream = best_stream_layout();
   const uint64_t varint_bytes = bytes(varint), stream_bytes = bytes(stream);
   if (choice_ == GapChoice::kSmallest) return stream_bytes < varint_bytes ? stream : varint;
   return static_cast<double>(varint_bytes) < (1.0 - kFastSlack) * static_cast<double>(stream_bytes) ? varint : stream;

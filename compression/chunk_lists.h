@@ -87,6 +87,9 @@ class ChunkListSizer {
   uint64_t bytes() const { return bytes(best_layout()); }
   uint64_t bytes(ChunkLayout layout) const;
   ChunkLayout best_layout() const;
+  // The smaller of the StreamVByte layouts (the varint one when the chunk
+  // has no gaps).
+  ChunkLayout best_stream_layout() const;
 
  private:
   uint64_t header_bytes(AnchorMode mode) const;

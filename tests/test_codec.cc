@@ -9,6 +9,7 @@
 #include "compression/adjacency_codec.h"
 #include "compression/bits.h"
 #include "compression/chunk_lists.h"
+#include "compression/chunk_packing.h"
 #include "compression/stream_vbyte.h"
 #include "compression/varint.h"
 #include "test_util.h"
@@ -437,4 +438,63 @@ TEST_CASE("chunk lists (codec 3): malformed gap streams are refused, and never r
   v2_bytes[0] = 2;  // a codec-3 layout in a codec-2 chunk
   ChunkListReader reader;
   CHECK_FALSE(reader.open(ListCodec::kV2, v2_bytes.data(), v2_bytes.data() + v2_bytes.size(), 10, 40, 5000).ok());
+}
+
+TEST_CASE("chunk lists (codec 3): packed chunks read back in every layout, and malformed packing is refused") {
+  uint64_t state = 777;
+  int packed = 0;
+  for (int round = 0; round < 120; ++round) {
+    const uint32_t num_vertices = 1 + static_cast<uint32_t>(sgtest::next_random(&state) % 200000);
+    const ChunkLists c = random_chunk_lists(&state, num_vertices);
+    for (const AnchorMode anchor : {AnchorMode::kVertex, AnchorMode::kPreviousFirst}) {
+      for (int g = 0; g < kGapCodings; ++g) {
+        const ChunkLayout layout{anchor, static_cast<GapCoding>(g)};
+        if (layout.gaps == GapCoding::kStreamVByteRuns && has_repeats(c)) continue;
+        CAPTURE(g);
+        std::vector<uint8_t> bytes = {0xab};  // a byte before the chunk's, as weights would be
+        encode_chunk_lists(ListCodec::kV3, layout, c.first_vertex, c.counts, c.ids.data(), &bytes);
+        const size_t unpacked_bytes = bytes.size();
+        if (!pack_chunk_lists(&bytes, 1)) {
+          CHECK(bytes.size() == unpacked_bytes);  // left as it was
+          continue;
+        }
+        ++packed;
+        CHECK(bytes.size() < unpacked_bytes);
+        CHECK(bytes[0] == 0xab);
+        CHECK(bytes[1] == (layout.byte() | kPackedLayoutBit));
+        const std::vector<uint8_t> chunk(bytes.begin() + 1, bytes.end());
+        CHECK(read_back(ListCodec::kV3, chunk, c, num_vertices, false) == c.ids);
+        CHECK(read_back(ListCodec::kV3, chunk, c, num_vertices, true) == c.ids);
+        if (g > 0) {
+          std::vector<uint32_t> ids;
+          CHECK(read_all_at_once(chunk, c, num_vertices, &ids).ok());
+          CHECK(ids == c.ids);
+        }
+        ChunkListReader reader;
+        const uint32_t vertices = static_cast<uint32_t>(c.counts.size());
+        for (size_t cut = 1; cut < chunk.size(); cut += 1 + cut / 8) {
+          const std::vector<uint8_t> cut_bytes(chunk.begin(), chunk.begin() + static_cast<long>(cut));
+          CHECK_FALSE(reader
+                          .open(ListCodec::kV3, cut_bytes.data(), cut_bytes.data() + cut, c.first_vertex, vertices,
+                                num_vertices)
+                          .ok());
+        }
+        std::vector<uint8_t> bad = chunk;
+        bad[1] ^= 0x01;  // the unpacked length, off by one
+        CHECK_FALSE(
+            reader.open(ListCodec::kV3, bad.data(), bad.data() + bad.size(), c.first_vertex, vertices, num_vertices)
+                .ok());
+        bad = chunk;
+        bad.insert(bad.begin() + 1, {0xff, 0xff, 0xff, 0xff, 0x7f});  // far past kMaxUnpackedChunkBytes
+        CHECK_FALSE(
+            reader.open(ListCodec::kV3, bad.data(), bad.data() + bad.size(), c.first_vertex, vertices, num_vertices)
+                .ok());
+      }
+    }
+  }
+  CHECK(packed > 100);
+  // Packing is a codec-3 layout: a codec-2 chunk with the bit is refused.
+  std::vector<uint8_t> v2 = {kPackedLayoutBit, 2};
+  ChunkListReader reader;
+  CHECK_FALSE(reader.open(ListCodec::kV2, v2.data(), v2.data() + v2.size(), 0, 1, 10).ok());
 }

@@ -87,10 +87,11 @@ std::string graph_info_text(const Graph& g) {
                   static_cast<unsigned long long>(sm.arcs), static_cast<unsigned long long>(sm.logical_bytes),
                   per(sm.logical_bytes, sm.arcs));
     if (sm.gap_coding_chunks.size() == kGapCodings) {
-      out += format("  gaps        %llu chunks varint, %llu StreamVByte, %llu StreamVByte runs\n",
+      out += format("  gaps        %llu chunks varint, %llu StreamVByte, %llu StreamVByte runs; %llu packed (zstd)\n",
                     static_cast<unsigned long long>(sm.gap_coding_chunks[0]),
                     static_cast<unsigned long long>(sm.gap_coding_chunks[1]),
-                    static_cast<unsigned long long>(sm.gap_coding_chunks[2]));
+                    static_cast<unsigned long long>(sm.gap_coding_chunks[2]),
+                    static_cast<unsigned long long>(sm.packed_chunks));
     }
     for (size_t d = 0; d < sm.device_files.size(); ++d) {
       out += format("  device %-5zu %llu bytes  %s/%s\n", d, static_cast<unsigned long long>(sm.device_bytes[d]),
@@ -143,6 +144,7 @@ std::string graph_info_json(const Graph& g) {
     if (space.meta.gap_coding_chunks.size() == kGapCodings) {
       const auto& c = space.meta.gap_coding_chunks;
       spaces.back()["gap_coding_chunks"] = {{"varint", c[0]}, {"streamvbyte", c[1]}, {"streamvbyte_runs", c[2]}};
+      spaces.back()["packed_chunks"] = space.meta.packed_chunks;
     }
   }
   json j{{"graph", g.dir()},

@@ -26,6 +26,7 @@ json space_to_json(const SpaceManifest& s) {
          {"device_files", s.device_files},
          {"device_bytes", s.device_bytes}};
   if (!s.gap_coding_chunks.empty()) j["gap_coding_chunks"] = s.gap_coding_chunks;
+  if (s.packed_chunks > 0) j["packed_chunks"] = s.packed_chunks;
   return j;
 }
 
@@ -46,6 +47,7 @@ SpaceManifest space_from_json(const json& j, uint64_t num_vertices) {
   s.device_files = j.at("device_files").get<std::vector<std::string>>();
   s.device_bytes = j.at("device_bytes").get<std::vector<uint64_t>>();
   s.gap_coding_chunks = j.value("gap_coding_chunks", std::vector<uint64_t>{});
+  s.packed_chunks = j.value("packed_chunks", uint64_t{0});
   return s;
 }
 

@@ -48,6 +48,8 @@ struct SpaceManifest {
   // Format version 3: chunks by gap coding (varint, StreamVByte, StreamVByte
   // of gap - 1); empty in older graphs.
   std::vector<uint64_t> gap_coding_chunks;
+  // Of those, the chunks stored packed (compression/chunk_packing.h).
+  uint64_t packed_chunks = 0;
 };
 
 // What ingest saw in the input; `info` reports it.

@@ -7,6 +7,7 @@
 
 #include "compression/adjacency_codec.h"
 #include "compression/checksum.h"
+#include "compression/chunk_packing.h"
 #include "compression/varint.h"
 
 namespace sg {
@@ -30,6 +31,7 @@ void ChunkEncoder::begin(uint32_t first_vertex) {
   bytes_.clear();
   chunks_.clear();
   gap_coding_chunks_ = {};
+  packed_chunks_ = 0;
   degrees_.clear();
   continued_edges_ = 0;
 }
@@ -65,15 +67,43 @@ void ChunkEncoder::close_chunk() {
   entry.offset = bytes_.size();
   const uint8_t* weight_bytes = reinterpret_cast<const uint8_t*>(weights_.data());
   bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
-  const ChunkLayout layout = sizer_.best_layout();
-  write_chunk_lists(codec_, layout, entry.first_vertex, ChunkListParts{counts_, firsts_, gap_bytes_, gaps_.data()},
-                    &bytes_);
+  ChunkLayout layout = sizer_.best_layout();
+  const size_t layout_at = bytes_.size();
+  const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
+  write_chunk_lists(codec_, layout, entry.first_vertex, parts, &bytes_);
+  assert(bytes_.size() - entry.offset == payload_bytes());
+  if (codec_ == ListCodec::kV3 && gap_choice_ == GapChoice::kSmallest) layout = pack_smallest(layout, layout_at);
   ++gap_coding_chunks_[static_cast<size_t>(layout.gaps)];
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
-  assert(entry.bytes == payload_bytes());
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
   chunks_.push_back(entry);
   chunk_open_ = false;
+}
+
+// Fewest bytes: the coded lists packed when that is smaller, and of the
+// varint and StreamVByte layouts the one that packs smaller (StreamVByte's
+// gaps pack better: R-MAT 22's chunks to 0.83 of their size, against 0.88
+// in varints). The chunk's lists are at bytes_[layout_at, end).
+ChunkLayout ChunkEncoder::pack_smallest(ChunkLayout layout, size_t layout_at) {
+  const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
+  bool packed = pack_chunk_lists(&bytes_, layout_at);
+  const ChunkLayout other =
+      layout.gaps == GapCoding::kVarint ? sizer_.best_stream_layout() : ChunkLayout{layout.anchor};
+  if (other.byte() != layout.byte()) {
+    pack_scratch_.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(layout_at), bytes_.end());
+    bytes_.resize(layout_at);
+    write_chunk_lists(codec_, other, chunk_.first_vertex, parts, &bytes_);
+    const bool other_packed = pack_chunk_lists(&bytes_, layout_at);
+    if (bytes_.size() - layout_at < pack_scratch_.size()) {
+      layout = other;
+      packed = other_packed;
+    } else {
+      bytes_.resize(layout_at);
+      bytes_.insert(bytes_.end(), pack_scratch_.begin(), pack_scratch_.end());
+    }
+  }
+  packed_chunks_ += packed;
+  return layout;
 }
 
 // A chunk holds at most kMaxChunkVertices vertices, or a vertex per byte of

@@ -61,6 +61,8 @@ class ChunkEncoder {
   const std::vector<ChunkIndexEntry>& chunks() const { return chunks_; }
   // The part's chunks by gap coding (GapCoding order; codecs 2 and 3).
   const std::array<uint64_t, kGapCodings>& gap_coding_chunks() const { return gap_coding_chunks_; }
+  // The part's chunks stored packed (compression/chunk_packing.h).
+  uint64_t packed_chunks() const { return packed_chunks_; }
   // Degrees of [first_vertex, end_vertex), and the edges added to the
   // continued vertex first_vertex - 1.
   const std::vector<uint32_t>& degrees() const { return degrees_; }
@@ -76,6 +78,7 @@ class ChunkEncoder {
   void add_empty_lists_until(uint32_t vertex);
   void open_chunk(uint32_t vertex);
   void close_chunk();
+  ChunkLayout pack_smallest(ChunkLayout layout, size_t layout_at);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
@@ -112,8 +115,10 @@ class ChunkEncoder {
   std::vector<uint8_t> list_gaps_;  // one list's coded gaps
 
   std::vector<uint8_t> bytes_;
+  std::vector<uint8_t> pack_scratch_;  // one chunk's lists, while another layout is tried
   std::vector<ChunkIndexEntry> chunks_;
   std::array<uint64_t, kGapCodings> gap_coding_chunks_{};
+  uint64_t packed_chunks_ = 0;
   std::vector<uint32_t> degrees_;
   uint64_t continued_edges_ = 0;
 };

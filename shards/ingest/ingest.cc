@@ -757,8 +757,10 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
     meta->logical_bytes = out.logical_bytes();
     meta->chunks = out.index().size();
     meta->arcs = out.arcs();
-    if (build.codec == ListCodec::kV3)
+    if (build.codec == ListCodec::kV3) {
       meta->gap_coding_chunks.assign(out.gap_coding_chunks().begin(), out.gap_coding_chunks().end());
+      meta->packed_chunks = out.packed_chunks();
+    }
     for (uint32_t d = 0; d < device_dirs_.size(); ++d) meta->device_bytes.push_back(out.device_bytes(d));
     meta->degree_checksum = out.degree_checksum();
     SG_RETURN_IF_ERROR(write_array_file(temp_dir_ + "/" + meta->index_file, out.index(), &meta->index_checksum));
