@@ -22,17 +22,18 @@ Status AppRun::source(uint32_t* vertex) const {
   return Status::OK();
 }
 
-// Cached chunks go, then the id map (deferred at open, so the run had its
-// memory) is checked; the summary looks up its few ids in the map's file.
-// Results need every id: the map is loaded (with the order by original id)
-// when it fits the memory the kernel left, else mapped, and the output
-// lists vertices in stored order.
+// Cached chunks go. The summary looks up its few ids in the id map's file
+// (deferred at open, so the run had its memory), unchecked: a pass that
+// checks the whole map read 33.5 MB on R-MAT 22, a quarter of a WCC run's
+// bytes. Results need every id: the map is checked and loaded (with the
+// order by original id) when it fits the memory the kernel left, else
+// mapped, and the output lists vertices in stored order.
 Status AppRun::finish_run() {
   engine.end_iterations();
   engine.release_cache();
   malloc_trim(0);  // cached chunks came from the heap: give their pages back
-  SG_RETURN_IF_ERROR(graph.check_id_map());
   if (!options.needs_ids) return Status::OK();
+  SG_RETURN_IF_ERROR(graph.check_id_map());
   return graph.id_map_load_bytes() <= engine.unheld_memory() ? graph.load_id_map() : graph.map_id_map();
 }
 

@@ -152,7 +152,6 @@ Status Graph::lookup_original_id(uint32_t vertex, uint64_t* id) const {
     *id = original_id(vertex);
     return Status::OK();
   }
-  assert(id_map_checked_);
   File file;
   SG_RETURN_IF_ERROR(File::open_read(dir_ + "/" + manifest_.id_map_file, &file));
   return file.pread_all(id, sizeof(*id), uint64_t{vertex} * sizeof(*id));

@@ -162,7 +162,8 @@ class Graph {
   // lookup_original_id() work on it.
   Status check_id_map() const;
   // Original id of `vertex`: from the loaded map, the dense ids, or one
-  // read in the checked map's file.
+  // read in the map's file (checked or not: a summary's few ids do not pay
+  // for a pass over the whole map; `verify` checks it).
   Status lookup_original_id(uint32_t vertex, uint64_t* id) const;
   // Loads in-degrees deferred by GraphOpenOptions::in_degrees (no-op otherwise).
   Status load_in_degrees() const;
