@@ -176,9 +176,12 @@ uint64_t ChunkListSizer::bytes(ChunkLayout layout) const {
   return 1 + varint_length(gaps_) + varint_length(header) + header + svb_control_bytes(gaps_) + gap_bytes_[coding];
 }
 
+AnchorMode ChunkListSizer::best_anchor() const {
+  return first_bytes_[1] < first_bytes_[0] ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
+}
+
 ChunkLayout ChunkListSizer::best_stream_layout() const {
-  ChunkLayout stream;
-  stream.anchor = first_bytes_[1] < first_bytes_[0] ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
+  ChunkLayout stream{best_anchor()};
   if (gaps_ == 0) return stream;
   stream.gaps = GapCoding::kStreamVByte;
   ChunkLayout runs = stream;
@@ -187,8 +190,7 @@ ChunkLayout ChunkListSizer::best_stream_layout() const {
 }
 
 ChunkLayout ChunkListSizer::best_layout() const {
-  ChunkLayout varint;
-  varint.anchor = first_bytes_[1] < first_bytes_[0] ? AnchorMode::kPreviousFirst : AnchorMode::kVertex;
+  const ChunkLayout varint{best_anchor()};
   if (choice_ == GapChoice::kVarintOnly || gaps_ == 0) return varint;
   const ChunkLayout stream = best_stream_layout();
   const uint64_t varint_bytes = bytes(varint), stream_bytes = bytes(stream);

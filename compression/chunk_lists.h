@@ -93,6 +93,7 @@ class ChunkListSizer {
 
  private:
   uint64_t header_bytes(AnchorMode mode) const;
+  AnchorMode best_anchor() const;  // the one whose first neighbours take fewer bytes
 
   GapChoice choice_ = GapChoice::kVarintOnly;
   uint32_t next_vertex_ = 0;

@@ -3,7 +3,7 @@
 #include <zstd.h>
 
 #include <cassert>
-#include <memory>
+#include <string>
 
 #include "compression/varint.h"
 

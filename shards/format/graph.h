@@ -158,8 +158,7 @@ class Graph {
   bool by_original_available() const { return ids_sorted_ || !by_original_.empty(); }
   // Checks a deferred id map's size and checksum in one streamed pass
   // without keeping it (a run's summary needs a handful of ids, not the
-  // 8 bytes a vertex the map takes): then ids_in_order() and
-  // lookup_original_id() work on it.
+  // 8 bytes a vertex the map takes): then ids_in_order() works on it.
   Status check_id_map() const;
   // Original id of `vertex`: from the loaded map, the dense ids, or one
   // read in the map's file (checked or not: a summary's few ids do not pay

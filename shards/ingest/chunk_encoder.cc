@@ -72,7 +72,7 @@ void ChunkEncoder::close_chunk() {
   const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
   write_chunk_lists(codec_, layout, entry.first_vertex, parts, &bytes_);
   assert(bytes_.size() - entry.offset == payload_bytes());
-  if (codec_ == ListCodec::kV3 && gap_choice_ == GapChoice::kSmallest) layout = pack_smallest(layout, layout_at);
+  if (codec_ == ListCodec::kV3 && gap_choice_ == GapChoice::kSmallest) layout = pack_smallest(parts, layout, layout_at);
   ++gap_coding_chunks_[static_cast<size_t>(layout.gaps)];
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
@@ -84,8 +84,7 @@ void ChunkEncoder::close_chunk() {
 // varint and StreamVByte layouts the one that packs smaller (StreamVByte's
 // gaps pack better: R-MAT 22's chunks to 0.83 of their size, against 0.88
 // in varints). The chunk's lists are at bytes_[layout_at, end).
-ChunkLayout ChunkEncoder::pack_smallest(ChunkLayout layout, size_t layout_at) {
-  const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
+ChunkLayout ChunkEncoder::pack_smallest(const ChunkListParts& parts, ChunkLayout layout, size_t layout_at) {
   bool packed = pack_chunk_lists(&bytes_, layout_at);
   const ChunkLayout other =
       layout.gaps == GapCoding::kVarint ? sizer_.best_stream_layout() : ChunkLayout{layout.anchor};

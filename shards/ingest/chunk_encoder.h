@@ -78,7 +78,7 @@ class ChunkEncoder {
   void add_empty_lists_until(uint32_t vertex);
   void open_chunk(uint32_t vertex);
   void close_chunk();
-  ChunkLayout pack_smallest(ChunkLayout layout, size_t layout_at);
+  ChunkLayout pack_smallest(const ChunkListParts& parts, ChunkLayout layout, size_t layout_at);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
