@@ -7,7 +7,8 @@
 // smallest vertex id of its component, as label propagation gives. One scan
 // of one space replaces a round of two scans per hop of the graph's
 // diameter; it needs the parent array (4 bytes a vertex) whole in memory,
-// so wcc() takes it only when that fits the budget.
+// so wcc() takes it only when that fits the budget. The pull hands each
+// destination's whole list over, so its root is found once a list.
 #include "apps/kernels/kernels.h"
 
 #include <atomic>
@@ -27,20 +28,40 @@ struct Unite {
       x = grand;
     }
   }
-  bool update_atomic(uint32_t u, uint32_t v, float) {
+  // Links the trees of a and b, the larger root under the smaller with a
+  // CAS; returns the root they then share (an ancestor of both, which
+  // another thread may link further meanwhile).
+  uint32_t unite(uint32_t a, uint32_t b) const {
     for (;;) {
-      uint32_t a = find(u), b = find(v);
-      if (a == b) return false;
-      if (a > b) std::swap(a, b);  // link the larger root b under a
+      a = find(a);
+      b = find(b);
+      if (a == b) return a;
+      if (a > b) std::swap(a, b);
       uint32_t expected = b;
       if (std::atomic_ref<uint32_t>(parent[b]).compare_exchange_strong(expected, a, std::memory_order_relaxed))
-        return false;
-      u = a;
-      v = expected;  // b got a parent meanwhile: retry from there
+        return a;
+      b = expected;  // b got a parent meanwhile: retry from there
     }
+  }
+  bool update_atomic(uint32_t u, uint32_t v, float) {
+    unite(u, v);
+    return false;
   }
   // Several lists may reach the same root: pull uses the atomic form too.
   bool update(uint32_t u, uint32_t v, float w) { return update_atomic(u, v, w); }
+  // The pull over every arc hands over whole lists: v's root is found once
+  // a list, not once an arc, and a source already hanging right under it
+  // (most of them, once the giant component has formed) costs one load.
+  bool update_list(uint32_t v, const uint32_t* sources, uint32_t count) const {
+    uint32_t root = find(v);
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t u = sources[i];
+      if (std::atomic_ref<uint32_t>(parent[u]).load(std::memory_order_relaxed) == root) continue;
+      root = unite(u, root);
+    }
+    return false;
+  }
+  static constexpr bool kIgnoresWeights = true;
   bool cond(uint32_t) const { return true; }
 };
 
