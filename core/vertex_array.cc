@@ -281,6 +281,17 @@ void RawVertexArray::drop_pages(uint64_t first_slab, uint64_t end_slab) {
   ::mprotect(at, bytes, PROT_NONE);
 }
 
+void RawVertexArray::forget_changes(uint64_t begin, uint64_t end) {
+  if (kind_ != Kind::kRanged || end <= begin) return;
+  // Slabs wholly inside: a slab shared with values outside keeps its changes.
+  const uint64_t value_bytes = slab_bytes_ / kSlabValues;
+  const uint64_t first = (begin + kSlabValues - 1) / kSlabValues;
+  const uint64_t last = end * value_bytes >= bytes_ ? loaded_.size() : end / kSlabValues;
+  for (uint64_t s = first; s < last; ++s) {
+    if (loaded_[s] > 0) dirty_[s] = 0;
+  }
+}
+
 void RawVertexArray::cancel_load(uint64_t first_slab, uint64_t end_slab) {
   assert(kind_ == Kind::kRanged && end_slab <= loaded_.size());
   for (uint64_t s = first_slab; s < end_slab; ++s) {

@@ -74,6 +74,11 @@ class RawVertexArray {
   // Releases slabs [first, end); the last holder writes changed ones back
   // and frees their pages.
   Status unload(uint64_t first_slab, uint64_t end_slab);
+  // Values [begin, end) need not be kept: of a ranged array, the loaded
+  // slabs wholly inside are not written back when unloaded, so a later load
+  // reads whatever was last written there (e.g. PageRank's ranks between
+  // iterations, cleared before the next). Other arrays: nothing to do.
+  void forget_changes(uint64_t begin, uint64_t end);
   // Undoes a successful load(first, end) that is not to be used (a later
   // array's load failed): nothing is written back.
   void cancel_load(uint64_t first_slab, uint64_t end_slab);
@@ -134,6 +139,7 @@ class VertexArray {
   bool file_backed() const { return raw_.file_backed(); }
   bool ranged() const { return raw_.ranged(); }
   RawVertexArray& raw() { return raw_; }
+  void forget_changes(size_t begin, size_t end) { raw_.forget_changes(begin, end); }
   const RawVertexArray& raw() const { return raw_; }
   void set_size(size_t count) { count_ = count; }
 

@@ -114,6 +114,9 @@ Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options,
       auto finish = [&](uint32_t v) { return rank[v] = base + options.damping * rank[v]; };
       SG_RETURN_IF_ERROR(finisher.set(begin, end, next, finish, &range_dangling));
       next_dangling += range_dangling;
+      // Only the last iteration's ranks are the result: the others live on
+      // in the contributions, so a ranged array need not write them back.
+      if (iteration + 1 < options.iterations) ranks->forget_changes(begin, end);
       return Status::OK();
     };
     VertexSubset unused;

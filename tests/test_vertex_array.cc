@@ -1,0 +1,46 @@
+// Ranged vertex arrays: what is written back when slabs are unloaded.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "core/vertex_array.h"
+#include "test_util.h"
+
+namespace {
+
+constexpr uint64_t kSlab = sg::RawVertexArray::kSlabValues;
+
+TEST_CASE("vertex array: forgotten changes are not written back, except in slabs shared with kept values") {
+  sgtest::TempDir dir;
+  const uint64_t count = 3 * kSlab + 100;  // four slabs, the last partial
+  sg::VertexArray<uint32_t> array;
+  REQUIRE(array.raw().allocate_ranged(count, sizeof(uint32_t), dir / "values").ok());
+  array.set_size(count);
+  REQUIRE(array.raw().load(0, 4, true).ok());
+  for (uint64_t v = 0; v < count; ++v) array[v] = static_cast<uint32_t>(v + 1);
+  REQUIRE(array.raw().unload(0, 4).ok());
+  const uint64_t written_before = array.raw().bytes_written_back();
+
+  REQUIRE(array.raw().load(0, 4, true).ok());
+  for (uint64_t v = 0; v < count; ++v) array[v] = 7;
+  // Slab 0 also holds values below 1000, which are kept: it is written back.
+  array.forget_changes(1000, count);
+  REQUIRE(array.raw().unload(0, 4).ok());
+  CHECK(array.raw().bytes_written_back() - written_before == kSlab * sizeof(uint32_t));
+
+  REQUIRE(array.raw().load(0, 4, false).ok());
+  uint64_t wrong = 0;
+  for (uint64_t v = 0; v < count; ++v) wrong += array[v] != (v < kSlab ? 7u : v + 1);
+  CHECK(wrong == 0);
+  REQUIRE(array.raw().unload(0, 4).ok());
+}
+
+TEST_CASE("vertex array: forgetting changes of an array held in memory keeps its values") {
+  sg::VertexArray<uint32_t> array;
+  REQUIRE(array.allocate(10, "").ok());
+  for (uint32_t v = 0; v < 10; ++v) array[v] = v * 3;
+  array.forget_changes(0, 10);
+  for (uint32_t v = 0; v < 10; ++v) CHECK(array[v] == v * 3);
+}
+
+}  // namespace
