@@ -35,7 +35,7 @@ Status Communicator::agree(const Status& local) {
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
     if (counts[r] == 0) return Status::Corruption("rank " + std::to_string(r) + " sent an empty status");
-    if (all[at] > static_cast<uint8_t>(Status::Code::kInterrupted))
+    if (all[at] > static_cast<uint8_t>(Status::kLastCode))
       return Status::Corruption("rank " + std::to_string(r) + " sent an unknown status");
     const auto code = static_cast<Status::Code>(all[at]);
     if (code == Status::Code::kOk) continue;

@@ -45,7 +45,7 @@ Status Engine::check_minimum(const Graph& graph) const {
   const std::string mib = std::to_string((minimum + (1 << 20) - 1) >> 20);
   const std::string given =
       memory >= (1 << 20) ? std::to_string(memory >> 20) + "M" : std::to_string(memory) + " bytes";
-  return Status::InvalidArgument("--memory " + given + " is below the " + mib +
+  return Status::OverBudget("--memory " + given + " is below the " + mib +
                                  " MiB this graph needs (chunk indexes, frontiers and two I/O windows); use --memory " +
                                  mib + "M or more");
 }

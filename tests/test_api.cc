@@ -185,7 +185,8 @@ TEST_CASE("api: errors come back as values with the CLI's messages") {
   CHECK(s.message().find("unknown app 'nosuch'") != std::string::npos);
   r.app = "bfs";
   s = shardgraph::run(r, &result);
-  CHECK_FALSE(s.ok());
+  CHECK(s.code() == Status::Code::kNoInput);
+  CHECK(s.is_usage());
   CHECK(s.message().find(dir / "none") != std::string::npos);
   r.io = "sometimes";
   s = shardgraph::run(r, &result);

@@ -208,7 +208,7 @@ TEST_CASE("webgraph: malformed BVGraph input is refused with one line naming the
     std::ofstream(dir / "b.properties") << properties;
     write_bytes(dir / "b.graph", graph);
     const Status s = ingest_from(dir / "b", dir / "out");
-    CHECK(s.code() == Status::Code::kInvalidArgument);
+    CHECK(s.code() == Status::Code::kBadInput);
     CHECK_MESSAGE(s.message().find(expected) != std::string::npos, s.message());
     CHECK(s.message().find('\n') == std::string::npos);
     CHECK_FALSE(fs::exists(dir / "out"));

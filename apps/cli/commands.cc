@@ -64,7 +64,7 @@ std::string iterations_help() {
 
 int fail(const Status& status) {
   std::fprintf(stderr, "shardgraph: error: %s\n", status.message().c_str());
-  return status.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitRuntime;
+  return status.is_usage() ? kExitUsage : kExitRuntime;
 }
 
 uint64_t size_option(const std::string& name, const std::string& text) {
@@ -266,7 +266,7 @@ int run_run(RunArgs& a) {
   const Status s = shardgraph::run(r, &result, callbacks);
   if (!s.ok()) {
     if (callbacks.progress) std::fputc('\n', stderr);
-    if (!result.report_error) return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitRuntime;
+    if (!result.report_error) return s.is_usage() ? kExitUsage : kExitRuntime;
     return fail(s);
   }
   std::fputs(result.summary.c_str(), stdout);

@@ -34,29 +34,20 @@ class StoppedError(ShardgraphError, InterruptedError):
     """The work was stopped (by a signal or a stop request) and cleaned up."""
 
 
+_CLASS_OF_CODE = {
+    "invalid_argument": UsageError,
+    "bad_input": InputError,
+    "over_budget": BudgetError,
+    "no_input": NotFoundError,
+    "not_found": NotFoundError,
+    "corruption": CorruptionError,
+    "io_error": ShardgraphIOError,
+    "interrupted": StoppedError,
+}
+
+
 def from_core(error):
-    """The exception for a _core.Error(code, message)."""
+    """The exception for a _core.Error(code, message): the engine says which
+    kind of error it is."""
     code, message = error.args
-    if code == "invalid_argument":
-        if "No such file or directory" in message or "not a graph (no manifest" in message:
-            return NotFoundError(message)
-        if "--memory" in message or "memory budget" in message:
-            return BudgetError(message)
-        if _names_input(message):
-            return InputError(message)
-        return UsageError(message)
-    return {
-        "corruption": CorruptionError,
-        "io_error": ShardgraphIOError,
-        "not_found": NotFoundError,
-        "interrupted": StoppedError,
-    }.get(code, ShardgraphError)(message)
-
-
-def _names_input(message):
-    """Whether a message points into an input: "FILE:LINE: reason", or an
-    edge or vertex the input names."""
-    head = message.split(": ", 1)[0]
-    if ":" in head and head.rsplit(":", 1)[1].isdigit():
-        return True
-    return any(words in message for words in ("names vertex", "listed twice", "vertex id", "the input holds no edges"))
+    return _CLASS_OF_CODE.get(code, ShardgraphError)(message)

@@ -36,6 +36,9 @@ const char* code_name(Status::Code code) {
     case Status::Code::kIOError: return "io_error";
     case Status::Code::kNotFound: return "not_found";
     case Status::Code::kInterrupted: return "interrupted";
+    case Status::Code::kBadInput: return "bad_input";
+    case Status::Code::kOverBudget: return "over_budget";
+    case Status::Code::kNoInput: return "no_input";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 """Each error class for its case, with the command line's one-line message,
 and nothing left behind."""
 
+import gzip
 import os
 import shutil
 
@@ -22,6 +23,20 @@ def test_malformed_input_is_an_input_error_naming_file_and_line(tmp_path):
     with pytest.raises(sg.InputError, match=r"edges.txt:2: invalid destination vertex id 'x'"):
         sg.ingest(path, tmp_path / "g", progress=False)
     assert sorted(os.listdir(tmp_path)) == ["edges.txt"]
+
+
+def test_the_engine_names_the_kind_of_input_error(tmp_path):
+    # Messages without a FILE:LINE head: the class comes from the engine's
+    # error code, not from the message's wording.
+    cut = tmp_path / "edges.txt.gz"
+    cut.write_bytes(gzip.compress(b"1 2\n" * 1000)[:-20])
+    with pytest.raises(sg.InputError, match="truncated or corrupt gzip stream"):
+        sg.ingest(cut, tmp_path / "g", progress=False)
+    (tmp_path / "w.properties").write_text("graphclass=it.unimi.dsi.webgraph.ArcListASCIIGraph\nnodes=2\narcs=1\n")
+    (tmp_path / "w.graph").write_bytes(b"\0")
+    with pytest.raises(sg.InputError, match="is not a BVGraph"):
+        sg.ingest(tmp_path / "w.graph", tmp_path / "g", progress=False)
+    assert not (tmp_path / "g").exists()
 
 
 def test_a_missing_input_or_graph_is_not_found(tmp_path):

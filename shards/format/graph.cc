@@ -53,7 +53,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
       return Status::InvalidArgument(dir + ": a partitioned graph (its parts are " + dir +
                                      "/part-K, each a graph; runs over MPI are not built yet, see docs/scale-out.md)");
     }
-    return Status::InvalidArgument(dir + ": not a graph (no manifest.json; was the ingest completed?)");
+    return Status::NoInput(dir + ": not a graph (no manifest.json; was the ingest completed?)");
   }
   SG_RETURN_IF_ERROR(s);
   SG_RETURN_IF_ERROR(Manifest::parse(text, manifest_path, &graph->manifest_));

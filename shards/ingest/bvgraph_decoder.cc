@@ -38,7 +38,7 @@ Status parse_flags(const std::string& flags, const std::string& where, BvPropert
     const size_t cut = token.rfind('_');
     BvCode code;
     if (cut == std::string::npos || !parse_code(token.substr(cut + 1), &code)) {
-      return Status::InvalidArgument(where + ": unknown coding '" + token + "' in compressionflags");
+      return Status::BadInput(where + ": unknown coding '" + token + "' in compressionflags");
     }
     const std::string part = token.substr(0, cut);
     if (part == "OUTDEGREES")
@@ -54,7 +54,7 @@ Status parse_flags(const std::string& flags, const std::string& where, BvPropert
     else if (part == "OFFSETS")
       p->offsets = code;
     else
-      return Status::InvalidArgument(where + ": unknown component '" + part + "' in compressionflags");
+      return Status::BadInput(where + ": unknown component '" + part + "' in compressionflags");
   }
   return Status::OK();
 }
@@ -76,14 +76,14 @@ Status parse_bv_properties(const std::string& text, const std::string& path, BvP
     if (line.empty() || line[0] == '#' || line[0] == '!') continue;
     const size_t eq = line.find_first_of("=:");
     const std::string where = path + ":" + std::to_string(number);
-    if (eq == std::string::npos) return Status::InvalidArgument(where + ": expected 'key=value'");
+    if (eq == std::string::npos) return Status::BadInput(where + ": expected 'key=value'");
     const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
     int64_t n = 0;
     const bool numeric = parse_number(value, &n);
     auto need_number = [&](int64_t low, int64_t high) {
       return numeric && n >= low && n <= high
                  ? Status::OK()
-                 : Status::InvalidArgument(where + ": " + key + " must be an integer in [" + std::to_string(low) +
+                 : Status::BadInput(where + ": " + key + " must be an integer in [" + std::to_string(low) +
                                            ", " + std::to_string(high) + "]");
     };
     if (key == "nodes") {
@@ -107,7 +107,7 @@ Status parse_bv_properties(const std::string& text, const std::string& path, BvP
       SG_RETURN_IF_ERROR(need_number(-1, int64_t{1} << 31));
       p.max_ref_count = n;
     } else if (key == "version") {
-      if (value != "0") return Status::InvalidArgument(where + ": BVGraph version " + value + " is not supported (0)");
+      if (value != "0") return Status::BadInput(where + ": BVGraph version " + value + " is not supported (0)");
     } else if (key == "compressionflags") {
       SG_RETURN_IF_ERROR(parse_flags(value, where, &p));
     } else if (key == "graphclass") {
@@ -115,9 +115,9 @@ Status parse_bv_properties(const std::string& text, const std::string& path, BvP
     }
   }
   if (!graph_class.empty() && !graph_class.ends_with("BVGraph")) {
-    return Status::InvalidArgument(path + ": graphclass " + graph_class + " is not a BVGraph");
+    return Status::BadInput(path + ": graphclass " + graph_class + " is not a BVGraph");
   }
-  if (!saw_nodes || !saw_arcs) return Status::InvalidArgument(path + ": missing 'nodes' or 'arcs'");
+  if (!saw_nodes || !saw_arcs) return Status::BadInput(path + ": missing 'nodes' or 'arcs'");
   *props = p;
   return Status::OK();
 }
@@ -135,12 +135,12 @@ Status OffsetWindow::extend_to_bit(uint64_t bit) {
     }
     const uint64_t gap = props_.offsets == BvCode::kDelta ? bits_.read_delta() : bits_.read_gamma();
     if (bits_.failed()) {
-      return Status::InvalidArgument(path_ + ": ends after " + std::to_string(read_) + " of " +
+      return Status::BadInput(path_ + ": ends after " + std::to_string(read_) + " of " +
                                      std::to_string(props_.nodes) + " offsets");
     }
     last_ += gap;
     if (last_ > graph_bits_) {
-      return Status::InvalidArgument(path_ + ": offset of node " + std::to_string(read_) + " (bit " +
+      return Status::BadInput(path_ + ": offset of node " + std::to_string(read_) + " (bit " +
                                      std::to_string(last_) + ") is past the end of the .graph file");
     }
     offsets_.push_back(last_);
@@ -214,7 +214,7 @@ uint64_t BvDecoder::read(BitReader* bits, BvCode code) const {
 }
 
 Status BvDecoder::corrupt(uint64_t x, const std::string& why) const {
-  return Status::InvalidArgument(path_ + ": node " + std::to_string(x) + ": " + why);
+  return Status::BadInput(path_ + ": node " + std::to_string(x) + ": " + why);
 }
 
 Status BvDecoder::decode_node(BitReader* bits, uint64_t x, Ring* ring, int depth, std::vector<uint64_t>* out) {
@@ -252,7 +252,7 @@ Status BvDecoder::decode_node(BitReader* bits, uint64_t x, Ring* ring, int depth
 Status BvDecoder::copy_blocks(BitReader* bits, const std::vector<uint64_t>& ref, uint64_t degree,
                               std::vector<uint64_t>* copied) {
   const uint64_t count = read(bits, props_.block_count);
-  if (count > ref.size() + 1) return Status::InvalidArgument(path_ + ": more copy blocks than referenced successors");
+  if (count > ref.size() + 1) return Status::BadInput(path_ + ": more copy blocks than referenced successors");
   if (count == 0) {
     copied->assign(ref.begin(), ref.end());
     return Status::OK();
@@ -261,7 +261,7 @@ Status BvDecoder::copy_blocks(BitReader* bits, const std::vector<uint64_t>& ref,
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t length = read(bits, props_.blocks) + (i == 0 ? 0 : 1);
     if (bits->failed() || length > ref.size() - at) {
-      return Status::InvalidArgument(path_ + ": a copy block runs past the referenced list");
+      return Status::BadInput(path_ + ": a copy block runs past the referenced list");
     }
     if (i % 2 == 0)
       copied->insert(copied->end(), ref.begin() + static_cast<ptrdiff_t>(at),
@@ -269,7 +269,7 @@ Status BvDecoder::copy_blocks(BitReader* bits, const std::vector<uint64_t>& ref,
     at += length;
   }
   if (count % 2 == 0) copied->insert(copied->end(), ref.begin() + static_cast<ptrdiff_t>(at), ref.end());
-  if (copied->size() > degree) return Status::InvalidArgument(path_ + ": copy blocks exceed the outdegree");
+  if (copied->size() > degree) return Status::BadInput(path_ + ": copy blocks exceed the outdegree");
   return Status::OK();
 }
 

@@ -53,7 +53,7 @@ class BvGraphReader : public EdgeReader {
     SG_RETURN_IF_ERROR(read_whole_file(base_ + ".properties", &text));
     SG_RETURN_IF_ERROR(parse_bv_properties(text, base_ + ".properties", &props_));
     if (props_.nodes > uint64_t{UINT32_MAX}) {
-      return Status::InvalidArgument(base_ + ".properties: more than 2^32-1 nodes");
+      return Status::BadInput(base_ + ".properties: more than 2^32-1 nodes");
     }
     SG_RETURN_IF_ERROR(graph_.open(base_ + ".graph"));
     shape_.format = InputFormat::kWebGraph;
@@ -115,7 +115,7 @@ class BvGraphReader : public EdgeReader {
       }
     }
     if (batch->empty() && arcs_ != props_.arcs) {
-      return Status::InvalidArgument(base_ + ".graph: holds " + std::to_string(arcs_) + " arcs, the properties say " +
+      return Status::BadInput(base_ + ".graph: holds " + std::to_string(arcs_) + " arcs, the properties say " +
                                      std::to_string(props_.arcs));
     }
     return Status::OK();

@@ -176,7 +176,7 @@ Status IngestJob::check_options() {
   if (fs::exists(opt_.output, ec)) {
     return Status::InvalidArgument(opt_.output + ": already exists; remove it or choose another output");
   }
-  if (opt_.memory_bytes < kMinMemoryBytes) return Status::InvalidArgument("--memory must be at least 4M");
+  if (opt_.memory_bytes < kMinMemoryBytes) return Status::OverBudget("--memory must be at least 4M");
   if (opt_.keep_destinations_begin >= opt_.keep_destinations_end)
     return Status::InvalidArgument("an empty range of destinations to keep");
   if ((opt_.keep_destinations_begin != 0 || opt_.keep_destinations_end != UINT32_MAX || opt_.transpose ||
@@ -251,7 +251,7 @@ Status IngestJob::collect_ids() {
   Status listed = reader_->vertex_ids(&id_map_);
   reader_notes_ = reader_->notes();
   if (listed.ok())
-    return id_map_.size() > UINT32_MAX ? Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices")
+    return id_map_.size() > UINT32_MAX ? Status::BadInput(opt_.input + ": more than 2^32-1 vertices")
                                        : Status::OK();
   if (listed.code() != Status::Code::kNotFound) return listed;
   std::vector<RawEdge> batch;
@@ -277,7 +277,7 @@ Status IngestJob::collect_ids() {
   }
   fold();
   merged.shrink_to_fit();
-  if (id_map_.size() > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 distinct ids");
+  if (id_map_.size() > UINT32_MAX) return Status::BadInput(opt_.input + ": more than 2^32-1 distinct ids");
   return Status::OK();
 }
 
@@ -288,7 +288,7 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
     // Only a vertex file can miss an id: the edges' own ids build the map otherwise.
     if (src_at == id_map_.end() || *src_at != raw.src || dst_at == id_map_.end() || *dst_at != raw.dst) {
       const uint64_t missing = (src_at == id_map_.end() || *src_at != raw.src) ? raw.src : raw.dst;
-      return Status::InvalidArgument(opt_.input + ": edge " + std::to_string(raw.src) + " -> " +
+      return Status::BadInput(opt_.input + ": edge " + std::to_string(raw.src) + " -> " +
                                      std::to_string(raw.dst) + " names vertex " + std::to_string(missing) +
                                      ", which the vertex file does not list");
     }
@@ -299,11 +299,11 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
   const uint64_t base = shape_.id_base;
   const uint64_t limit = uint64_t{UINT32_MAX} - 1;
   if (raw.src < base || raw.dst < base)
-    return Status::InvalidArgument(opt_.input + ": vertex id below the format's base");
+    return Status::BadInput(opt_.input + ": vertex id below the format's base");
   if (raw.src - base > limit || raw.dst - base > limit) {
     const uint64_t id = std::max(raw.src, raw.dst);
     if (opt_.remap == IngestOptions::Remap::kAuto) wide_id_.store(id, std::memory_order_relaxed);
-    return Status::InvalidArgument(opt_.input + ": vertex id " + std::to_string(id) +
+    return Status::BadInput(opt_.input + ": vertex id " + std::to_string(id) +
                                    " does not fit 32-bit dense ids; ingest with --remap");
   }
   *src = static_cast<uint32_t>(raw.src - base);
@@ -604,8 +604,8 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   std::vector<Arc>().swap(arcs);
   std::vector<std::vector<Record>>().swap(space_records);
   num_vertices_ = new_id_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : new_id_->size();
-  if (num_vertices_ == 0) return Status::InvalidArgument(opt_.input + ": the input holds no edges");
-  if (num_vertices_ > UINT32_MAX) return Status::InvalidArgument(opt_.input + ": more than 2^32-1 vertices");
+  if (num_vertices_ == 0) return Status::BadInput(opt_.input + ": the input holds no edges");
+  if (num_vertices_ > UINT32_MAX) return Status::BadInput(opt_.input + ": more than 2^32-1 vertices");
   // Everything after this is sized by the id space (a degree and an empty
   // list per vertex on disk, vertex arrays at run time): a sparse one is
   // refused before anything is allocated from it.
@@ -614,9 +614,9 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     if (opt_.remap == IngestOptions::Remap::kAuto) {
       remap_reason_ = "vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +
                       std::to_string(edges_read) + " edges (a sparse id space)";
-      return Status::InvalidArgument(opt_.input + ": " + remap_reason_ + "; remapping");
+      return Status::BadInput(opt_.input + ": " + remap_reason_ + "; remapping");
     }
-    return Status::InvalidArgument(
+    return Status::BadInput(
         opt_.input + ": vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +
         std::to_string(edges_read) +
         " edges: the id space is sparse; ingest without --no-remap (dense ids, results keep the original ids)");

@@ -29,7 +29,7 @@ Status SpaceOutput::flush_degrees() {
 
 Status SpaceOutput::put_degree(uint32_t degree) {
   if (held_) {
-    if (held_degree_ > UINT32_MAX) return Status::InvalidArgument("a vertex has more than 2^32-1 neighbours");
+    if (held_degree_ > UINT32_MAX) return Status::BadInput("a vertex has more than 2^32-1 neighbours");
     degree_buffer_.push_back(static_cast<uint32_t>(held_degree_));
     ++degrees_written_;
     if (degree_buffer_.size() == kDegreeBufferEntries) SG_RETURN_IF_ERROR(flush_degrees());

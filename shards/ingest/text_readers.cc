@@ -43,14 +43,14 @@ class ByteSource {
     path_ = path;
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      return Status::InvalidArgument(path +
+      return Status::NoInput(path +
                                      ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
     }
     if (::stat(path.c_str(), &info) == 0) total_bytes_ = static_cast<uint64_t>(info.st_size);
     if (path.ends_with(".zst")) return open_zstd();
     file_ = gzopen(path.c_str(), "rb");
     // A missing, unreadable or wrong input is the user's to fix: exit 2.
-    if (file_ == nullptr) return Status::InvalidArgument(path + ": cannot open input: " + std::strerror(errno));
+    if (file_ == nullptr) return Status::NoInput(path + ": cannot open input: " + std::strerror(errno));
     gzbuffer(file_, 256 * 1024);
     return Status::OK();
   }
@@ -75,7 +75,7 @@ class ByteSource {
     if (n < 0 || (n == 0 && errnum == Z_BUF_ERROR)) {
       std::string why = msg != nullptr ? msg : "";
       if (why.starts_with(path_ + ": ")) why = why.substr(path_.size() + 2);  // zlib names the file too
-      return Status::InvalidArgument(path_ + ": truncated or corrupt gzip stream (" + why + ")");
+      return Status::BadInput(path_ + ": truncated or corrupt gzip stream (" + why + ")");
     }
     *got = static_cast<size_t>(n);
     return Status::OK();
@@ -85,7 +85,7 @@ class ByteSource {
  private:
   Status open_zstd() {
     raw_ = std::fopen(path_.c_str(), "rb");
-    if (raw_ == nullptr) return Status::InvalidArgument(path_ + ": cannot open input: " + std::strerror(errno));
+    if (raw_ == nullptr) return Status::NoInput(path_ + ": cannot open input: " + std::strerror(errno));
     zstd_ = ZSTD_createDCtx();
     if (zstd_ == nullptr) return Status::IOError(path_ + ": cannot allocate a zstd context");
     zstd_input_.resize(ZSTD_DStreamInSize());
@@ -101,7 +101,7 @@ class ByteSource {
         if (n == 0) {
           if (std::ferror(raw_)) return Status::IOError(path_ + ": read: " + std::strerror(errno));
           if (zstd_pending_ != 0)
-            return Status::InvalidArgument(path_ + ": truncated zstd stream (the last frame is incomplete)");
+            return Status::BadInput(path_ + ": truncated zstd stream (the last frame is incomplete)");
           break;
         }
         zstd_in_ = ZSTD_inBuffer{zstd_input_.data(), n, 0};
@@ -110,7 +110,7 @@ class ByteSource {
       zstd_pending_ = ZSTD_decompressStream(zstd_, &out, &zstd_in_);
       zstd_consumed_ += zstd_in_.pos - before;
       if (ZSTD_isError(zstd_pending_)) {
-        return Status::InvalidArgument(path_ + ": corrupt zstd stream (" + ZSTD_getErrorName(zstd_pending_) + ")");
+        return Status::BadInput(path_ + ": corrupt zstd stream (" + ZSTD_getErrorName(zstd_pending_) + ")");
       }
     }
     *got = out.pos;
@@ -166,7 +166,7 @@ class LineSource {
   Status refill() {
     const size_t keep = filled_ - pos_;
     if (keep >= kMaxLineBytes) {
-      return Status::InvalidArgument(source_.path() + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
+      return Status::BadInput(source_.path() + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
                                      std::to_string(kMaxLineBytes) + " bytes");
     }
     std::memmove(buffer_.data(), buffer_.data() + pos_, keep);
@@ -217,7 +217,7 @@ bool parse_weight(std::string_view field, float* value) {
 }
 
 Status bad_line(const LineSource& lines, const std::string& reason) {
-  return Status::InvalidArgument(lines.where() + ": " + reason);
+  return Status::BadInput(lines.where() + ": " + reason);
 }
 
 Status parse_id(const LineSource& lines, std::string_view field, const char* which, uint64_t* id) {
@@ -366,8 +366,8 @@ class GraphalyticsReader : public SnapReader {
     std::sort(ids->begin(), ids->end());
     const auto repeated = std::adjacent_find(ids->begin(), ids->end());
     if (repeated != ids->end())
-      return Status::InvalidArgument(base_ + ".v: vertex " + std::to_string(*repeated) + " is listed twice");
-    if (ids->empty()) return Status::InvalidArgument(base_ + ".v: no vertices");
+      return Status::BadInput(base_ + ".v: vertex " + std::to_string(*repeated) + " is listed twice");
+    if (ids->empty()) return Status::BadInput(base_ + ".v: no vertices");
     return Status::OK();
   }
   std::string notes() const override { return notes_; }
@@ -425,7 +425,7 @@ class MtxReader : public TextReader {
       SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
       if (!more) {
         if (entries_ != declared_entries_) {
-          return Status::InvalidArgument(lines_.path() + ":" + std::to_string(lines_.line_number()) +
+          return Status::BadInput(lines_.path() + ":" + std::to_string(lines_.line_number()) +
                                          ": file ends after " + std::to_string(entries_) + " of " +
                                          std::to_string(declared_entries_) + " entries");
         }
@@ -464,20 +464,20 @@ class MtxReader : public TextReader {
     std::string_view words[6];
     const size_t count = more ? split_fields(line, words, 5) : 0;
     if (count != 5 || lower(words[0]) != "%%matrixmarket" || lower(words[1]) != "matrix") {
-      return Status::InvalidArgument(lines_.path() +
+      return Status::BadInput(lines_.path() +
                                      ":1: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
     }
     if (lower(words[2]) != "coordinate") {
-      return Status::InvalidArgument(lines_.path() + ":1: only 'coordinate' Matrix Market files hold graphs, not '" +
+      return Status::BadInput(lines_.path() + ":1: only 'coordinate' Matrix Market files hold graphs, not '" +
                                      std::string(words[2]) + "'");
     }
     field_ = lower(words[3]);
     if (field_ != "pattern" && field_ != "integer" && field_ != "real") {
-      return Status::InvalidArgument(lines_.path() + ":1: unsupported field '" + field_ + "' (pattern, integer, real)");
+      return Status::BadInput(lines_.path() + ":1: unsupported field '" + field_ + "' (pattern, integer, real)");
     }
     const std::string symmetry = lower(words[4]);
     if (symmetry != "general" && symmetry != "symmetric") {
-      return Status::InvalidArgument(lines_.path() + ":1: unsupported symmetry '" + symmetry +
+      return Status::BadInput(lines_.path() + ":1: unsupported symmetry '" + symmetry +
                                      "' (general, symmetric)");
     }
     shape_.weighted = field_ != "pattern";
@@ -485,7 +485,7 @@ class MtxReader : public TextReader {
     do {
       SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
     } while (more && is_comment_or_blank(line));
-    if (!more) return Status::InvalidArgument(lines_.path() + ": missing the 'rows cols entries' size line");
+    if (!more) return Status::BadInput(lines_.path() + ": missing the 'rows cols entries' size line");
     std::string_view sizes[3];
     if (split_fields(line, sizes, 3) != 3 || !parse_u64(sizes[0], &rows_) || !parse_u64(sizes[1], &cols_) ||
         !parse_u64(sizes[2], &declared_entries_)) {
@@ -520,9 +520,9 @@ class DimacsReader : public TextReader {
     while (batch->size() < max_edges) {
       SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
       if (!more) {
-        if (!saw_problem_) return Status::InvalidArgument(lines_.path() + ": no 'p sp N M' problem line");
+        if (!saw_problem_) return Status::BadInput(lines_.path() + ": no 'p sp N M' problem line");
         if (arcs_ != declared_arcs_) {
-          return Status::InvalidArgument(lines_.path() + ":" + std::to_string(lines_.line_number()) +
+          return Status::BadInput(lines_.path() + ":" + std::to_string(lines_.line_number()) +
                                          ": file ends after " + std::to_string(arcs_) + " of " +
                                          std::to_string(declared_arcs_) + " arcs");
         }
@@ -590,7 +590,7 @@ class BinaryReader : public EdgeReader {
       size_t got = 0;
       SG_RETURN_IF_ERROR(fill(want, &got));
       if (got % record_bytes_ != 0) {
-        return Status::InvalidArgument(
+        return Status::BadInput(
             source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
             ": truncated (file size is not a multiple of the " + std::to_string(record_bytes_) + "-byte " +
             format_name(shape_.format) + (shape_.weighted ? " weighted" : "") + " record)");
@@ -599,7 +599,7 @@ class BinaryReader : public EdgeReader {
       for (size_t at = 0; at < got; at += record_bytes_) {
         const RawEdge edge = decode(buffer_.data() + at);
         if (edge.src > max_id_ || edge.dst > max_id_) {
-          return Status::InvalidArgument(source_.path() + ": record " +
+          return Status::BadInput(source_.path() + ": record " +
                                          std::to_string(records_ + at / record_bytes_ + 1) + ": " +
                                          id_limit_text(edge, 0));
         }

@@ -19,7 +19,7 @@ MappedFile::~MappedFile() {
 
 Status MappedFile::open(const std::string& path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) return Status::InvalidArgument(path + ": cannot open: " + errno_text(errno));
+  if (fd_ < 0) return Status::NoInput(path + ": cannot open: " + errno_text(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0) return Status::IOError(path + ": stat: " + errno_text(errno));
   size_ = static_cast<uint64_t>(st.st_size);
