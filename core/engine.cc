@@ -46,8 +46,8 @@ Status Engine::check_minimum(const Graph& graph) const {
   const std::string given =
       memory >= (1 << 20) ? std::to_string(memory >> 20) + "M" : std::to_string(memory) + " bytes";
   return Status::OverBudget("--memory " + given + " is below the " + mib +
-                                 " MiB this graph needs (chunk indexes, frontiers and two I/O windows); use --memory " +
-                                 mib + "M or more");
+                            " MiB this graph needs (chunk indexes, frontiers and two I/O windows); use --memory " +
+                            mib + "M or more");
 }
 
 // The budget's I/O share keeps 2 windows per device in flight plus two

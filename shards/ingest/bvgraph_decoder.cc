@@ -83,8 +83,8 @@ Status parse_bv_properties(const std::string& text, const std::string& path, BvP
     auto need_number = [&](int64_t low, int64_t high) {
       return numeric && n >= low && n <= high
                  ? Status::OK()
-                 : Status::BadInput(where + ": " + key + " must be an integer in [" + std::to_string(low) +
-                                           ", " + std::to_string(high) + "]");
+                 : Status::BadInput(where + ": " + key + " must be an integer in [" + std::to_string(low) + ", " +
+                                    std::to_string(high) + "]");
     };
     if (key == "nodes") {
       SG_RETURN_IF_ERROR(need_number(0, int64_t{1} << 40));
@@ -135,13 +135,13 @@ Status OffsetWindow::extend_to_bit(uint64_t bit) {
     }
     const uint64_t gap = props_.offsets == BvCode::kDelta ? bits_.read_delta() : bits_.read_gamma();
     if (bits_.failed()) {
-      return Status::BadInput(path_ + ": ends after " + std::to_string(read_) + " of " +
-                                     std::to_string(props_.nodes) + " offsets");
+      return Status::BadInput(path_ + ": ends after " + std::to_string(read_) + " of " + std::to_string(props_.nodes) +
+                              " offsets");
     }
     last_ += gap;
     if (last_ > graph_bits_) {
-      return Status::BadInput(path_ + ": offset of node " + std::to_string(read_) + " (bit " +
-                                     std::to_string(last_) + ") is past the end of the .graph file");
+      return Status::BadInput(path_ + ": offset of node " + std::to_string(read_) + " (bit " + std::to_string(last_) +
+                              ") is past the end of the .graph file");
     }
     offsets_.push_back(last_);
     ++read_;

@@ -116,7 +116,7 @@ class BvGraphReader : public EdgeReader {
     }
     if (batch->empty() && arcs_ != props_.arcs) {
       return Status::BadInput(base_ + ".graph: holds " + std::to_string(arcs_) + " arcs, the properties say " +
-                                     std::to_string(props_.arcs));
+                              std::to_string(props_.arcs));
     }
     return Status::OK();
   }

@@ -251,8 +251,7 @@ Status IngestJob::collect_ids() {
   Status listed = reader_->vertex_ids(&id_map_);
   reader_notes_ = reader_->notes();
   if (listed.ok())
-    return id_map_.size() > UINT32_MAX ? Status::BadInput(opt_.input + ": more than 2^32-1 vertices")
-                                       : Status::OK();
+    return id_map_.size() > UINT32_MAX ? Status::BadInput(opt_.input + ": more than 2^32-1 vertices") : Status::OK();
   if (listed.code() != Status::Code::kNotFound) return listed;
   std::vector<RawEdge> batch;
   std::vector<uint64_t> pending, merged;
@@ -288,9 +287,8 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
     // Only a vertex file can miss an id: the edges' own ids build the map otherwise.
     if (src_at == id_map_.end() || *src_at != raw.src || dst_at == id_map_.end() || *dst_at != raw.dst) {
       const uint64_t missing = (src_at == id_map_.end() || *src_at != raw.src) ? raw.src : raw.dst;
-      return Status::BadInput(opt_.input + ": edge " + std::to_string(raw.src) + " -> " +
-                                     std::to_string(raw.dst) + " names vertex " + std::to_string(missing) +
-                                     ", which the vertex file does not list");
+      return Status::BadInput(opt_.input + ": edge " + std::to_string(raw.src) + " -> " + std::to_string(raw.dst) +
+                              " names vertex " + std::to_string(missing) + ", which the vertex file does not list");
     }
     *src = static_cast<uint32_t>(src_at - id_map_.begin());
     *dst = static_cast<uint32_t>(dst_at - id_map_.begin());
@@ -298,13 +296,12 @@ Status IngestJob::translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) co
   }
   const uint64_t base = shape_.id_base;
   const uint64_t limit = uint64_t{UINT32_MAX} - 1;
-  if (raw.src < base || raw.dst < base)
-    return Status::BadInput(opt_.input + ": vertex id below the format's base");
+  if (raw.src < base || raw.dst < base) return Status::BadInput(opt_.input + ": vertex id below the format's base");
   if (raw.src - base > limit || raw.dst - base > limit) {
     const uint64_t id = std::max(raw.src, raw.dst);
     if (opt_.remap == IngestOptions::Remap::kAuto) wide_id_.store(id, std::memory_order_relaxed);
     return Status::BadInput(opt_.input + ": vertex id " + std::to_string(id) +
-                                   " does not fit 32-bit dense ids; ingest with --remap");
+                            " does not fit 32-bit dense ids; ingest with --remap");
   }
   *src = static_cast<uint32_t>(raw.src - base);
   *dst = static_cast<uint32_t>(raw.dst - base);

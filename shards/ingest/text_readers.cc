@@ -43,8 +43,7 @@ class ByteSource {
     path_ = path;
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      return Status::NoInput(path +
-                                     ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
+      return Status::NoInput(path + ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
     }
     if (::stat(path.c_str(), &info) == 0) total_bytes_ = static_cast<uint64_t>(info.st_size);
     if (path.ends_with(".zst")) return open_zstd();
@@ -167,7 +166,7 @@ class LineSource {
     const size_t keep = filled_ - pos_;
     if (keep >= kMaxLineBytes) {
       return Status::BadInput(source_.path() + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
-                                     std::to_string(kMaxLineBytes) + " bytes");
+                              std::to_string(kMaxLineBytes) + " bytes");
     }
     std::memmove(buffer_.data(), buffer_.data() + pos_, keep);
     pos_ = 0;
@@ -425,9 +424,8 @@ class MtxReader : public TextReader {
       SG_RETURN_IF_ERROR(lines_.next_line(&line, &more));
       if (!more) {
         if (entries_ != declared_entries_) {
-          return Status::BadInput(lines_.path() + ":" + std::to_string(lines_.line_number()) +
-                                         ": file ends after " + std::to_string(entries_) + " of " +
-                                         std::to_string(declared_entries_) + " entries");
+          return Status::BadInput(lines_.path() + ":" + std::to_string(lines_.line_number()) + ": file ends after " +
+                                  std::to_string(entries_) + " of " + std::to_string(declared_entries_) + " entries");
         }
         break;
       }
@@ -464,12 +462,11 @@ class MtxReader : public TextReader {
     std::string_view words[6];
     const size_t count = more ? split_fields(line, words, 5) : 0;
     if (count != 5 || lower(words[0]) != "%%matrixmarket" || lower(words[1]) != "matrix") {
-      return Status::BadInput(lines_.path() +
-                                     ":1: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
+      return Status::BadInput(lines_.path() + ":1: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
     }
     if (lower(words[2]) != "coordinate") {
       return Status::BadInput(lines_.path() + ":1: only 'coordinate' Matrix Market files hold graphs, not '" +
-                                     std::string(words[2]) + "'");
+                              std::string(words[2]) + "'");
     }
     field_ = lower(words[3]);
     if (field_ != "pattern" && field_ != "integer" && field_ != "real") {
@@ -477,8 +474,7 @@ class MtxReader : public TextReader {
     }
     const std::string symmetry = lower(words[4]);
     if (symmetry != "general" && symmetry != "symmetric") {
-      return Status::BadInput(lines_.path() + ":1: unsupported symmetry '" + symmetry +
-                                     "' (general, symmetric)");
+      return Status::BadInput(lines_.path() + ":1: unsupported symmetry '" + symmetry + "' (general, symmetric)");
     }
     shape_.weighted = field_ != "pattern";
     shape_.symmetric = symmetry == "symmetric";
@@ -522,9 +518,8 @@ class DimacsReader : public TextReader {
       if (!more) {
         if (!saw_problem_) return Status::BadInput(lines_.path() + ": no 'p sp N M' problem line");
         if (arcs_ != declared_arcs_) {
-          return Status::BadInput(lines_.path() + ":" + std::to_string(lines_.line_number()) +
-                                         ": file ends after " + std::to_string(arcs_) + " of " +
-                                         std::to_string(declared_arcs_) + " arcs");
+          return Status::BadInput(lines_.path() + ":" + std::to_string(lines_.line_number()) + ": file ends after " +
+                                  std::to_string(arcs_) + " of " + std::to_string(declared_arcs_) + " arcs");
         }
         break;
       }
@@ -590,18 +585,17 @@ class BinaryReader : public EdgeReader {
       size_t got = 0;
       SG_RETURN_IF_ERROR(fill(want, &got));
       if (got % record_bytes_ != 0) {
-        return Status::BadInput(
-            source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
-            ": truncated (file size is not a multiple of the " + std::to_string(record_bytes_) + "-byte " +
-            format_name(shape_.format) + (shape_.weighted ? " weighted" : "") + " record)");
+        return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
+                                ": truncated (file size is not a multiple of the " + std::to_string(record_bytes_) +
+                                "-byte " + format_name(shape_.format) + (shape_.weighted ? " weighted" : "") +
+                                " record)");
       }
       if (got == 0) break;
       for (size_t at = 0; at < got; at += record_bytes_) {
         const RawEdge edge = decode(buffer_.data() + at);
         if (edge.src > max_id_ || edge.dst > max_id_) {
-          return Status::BadInput(source_.path() + ": record " +
-                                         std::to_string(records_ + at / record_bytes_ + 1) + ": " +
-                                         id_limit_text(edge, 0));
+          return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + at / record_bytes_ + 1) +
+                                  ": " + id_limit_text(edge, 0));
         }
         batch->push_back(edge);
       }
