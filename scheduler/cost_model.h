@@ -56,6 +56,7 @@ class CostModel {
   // Before a measurement: serving a decoded window skips the decode, about
   // half of the work per byte (measured on R-MAT: 2-4x faster).
   double decoded_bytes_per_second_ = 800e6;
+  bool cpu_observed_ = false, decoded_observed_ = false;  // a measurement replaced the prior
   uint64_t gap_fill_bytes_ = 0;
 };
 

@@ -83,8 +83,13 @@ TEST_CASE("CPU bound plans cost their decode time, and gap filling follows laten
   CHECK(c.seconds == doctest::Approx(c.cpu_seconds));
   CHECK(c.cpu_seconds == doctest::Approx(static_cast<double>(100 << 20) / 100e6));
   CHECK(m.gap_fill_bytes() == doctest::Approx((0.008 + 4096 / 150e6) * 150e6).epsilon(0.001));
+  // The first measurement replaces the prior; later ones are averaged in.
   m.observe_cpu(200 << 20, 1.0);
-  CHECK(m.cpu_bytes_per_second() > 100e6);
+  CHECK(m.cpu_bytes_per_second() == doctest::Approx(static_cast<double>(200 << 20)));
+  m.observe_cpu(100 << 20, 1.0);
+  CHECK(m.cpu_bytes_per_second() == doctest::Approx(static_cast<double>(150 << 20)));
+  m.observe_cpu(1000, 1e-9);  // too little to measure: ignored
+  CHECK(m.cpu_bytes_per_second() == doctest::Approx(static_cast<double>(150 << 20)));
 }
 
 TEST_CASE("reading through a gap: a seeking disk reads short gaps through, a throttled one only between small reads") {
