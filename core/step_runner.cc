@@ -337,9 +337,7 @@ Status StepRunner::scan_cached(const StepWork& work, std::span<const uint32_t> c
     uint64_t window_edges = space.index[chunks[i]].edge_count;
     while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 && j - i < kMaxCachedWindowChunks &&
            window_bytes + space.index[chunks[j]].bytes <= window_bytes_limit &&
-           space.index[chunks[j]].end_vertex() - space.index[chunks[i]].first_vertex <=
-               window_vertex_limit(window_bytes_limit) &&
-           window_edges + space.index[chunks[j]].edge_count <= window_edge_limit(window_bytes_limit) &&
+           window_holds(space.index[chunks[i]], space.index[chunks[j]], window_edges, window_bytes_limit) &&
            !cache.is_decoded(stored, chunks[j]) && cache.find(stored, chunks[j]) != nullptr) {
       window_edges += space.index[chunks[j]].edge_count;
       window_bytes += space.index[chunks[j++]].bytes;

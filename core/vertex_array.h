@@ -139,8 +139,8 @@ class VertexArray {
   bool file_backed() const { return raw_.file_backed(); }
   bool ranged() const { return raw_.ranged(); }
   RawVertexArray& raw() { return raw_; }
-  void forget_changes(size_t begin, size_t end) { raw_.forget_changes(begin, end); }
   const RawVertexArray& raw() const { return raw_; }
+  void forget_changes(size_t begin, size_t end) { raw_.forget_changes(begin, end); }
   void set_size(size_t count) { count_ = count; }
 
  private:

@@ -185,8 +185,6 @@ WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
     // Two pointers: [first, end) is the longest run from `first` whose
     // aligned extents, vertices and edges fit a window (the limits only relax as
     // `first` moves on).
-    const uint64_t vertex_limit = window_vertex_limit(window_bytes);
-    const uint64_t edge_limit = window_edge_limit(window_bytes);
     uint64_t extent = 0, edges = 0;
     uint32_t end = 0;
     for (uint32_t first = 0; first < index.size(); ++first) {
@@ -195,10 +193,8 @@ WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
         extent = 0;
         edges = 0;
       }
-      while (end < index.size() &&
-             (end == first || (extent + extent_of(end) <= window_bytes &&
-                               index[end].end_vertex() - index[first].first_vertex <= vertex_limit &&
-                               edges + index[end].edge_count <= edge_limit))) {
+      while (end < index.size() && (end == first || (extent + extent_of(end) <= window_bytes &&
+                                                     window_holds(index[first], index[end], edges, window_bytes)))) {
         extent += extent_of(end);
         edges += index[end].edge_count;
         ++end;

@@ -5,10 +5,7 @@
 namespace sg {
 
 CostModel::CostModel(std::vector<DeviceProfile> profiles, StripeLayout layout, double cpu_bytes_per_second)
-    : profiles_(std::move(profiles)),
-      layout_(layout),
-      cpu_bytes_per_second_(cpu_bytes_per_second),
-      decoded_bytes_per_second_(2 * cpu_bytes_per_second) {
+    : profiles_(std::move(profiles)), layout_(layout), cpu_{cpu_bytes_per_second}, decoded_{2 * cpu_bytes_per_second} {
   double gap = 0;
   for (const DeviceProfile& p : profiles_) gap = std::max(gap, p.latency_seconds() * p.sequential_bytes_per_second);
   gap_fill_bytes_ = static_cast<uint64_t>(gap);
@@ -25,8 +22,8 @@ PlanCost CostModel::cost(const std::vector<ByteRange>& ranges, uint64_t cpu_byte
     });
   }
   for (double s : device_seconds) c.io_seconds = std::max(c.io_seconds, s);
-  c.cpu_seconds = static_cast<double>(cpu_bytes) / cpu_bytes_per_second_ +
-                  static_cast<double>(decoded_bytes) / decoded_bytes_per_second_;
+  c.cpu_seconds = static_cast<double>(cpu_bytes) / cpu_.bytes_per_second +
+                  static_cast<double>(decoded_bytes) / decoded_.bytes_per_second;
   c.seconds = std::max(c.io_seconds, c.cpu_seconds);
   return c;
 }
@@ -39,22 +36,11 @@ bool CostModel::read_through(uint64_t left_bytes, uint64_t gap_bytes, uint64_t r
   return true;
 }
 
-// The first measurement replaces the prior outright: the prior is a
-// constant per byte, and a byte costs 4x more to decode in a web graph's
-// packed chunks (0.6 bytes an edge) than in R-MAT's (1.8). Later ones are
-// averaged in.
-void CostModel::observe_cpu(uint64_t bytes, double seconds) {
+void CostModel::ObservedRate::observe(uint64_t bytes, double seconds) {
   if (bytes < (1 << 20) || seconds <= 0) return;  // too little to measure
   const double rate = static_cast<double>(bytes) / seconds;
-  cpu_bytes_per_second_ = cpu_observed_ ? 0.5 * cpu_bytes_per_second_ + 0.5 * rate : rate;
-  cpu_observed_ = true;
-}
-
-void CostModel::observe_decoded_cpu(uint64_t bytes, double seconds) {
-  if (bytes < (1 << 20) || seconds <= 0) return;
-  const double rate = static_cast<double>(bytes) / seconds;
-  decoded_bytes_per_second_ = decoded_observed_ ? 0.5 * decoded_bytes_per_second_ + 0.5 * rate : rate;
-  decoded_observed_ = true;
+  bytes_per_second = observed ? 0.5 * bytes_per_second + 0.5 * rate : rate;
+  observed = true;
 }
 
 }  // namespace sg

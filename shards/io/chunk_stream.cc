@@ -92,17 +92,13 @@ ChunkStream::~ChunkStream() {
 void ChunkStream::plan_windows(const std::vector<ChunkSpan>& spans) {
   const auto& index = space_->index;
   const uint64_t limit = io_->window_bytes_;
-  const uint64_t vertex_limit = window_vertex_limit(limit);
-  const uint64_t edge_limit = window_edge_limit(limit);
   for (const ChunkSpan& span : spans) {
     uint32_t c = span.begin;
     while (c < span.end) {
       Window w{c, c, index[c].offset, 0};
-      const uint64_t first_vertex = index[c].first_vertex;
       uint64_t edges = 0;
       while (c < span.end && align_up(index[c].offset + index[c].bytes, kAlignBytes) - w.start <= limit &&
-             (c == w.first_chunk ||
-              (index[c].end_vertex() - first_vertex <= vertex_limit && edges + index[c].edge_count <= edge_limit))) {
+             (c == w.first_chunk || window_holds(index[w.first_chunk], index[c], edges, limit))) {
         edges += index[c].edge_count;
         ++c;
       }

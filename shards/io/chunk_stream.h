@@ -68,6 +68,14 @@ inline uint64_t window_vertex_limit(uint64_t window_bytes) {
 // many edges a byte (R-MAT 24's largest packed window decoded to 26 MB from
 // 2.75, twice the unpacked one's room). Applied where the vertex limit is.
 inline uint64_t window_edge_limit(uint64_t window_bytes) { return window_bytes; }
+// Whether chunk `next` may join a window that starts at chunk `first` and
+// holds `edges` edges so far, by both limits above (bytes are the caller's:
+// each reader counts them its own way).
+inline bool window_holds(const ChunkIndexEntry& first, const ChunkIndexEntry& next, uint64_t edges,
+                         uint64_t window_bytes) {
+  return next.end_vertex() - first.first_vertex <= window_vertex_limit(window_bytes) &&
+         edges + next.edge_count <= window_edge_limit(window_bytes);
+}
 
 struct ChunkSpan {
   uint32_t begin;  // chunk ids [begin, end)
