@@ -62,6 +62,18 @@ inline const uint8_t* get_varint32(const uint8_t* p, const uint8_t* end, uint32_
     *value = *p;
     return p + 1;
   }
+  if (end - p >= 5) {  // as get_varint64: up to four bytes unchecked
+    uint32_t result = p[0] & 0x7f;
+    for (int i = 1; i < 4; ++i) {
+      const uint32_t byte = p[i];
+      result |= (byte & 0x7f) << (7 * i);
+      if (byte < 0x80) {
+        if (byte == 0) return nullptr;
+        *value = result;
+        return p + i + 1;
+      }
+    }
+  }
   uint64_t wide = 0;
   const uint8_t* next = get_varint_slow(p, end, 32, &wide);
   *value = static_cast<uint32_t>(wide);

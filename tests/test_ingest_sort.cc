@@ -240,6 +240,80 @@ TEST_CASE(
   CHECK(whole.original_id(0) == 17);
 }
 
+// `first_count` arcs of ids below `first_ids` (a read batch is 1 Ki to
+// 64 Ki edges), then ids up to `last_id`.
+std::vector<Arc> ids_growing_late(int first_count, uint64_t first_ids, uint64_t last_id) {
+  std::vector<Arc> arcs;
+  uint64_t state = 5;
+  for (int i = 0; i < first_count; ++i)
+    arcs.push_back(Arc{sgtest::next_random(&state) % first_ids, sgtest::next_random(&state) % first_ids, 1.0f});
+  arcs.push_back(Arc{last_id, 5, 1.0f});
+  for (int i = 0; i < 500; ++i)
+    arcs.push_back(Arc{sgtest::next_random(&state) % last_id, sgtest::next_random(&state) % last_id, 1.0f});
+  return arcs;
+}
+
+TEST_CASE("ingest: the first pass decides from its first batch's ids whether to skip the in-space") {
+  const std::vector<Arc> input = ids_growing_late(70000, 100, 3999);
+  for (const bool fits_first : {true, false}) {
+    CAPTURE(fits_first);
+    sgtest::TempDir dir;
+    IngestOptions o = small_batch_options(dir, input, 700);
+    std::vector<uint64_t> asked;
+    o.out_space_only = [&](uint64_t vertices) {
+      asked.push_back(vertices);
+      return fits_first && vertices <= 100;
+    };
+    IngestSummary summary;
+    Status s = ingest_graph(o, &summary);
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    REQUIRE(!asked.empty());
+    CHECK(asked.front() <= 100);  // from the first batch
+    Graph g;
+    GraphOpenOptions open_options;
+    open_options.out_only = true;
+    REQUIRE(Graph::open(o.output, &g, open_options).ok());
+    CHECK(g.num_vertices() == 4000);
+    CHECK(sgtest::read_space(g, SpaceKind::kOut) == sorted_space(input, false, false));
+    // Skipped from the first batch, the in-space stays skipped: the
+    // graph's later ids outgrow the order, which is then not computed
+    // and the graph is completed (next test).
+    CHECK(g.manifest().out_only() == fits_first);
+    if (!fits_first) CHECK(sgtest::read_space(g, SpaceKind::kIn) == sorted_space(input, true, false));
+    std::vector<uint32_t> in_degrees(g.num_vertices(), 0);
+    for (const Arc& a : input) ++in_degrees[a.dst];
+    uint64_t checked = 0;
+    REQUIRE(g.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* values, size_t count) {
+               for (size_t i = 0; i < count; ++i, ++checked) CHECK(values[i] == in_degrees[first + i]);
+             }).ok());
+    CHECK(checked == 4000);
+  }
+}
+
+TEST_CASE("ingest --order bfds: ids that outgrow the order after the first batch give a complete unordered graph") {
+  // The first batch's 100 ids fit an order in 20 MiB; 3.9 M do not (and
+  // are dense enough for 200 K edges, so they are not remapped).
+  const std::vector<Arc> input = ids_growing_late(200000, 100, 3900000);
+  sgtest::TempDir dir;
+  IngestOptions o = small_batch_options(dir, input, 70000);
+  o.remap = IngestOptions::Remap::kNever;
+  o.order = "bfds";
+  o.memory_bytes = 20 << 20;
+  IngestSummary summary;
+  Status s = ingest_ordered(o, &summary);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  CHECK(summary.note.find("skipped") != std::string::npos);
+  Graph g;
+  REQUIRE(Graph::open(o.output, &g).ok());
+  CHECK(g.manifest().ordering == "none");
+  CHECK(g.num_vertices() == 3900001);
+  CHECK(sgtest::read_space(g, SpaceKind::kOut) == sorted_space(input, false, false));
+  CHECK(sgtest::read_space(g, SpaceKind::kIn) == sorted_space(input, true, false));
+  VerifyReport report;
+  CHECK(verify_graph(g, &report).ok());
+  CHECK(sgtest::list_dir(dir.path()).size() == 2);  // the input and the graph: no hidden graph left
+}
+
 TEST_CASE(
     "ingest --order auto on a directed input: the order's out-only first pass is completed when the input order wins") {
   sgtest::TempDir dir;

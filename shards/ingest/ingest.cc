@@ -109,11 +109,12 @@ class IngestJob {
   Status known_bucket_ranges(size_t space, size_t sort_records, BucketRanges* ranges) const;
   template <typename Record>
   Status open_routers(size_t sort_records, std::vector<BucketRouter<Record>>* routers) const;
-  uint64_t estimated_records_per_space(size_t spaces) const;
+  uint64_t estimated_records_per_space() const;
   uint64_t held_bytes() const;
   // Spaces sorted and encoded: one for an undirected or out-only graph.
   size_t built_spaces() const { return undirected_ || out_only_ ? 1 : 2; }
   Status write_in_degrees();
+  bool first_pass_skips_in_space(const std::vector<RawEdge>& first_batch) const;
   size_t batch_records(size_t bytes_per_record, bool sort_phase = false) const;
   Status release_permutation();
   Status route_and_build();
@@ -328,26 +329,39 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   // source's new id is one lookup a list and the neighbours' are random;
   // they are prefetched this many arcs ahead.
   constexpr size_t kPrefetchArcs = 16;
+  // Without remapping an id is checked by one compare (an id below the
+  // base wraps past the limit); translate() only words the error.
+  const uint64_t base = shape_.id_base;
+  const uint64_t limit = uint64_t{UINT32_MAX} - 1;
+  const uint32_t* permutation = new_id_ == nullptr ? nullptr : new_id_->data();
+  const uint64_t last_slot = new_id_ == nullptr ? 0 : new_id_->size() - 1;
   parallel_for(size_t{0}, kParts, size_t{1}, [&](size_t p0, size_t p1) {
     for (size_t p = p0; p < p1; ++p) {
       const size_t end = std::min(batch.size(), (p + 1) * step);
+      uint64_t largest = 0;
+      Arc* out = arcs->data();
       for (size_t i = p * step; i < end; ++i) {
-        if (new_id_ != nullptr && !remap_ && i + kPrefetchArcs < end) {
-          const uint64_t ahead = batch[i + kPrefetchArcs].dst - shape_.id_base;
-          __builtin_prefetch(new_id_->data() + std::min<uint64_t>(ahead, new_id_->size() - 1));
+        if (permutation != nullptr && !remap_ && i + kPrefetchArcs < end) {
+          __builtin_prefetch(permutation + std::min<uint64_t>(batch[i + kPrefetchArcs].dst - base, last_slot));
         }
         const RawEdge& raw = batch[i];
         uint32_t src = 0, dst = 0;
-        status[p] = translate(raw, &src, &dst);
-        if (!status[p].ok()) break;
-        if (new_id_ != nullptr) {
-          src = (*new_id_)[src];
-          dst = (*new_id_)[dst];
+        if (!remap_ && raw.src - base <= limit && raw.dst - base <= limit) [[likely]] {
+          src = static_cast<uint32_t>(raw.src - base);
+          dst = static_cast<uint32_t>(raw.dst - base);
+        } else {
+          status[p] = translate(raw, &src, &dst);
+          if (!status[p].ok()) break;
         }
-        max_id[p] = std::max<uint64_t>(max_id[p], std::max(src, dst));
+        if (permutation != nullptr) {
+          src = permutation[src];
+          dst = permutation[dst];
+        }
+        largest = std::max<uint64_t>(largest, std::max(src, dst));
         if (opt_.transpose) std::swap(src, dst);
-        (*arcs)[i] = Arc{src, dst, shape_.weighted ? raw.weight : 1.0f};
+        out[i] = Arc{src, dst, shape_.weighted ? raw.weight : 1.0f};
       }
+      max_id[p] = largest;
     }
   });
   for (size_t p = 0; p < kParts; ++p) {
@@ -418,7 +432,7 @@ void IngestJob::router_shape(size_t record_bytes, size_t spaces, size_t sort_rec
                              size_t* buffer_records) const {
   // A bucket a batch on average; skewed ids overflow some, which are routed
   // again with large segments (cheaper than small segments for all).
-  const uint64_t wanted = estimated_records_per_space(spaces) / std::max<size_t>(sort_records, 1) + 1;
+  const uint64_t wanted = estimated_records_per_space() / std::max<size_t>(sort_records, 1) + 1;
   uint64_t count = std::bit_ceil(std::clamp<uint64_t>(wanted, 16, 256));
   if (opt_.route_buckets != 0) {
     count = bucket_override();
@@ -512,7 +526,7 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
 // Arcs each space will hold, from the input's size: exact for binary
 // inputs and stored graphs, an overestimate for text (short lines), an
 // underestimate for gzip (then more buckets overflow and are routed again).
-uint64_t IngestJob::estimated_records_per_space(size_t spaces) const {
+uint64_t IngestJob::estimated_records_per_space() const {
   uint64_t arcs = 0;
   if (source_graph_ != nullptr) {
     arcs = source_graph_->manifest().num_edges;
@@ -524,7 +538,7 @@ uint64_t IngestJob::estimated_records_per_space(size_t spaces) const {
     const uint64_t bytes_per_arc = format_ == InputFormat::kBin64 ? 16 : gzip ? 3 : 8;
     arcs = bytes / bytes_per_arc;
   }
-  return spaces == 1 ? 2 * arcs : arcs;  // one space: both directions of each edge
+  return undirected_ ? 2 * arcs : arcs;  // one space: both directions of each edge
 }
 
 // What ingest holds besides its batches and buffers: id maps, the
@@ -570,9 +584,27 @@ Status IngestJob::route_and_build() {
   return shape_.weighted ? route_and_build<WeightedArc>(&batch) : route_and_build<PlainArc>(&batch);
 }
 
+// An ordered ingest's first pass needs no in-space when the order will fit
+// (IngestOptions::out_space_only), which depends on the vertex count. That
+// count only grows as the input is read, so the first batch's ids decide:
+// past the order's reach, both spaces are built; otherwise the in-space is
+// skipped, and a graph whose later ids outgrow the order is completed from
+// its out-space (apps/jobs/ingest_ordered.cc).
+bool IngestJob::first_pass_skips_in_space(const std::vector<RawEdge>& first_batch) const {
+  if (undirected_ || !opt_.out_space_only) return false;
+  uint64_t vertices = remap_ ? id_map_.size() : shape_.declared_vertices;
+  if (!remap_) {
+    // An id below the base wraps to a huge count: both spaces (translate refuses it).
+    for (const RawEdge& raw : first_batch)
+      vertices = std::max({vertices, raw.src - shape_.id_base + 1, raw.dst - shape_.id_base + 1});
+  }
+  return opt_.out_space_only(vertices);
+}
+
 template <typename Record>
 Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
-  const size_t spaces = undirected_ ? 1 : 2;
+  out_only_ = first_pass_skips_in_space(*batch);
+  const size_t spaces = built_spaces();
   std::vector<BucketRouter<Record>> routers(spaces);
   std::vector<VertexHistogram> histograms(spaces);
   SG_RETURN_IF_ERROR(open_routers(
@@ -631,12 +663,12 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   // About 3 bytes per arc compressed (see the README's figures).
   stripe_bytes_ =
       opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, device_dirs_.size());
-  if (!undirected_ && opt_.out_space_only && opt_.out_space_only(num_vertices_)) {
+  if (!out_only_ && !undirected_ && opt_.out_space_only && opt_.out_space_only(num_vertices_)) {
     out_only_ = true;
     routers[1].remove();
     routers.pop_back();
-    in_degrees_.assign(num_vertices_, 0);
   }
+  if (out_only_) in_degrees_.assign(num_vertices_, 0);
   SG_RETURN_IF_ERROR(write_spaces(&routers));
   return write_in_degrees();
 }
