@@ -7,6 +7,8 @@
 # commit outside the tree and pass its binary as OLD. One JSON record a run,
 # then one a system and app with the median of the rounds and NEW/OLD.
 # GRAPH may be OLD_GRAPH,NEW_GRAPH: the same graph as each build ingests it.
+# APPS (default "pagerank bfs wcc") picks the apps, e.g. one app on a graph
+# whose runs take minutes.
 #   bench/ab_hdd.sh OLD_BIN NEW_BIN GRAPH CGROUP_MB [ROUNDS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +18,7 @@ emudisk=${EMUDISK:-$root/../shared/tools/emudisk.sh}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 records="$tmp/records.jsonl"
 for round in $(seq 1 "$rounds"); do
-  for app in pagerank bfs wcc; do
+  for app in ${APPS:-pagerank bfs wcc}; do
     extra=(); [ "$app" = pagerank ] && extra=(--iterations 10)
     for side in old new; do
       bin=$old; graph=$old_graph; [ $side = new ] && { bin=$new; graph=$new_graph; }

@@ -254,6 +254,25 @@ class Engine {
     return array->raw().zero();
   }
 
+  // Runs f() (returning a Status) with the ranged arrays `access` names
+  // loaded over vertices [begin, end); f sets every value of [begin, end)
+  // of an array it overwrites. For work beside a step's own loads, e.g. a
+  // finish_range writing an array the step does not touch.
+  template <typename F>
+  Status with_vertices(const VertexAccess& access, uint32_t begin, uint32_t end, F&& f) {
+    if (begin >= end || !residency_.any_ranged()) return f();
+    SG_RETURN_IF_ERROR(residency_.load(access, begin, end, true));
+    const Status status = f();
+    const Status unloaded = residency_.unload(access, begin, end);
+    SG_RETURN_IF_ERROR(status);
+    return unloaded;
+  }
+  // Changes the use of a placed array (VertexResidency::set_use).
+  template <typename T>
+  Status set_use(VertexArray<T>* array, VertexUse use) {
+    return residency_.set_use(&array->raw(), use);
+  }
+
   // Distributed: every rank's values added up, vertex by vertex, on every
   // rank (collective; a kernel whose updates land on any vertex, e.g. LCC's
   // triangle corners).

@@ -234,6 +234,28 @@ Status RawVertexArray::load(uint64_t first_slab, uint64_t end_slab, bool writabl
   return Status::OK();
 }
 
+Status RawVertexArray::load_to_overwrite(uint64_t begin, uint64_t end) {
+  assert(kind_ == Kind::kRanged && begin < end);
+  const uint64_t values = bytes_ / (slab_bytes_ / kSlabValues);
+  const uint64_t first = begin / kSlabValues;
+  const uint64_t last = std::min<uint64_t>((end + kSlabValues - 1) / kSlabValues, loaded_.size());
+  // The last slab's values past the array's end are padding: that slab is
+  // wholly inside when the range reaches the end.
+  const uint64_t whole_begin = first + (begin % kSlabValues != 0 ? 1 : 0);
+  const uint64_t whole_end = end % kSlabValues != 0 && end < values ? end / kSlabValues : last;
+  if (whole_begin >= whole_end) return load(first, last, true, true);
+  SG_RETURN_IF_ERROR(load(first, whole_begin, true, true));
+  // A failed load cancels its own slabs; the earlier ones are cancelled here.
+  Status status = load(whole_begin, whole_end, true, false);
+  if (!status.ok()) {
+    cancel_load(first, whole_begin);
+    return status;
+  }
+  status = load(whole_end, last, true, true);
+  if (!status.ok()) cancel_load(first, whole_end);
+  return status;
+}
+
 Status RawVertexArray::unload(uint64_t first_slab, uint64_t end_slab) {
   assert(kind_ == Kind::kRanged && end_slab <= loaded_.size());
   Status status;

@@ -71,6 +71,10 @@ class RawVertexArray {
   // may change them, so they are written back when last unloaded;
   // `read_values` false: the caller overwrites every value, so nothing is read.
   Status load(uint64_t first_slab, uint64_t end_slab, bool writable, bool read_values = true);
+  // Loads the slabs over values [begin, end) to be overwritten there: the
+  // slabs wholly inside are not read, the (at most two) partly inside are,
+  // so values around the range survive. Unloaded like load(first, end).
+  Status load_to_overwrite(uint64_t begin, uint64_t end);
   // Releases slabs [first, end); the last holder writes changed ones back
   // and frees their pages.
   Status unload(uint64_t first_slab, uint64_t end_slab);

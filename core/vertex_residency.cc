@@ -122,7 +122,9 @@ Status VertexResidency::load(VertexUse use, uint64_t begin, uint64_t end, bool w
   for (Entry& e : entries_) {
     if (selected(e, use)) arrays.push_back(&e);
   }
-  const Status status = load_all(arrays, begin, end, [&](const Entry&) { return std::make_pair(writable, true); });
+  const Status status = load_all(arrays, begin, end, [&](const Entry& e) {
+    return e.array->load(first_slab(begin), slab_end(e, end), writable, true);
+  });
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return status;
 }
@@ -130,10 +132,9 @@ Status VertexResidency::load(VertexUse use, uint64_t begin, uint64_t end, bool w
 // Every array's range or none: an array whose load fails (a signal, an I/O
 // error) cancels those loaded before it, so the caller unloads nothing.
 Status VertexResidency::load_all(const std::vector<Entry*>& arrays, uint64_t begin, uint64_t end,
-                                 const std::function<std::pair<bool, bool>(const Entry&)>& writable_and_read) {
+                                 const std::function<Status(const Entry&)>& load_one) {
   for (size_t i = 0; i < arrays.size(); ++i) {
-    const auto [writable, read_values] = writable_and_read(*arrays[i]);
-    const Status status = arrays[i]->array->load(first_slab(begin), slab_end(*arrays[i], end), writable, read_values);
+    const Status status = load_one(*arrays[i]);
     if (status.ok()) continue;
     for (size_t j = 0; j < i; ++j) arrays[j]->array->cancel_load(first_slab(begin), slab_end(*arrays[j], end));
     return status;
@@ -169,8 +170,8 @@ Status VertexResidency::load(const VertexAccess& access, uint64_t begin, uint64_
   }
   const Status status = load_all(arrays, begin, end, [&](const Entry& e) {
     access.mode_of(e.array, &mode);
-    const bool overwrite = mode == VertexAccess::Mode::kOverwrite && every_vertex;
-    return std::make_pair(mode != VertexAccess::Mode::kRead, !overwrite);
+    if (mode == VertexAccess::Mode::kOverwrite && every_vertex) return e.array->load_to_overwrite(begin, end);
+    return e.array->load(first_slab(begin), slab_end(e, end), mode != VertexAccess::Mode::kRead, true);
   });
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return status;
@@ -187,6 +188,15 @@ Status VertexResidency::unload(const VertexAccess& access, uint64_t begin, uint6
   }
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return status;
+}
+
+Status VertexResidency::set_use(RawVertexArray* array, VertexUse use) {
+  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.array == array; });
+  if (it == entries_.end() || !it->placed || array->loaded_slabs_ != 0) {
+    return Status::InvalidArgument("a vertex array changes its use only when placed and not loaded");
+  }
+  it->use = use;
+  return Status::OK();
 }
 
 uint64_t VertexResidency::bytes_loaded() const {

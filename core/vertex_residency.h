@@ -113,6 +113,11 @@ class VertexResidency final : public ArrayTracker {
   Status load(const VertexAccess& access, uint64_t begin, uint64_t end, bool every_vertex);
   Status unload(const VertexAccess& access, uint64_t begin, uint64_t end);
 
+  // Changes the use of a placed array with nothing loaded (its placement
+  // stays): e.g. the next contributions, written by range while a step
+  // reads the current ones, become the next step's sources without a copy.
+  Status set_use(RawVertexArray* array, VertexUse use);
+
   uint64_t bytes_loaded() const;
   uint64_t bytes_written_back() const;
   double io_seconds() const { return io_seconds_; }
@@ -140,9 +145,9 @@ class VertexResidency final : public ArrayTracker {
   };
   bool selected(const Entry& e, VertexUse use) const { return e.ranged && (use == VertexUse::kAny || e.use == use); }
   static uint64_t slab_end(const Entry& e, uint64_t end_vertex);
-  // (writable, read_values) of each array's load.
+  // Loads each array's range with load_one.
   static Status load_all(const std::vector<Entry*>& arrays, uint64_t begin, uint64_t end,
-                         const std::function<std::pair<bool, bool>(const Entry&)>& writable_and_read);
+                         const std::function<Status(const Entry&)>& load_one);
 
   std::vector<Entry> entries_;
   uint64_t resident_bytes_ = 0;

@@ -54,30 +54,40 @@ struct RankSums {
   }
 };
 
-// Fixed iterations with both contribution arrays whole: each range of
-// destinations is finished as soon as the gather into it is complete
-// (EdgeMapOptions::finish_range), into the next iteration's contributions
-// (the arrays swap each iteration). Ranks are then never read back after a
-// step, and out-degrees are read a piece at a time instead of held: a step
-// moves its edges and, when the ranks are loaded by range, writes them once.
+// Fixed iterations with two contribution arrays, both whole or both
+// ranged: each range of destinations is finished as soon as the gather into
+// it is complete (EdgeMapOptions::finish_range), into the next iteration's
+// contributions (the arrays swap roles each iteration: the step reads one
+// as its sources while the other is written by range). Ranks are then
+// never read back after a step, and out-degrees are read a piece at a time
+// instead of held: a step moves its edges, the sources it reads and the
+// next contributions once; the ranks are written only in the last.
 class RangeFinisher {
  public:
   explicit RangeFinisher(Engine* engine) : engine_(engine), degrees_(kPieceVertices) {}
 
-  // Contributions of ranks `rank_of(v)`; returns the rank held by vertices
-  // without out-edges.
+  // Contributions of ranks `rank_of(v)` into `contribution`, loaded a
+  // piece at a time when ranged; returns the rank held by vertices without
+  // out-edges.
   template <typename RankOf>
-  Status set(uint32_t begin, uint32_t end, float* contribution, RankOf&& rank_of, double* dangling) {
+  Status set(uint32_t begin, uint32_t end, VertexArray<float>* contribution, RankOf&& rank_of, double* dangling) {
     *dangling = 0;
+    const VertexAccess access = VertexAccess().overwrites(*contribution);
+    float* values = contribution->data();
     for (uint32_t lo = begin; lo < end;) {
-      const uint32_t hi = static_cast<uint32_t>(std::min<uint64_t>(end, uint64_t{lo} + kPieceVertices));
+      // Pieces end on multiples of their size: whole slabs of a ranged array.
+      const uint32_t hi =
+          static_cast<uint32_t>(std::min<uint64_t>(end, (uint64_t{lo} / kPieceVertices + 1) * kPieceVertices));
       SG_RETURN_IF_ERROR(engine_->read_degrees(SpaceKind::kOut, lo, hi, degrees_.data()));
-      *dangling += parallel_sum<double>(lo, hi, [&](uint32_t v) {
-        const double rank = rank_of(v);
-        const uint32_t degree = degrees_[v - lo];
-        contribution[v] = degree == 0 ? 0.0f : static_cast<float>(rank / degree);
-        return degree == 0 ? rank : 0.0;
-      });
+      SG_RETURN_IF_ERROR(engine_->with_vertices(access, lo, hi, [&] {
+        *dangling += parallel_sum<double>(lo, hi, [&](uint32_t v) {
+          const double rank = rank_of(v);
+          const uint32_t degree = degrees_[v - lo];
+          values[v] = degree == 0 ? 0.0f : static_cast<float>(rank / degree);
+          return degree == 0 ? rank : 0.0;
+        });
+        return Status::OK();
+      }));
       lo = hi;
     }
     return Status::OK();
@@ -94,8 +104,11 @@ Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options,
                                  int* iterations_run) {
   const uint32_t n = engine->num_vertices();
   RangeFinisher finisher(engine);
-  float* current = contribution->data();
-  float* next = next_contribution->data();
+  VertexArray<float>* current = contribution;
+  VertexArray<float>* next = next_contribution;
+  // The step loads only its sources by range: the next contributions are
+  // written beside it.
+  SG_RETURN_IF_ERROR(engine->set_use(next, VertexUse::kVertex));
   double dangling = 0;
   SG_RETURN_IF_ERROR(finisher.set(
       0, n, current, [&](uint32_t) { return 1.0 / n; }, &dangling));
@@ -106,7 +119,7 @@ Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options,
     SG_RETURN_IF_ERROR(engine->clear(ranks));
     const double base = (1.0 - options.damping) / n + options.damping * dangling / n;
     double next_dangling = 0;
-    PageRankGather gather{current, ranks->data()};
+    PageRankGather gather{current->data(), ranks->data()};
     EdgeMapOptions step{Direction::kPull, false};
     step.finish_range = [&](uint32_t begin, uint32_t end) {
       double range_dangling = 0;
@@ -122,6 +135,8 @@ Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options,
     VertexSubset unused;
     SG_RETURN_IF_ERROR(engine->edge_map(all, gather, &unused, step));
     std::swap(current, next);
+    SG_RETURN_IF_ERROR(engine->set_use(next, VertexUse::kVertex));
+    SG_RETURN_IF_ERROR(engine->set_use(current, VertexUse::kSource));
     dangling = next_dangling;
     *iterations_run = iteration + 1;
   }
@@ -192,10 +207,12 @@ Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<doub
   SG_RETURN_IF_ERROR(engine->allocate(&next_contribution, "pagerank.next_contribution", VertexUse::kSource));
   SG_RETURN_IF_ERROR(engine->allocate(ranks, "pagerank.rank", VertexUse::kDestination));
   SG_RETURN_IF_ERROR(engine->clear(ranks));  // places the arrays
-  if (!contribution.ranged() && !next_contribution.ranged()) {
+  if (contribution.ranged() == next_contribution.ranged()) {
     return pagerank_finishing_ranges(engine, options, &contribution, &next_contribution, ranks, iterations_run);
   }
-  next_contribution = VertexArray<float>();  // its room goes to the degrees or the ranges
+  // One whole, one ranged: the ranged one would cost more than the general
+  // form's maps. Its room goes to the degrees or the ranges.
+  next_contribution = VertexArray<float>();
   return pagerank_by_maps(engine, options, &contribution, ranks, true, iterations_run);
 }
 
