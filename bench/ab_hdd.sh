@@ -41,7 +41,7 @@ done
 python3 - "$records" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-for app in ("pagerank", "bfs", "wcc"):
+for app in dict.fromkeys(r["app"] for r in runs):  # the apps run, in order
     med = {side: statistics.median(r["run_seconds"] for r in runs if r["app"] == app and r["side"] == side) for side in ("old", "new")}
     print(json.dumps({"bench": "ab-hdd-summary", "app": app, "old_median_seconds": med["old"], "new_median_seconds": med["new"],
                       "new_over_old": round(med["new"] / med["old"], 3)}))
