@@ -44,10 +44,19 @@ def test_an_interrupted_run_stops_within_a_second_and_writes_nothing(rmat, tmp_p
     assert g.bfs(source=0, progress=False, memory="64M").ids.size == g.info["vertices"]
 
 
-def test_an_interrupted_ingest_stops_within_a_second_and_leaves_no_graph(rmat, tmp_path):
+@pytest.fixture(scope="module")
+def larger_rmat(tmp_path_factory):
+    # Ingest must still be running when the interrupt comes: R-MAT 18 took
+    # 0.6 s here, too close to it; R-MAT 20 takes several seconds.
+    where = tmp_path_factory.mktemp("interrupt_ingest")
+    sg.generate.rmat(scale=20, out=where / "r20.bin32")
+    return where / "r20.bin32"
+
+
+def test_an_interrupted_ingest_stops_within_a_second_and_leaves_no_graph(larger_rmat, tmp_path):
     fired = interrupt_after(0.5)
     with pytest.raises(KeyboardInterrupt):
-        sg.ingest(rmat, tmp_path / "g", memory="64M", progress=False)
+        sg.ingest(larger_rmat, tmp_path / "g", memory="64M", progress=False)
     stopped_s = time.monotonic() - fired["at"]
     assert stopped_s < 1.0
     assert os.listdir(tmp_path) == []
