@@ -34,25 +34,34 @@ inline int varint_length(uint64_t value) {
 // do not hold a valid varint whose value fits in `max_bits` bits.
 const uint8_t* get_varint_slow(const uint8_t* p, const uint8_t* end, int max_bits, uint64_t* value);
 
+// Both decoders' multi-byte fast path: up to four bytes (values < 2^28)
+// with no per-byte end check, for a caller that knows five bytes are
+// there. True when the varint ends within them: *next is then the byte
+// after it, or nullptr for a last byte of zero (non-minimal: refused).
+inline bool get_short_varint(const uint8_t* p, uint32_t* value, const uint8_t** next) {
+  uint32_t result = p[0] & 0x7f;
+  for (int i = 1; i < 4; ++i) {
+    const uint32_t byte = p[i];
+    result |= (byte & 0x7f) << (7 * i);
+    if (byte < 0x80) {
+      *value = result;
+      *next = byte == 0 ? nullptr : p + i + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
 inline const uint8_t* get_varint64(const uint8_t* p, const uint8_t* end, uint64_t* value) {
   if (p < end && *p < 0x80) {  // one-byte fast path: the common small gap
     *value = *p;
     return p + 1;
   }
-  if (end - p >= 5) {
-    // Up to four bytes (values < 2^28) with no per-byte end check: the
-    // bytes are known to be there. A last byte of zero (non-minimal) is
-    // refused.
-    uint64_t result = p[0] & 0x7f;
-    for (int i = 1; i < 4; ++i) {
-      const uint64_t byte = p[i];
-      result |= (byte & 0x7f) << (7 * i);
-      if (byte < 0x80) {
-        if (byte == 0) return nullptr;
-        *value = result;
-        return p + i + 1;
-      }
-    }
+  uint32_t short_value = 0;
+  const uint8_t* next = nullptr;
+  if (end - p >= 5 && get_short_varint(p, &short_value, &next)) {
+    if (next != nullptr) *value = short_value;  // a refused varint leaves *value alone
+    return next;
   }
   return get_varint_slow(p, end, 64, value);
 }
@@ -62,20 +71,10 @@ inline const uint8_t* get_varint32(const uint8_t* p, const uint8_t* end, uint32_
     *value = *p;
     return p + 1;
   }
-  if (end - p >= 5) {  // as get_varint64: up to four bytes unchecked
-    uint32_t result = p[0] & 0x7f;
-    for (int i = 1; i < 4; ++i) {
-      const uint32_t byte = p[i];
-      result |= (byte & 0x7f) << (7 * i);
-      if (byte < 0x80) {
-        if (byte == 0) return nullptr;
-        *value = result;
-        return p + i + 1;
-      }
-    }
-  }
+  const uint8_t* next = nullptr;
+  if (end - p >= 5 && get_short_varint(p, value, &next)) return next;
   uint64_t wide = 0;
-  const uint8_t* next = get_varint_slow(p, end, 32, &wide);
+  next = get_varint_slow(p, end, 32, &wide);
   *value = static_cast<uint32_t>(wide);
   return next;
 }

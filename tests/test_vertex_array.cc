@@ -10,15 +10,21 @@ namespace {
 
 constexpr uint64_t kSlab = sg::RawVertexArray::kSlabValues;
 
+// A ranged array of `count` values, each v + 1, written out (nothing loaded).
+void fill_ranged(const sgtest::TempDir& dir, uint64_t count, sg::VertexArray<uint32_t>* array) {
+  const uint64_t slabs = (count + kSlab - 1) / kSlab;
+  REQUIRE(array->raw().allocate_ranged(count, sizeof(uint32_t), dir / "values").ok());
+  array->set_size(count);
+  REQUIRE(array->raw().load(0, slabs, true).ok());
+  for (uint64_t v = 0; v < count; ++v) (*array)[v] = static_cast<uint32_t>(v + 1);
+  REQUIRE(array->raw().unload(0, slabs).ok());
+}
+
 TEST_CASE("vertex array: forgotten changes are not written back, except in slabs shared with kept values") {
   sgtest::TempDir dir;
   const uint64_t count = 3 * kSlab + 100;  // four slabs, the last partial
   sg::VertexArray<uint32_t> array;
-  REQUIRE(array.raw().allocate_ranged(count, sizeof(uint32_t), dir / "values").ok());
-  array.set_size(count);
-  REQUIRE(array.raw().load(0, 4, true).ok());
-  for (uint64_t v = 0; v < count; ++v) array[v] = static_cast<uint32_t>(v + 1);
-  REQUIRE(array.raw().unload(0, 4).ok());
+  fill_ranged(dir, count, &array);
   const uint64_t written_before = array.raw().bytes_written_back();
 
   REQUIRE(array.raw().load(0, 4, true).ok());
@@ -39,11 +45,7 @@ TEST_CASE("vertex array: a load to overwrite a range reads only the slabs partly
   sgtest::TempDir dir;
   const uint64_t count = 4 * kSlab + 100;  // five slabs, the last partial
   sg::VertexArray<uint32_t> array;
-  REQUIRE(array.raw().allocate_ranged(count, sizeof(uint32_t), dir / "values").ok());
-  array.set_size(count);
-  REQUIRE(array.raw().load(0, 5, true).ok());
-  for (uint64_t v = 0; v < count; ++v) array[v] = static_cast<uint32_t>(v + 1);
-  REQUIRE(array.raw().unload(0, 5).ok());
+  fill_ranged(dir, count, &array);
   struct Case {
     uint64_t begin, end, slabs_read;
   };

@@ -108,7 +108,11 @@ Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options,
   VertexArray<float>* next = next_contribution;
   // The step loads only its sources by range: the next contributions are
   // written beside it.
-  SG_RETURN_IF_ERROR(engine->set_use(next, VertexUse::kVertex));
+  auto assign_roles = [&] {
+    SG_RETURN_IF_ERROR(engine->set_use(current, VertexUse::kSource));
+    return engine->set_use(next, VertexUse::kVertex);
+  };
+  SG_RETURN_IF_ERROR(assign_roles());
   double dangling = 0;
   SG_RETURN_IF_ERROR(finisher.set(
       0, n, current, [&](uint32_t) { return 1.0 / n; }, &dangling));
@@ -135,8 +139,7 @@ Status pagerank_finishing_ranges(Engine* engine, const PageRankOptions& options,
     VertexSubset unused;
     SG_RETURN_IF_ERROR(engine->edge_map(all, gather, &unused, step));
     std::swap(current, next);
-    SG_RETURN_IF_ERROR(engine->set_use(next, VertexUse::kVertex));
-    SG_RETURN_IF_ERROR(engine->set_use(current, VertexUse::kSource));
+    SG_RETURN_IF_ERROR(assign_roles());
     dangling = next_dangling;
     *iterations_run = iteration + 1;
   }

@@ -23,11 +23,15 @@ def interrupt_after(seconds):
     return fired
 
 
+def _rmat(tmp_path_factory, scale):
+    where = tmp_path_factory.mktemp(f"interrupt{scale}")
+    sg.generate.rmat(scale=scale, out=where / f"r{scale}.bin32")
+    return where / f"r{scale}.bin32"
+
+
 @pytest.fixture(scope="module")
 def rmat(tmp_path_factory):
-    where = tmp_path_factory.mktemp("interrupt")
-    sg.generate.rmat(scale=18, out=where / "r18.bin32")
-    return where / "r18.bin32"
+    return _rmat(tmp_path_factory, 18)
 
 
 def test_an_interrupted_run_stops_within_a_second_and_writes_nothing(rmat, tmp_path):
@@ -48,9 +52,7 @@ def test_an_interrupted_run_stops_within_a_second_and_writes_nothing(rmat, tmp_p
 def larger_rmat(tmp_path_factory):
     # Ingest must still be running when the interrupt comes: R-MAT 18 took
     # 0.6 s here, too close to it; R-MAT 20 takes several seconds.
-    where = tmp_path_factory.mktemp("interrupt_ingest")
-    sg.generate.rmat(scale=20, out=where / "r20.bin32")
-    return where / "r20.bin32"
+    return _rmat(tmp_path_factory, 20)
 
 
 def test_an_interrupted_ingest_stops_within_a_second_and_leaves_no_graph(larger_rmat, tmp_path):

@@ -538,7 +538,7 @@ uint64_t IngestJob::estimated_records_per_space() const {
     const uint64_t bytes_per_arc = format_ == InputFormat::kBin64 ? 16 : gzip ? 3 : 8;
     arcs = bytes / bytes_per_arc;
   }
-  return undirected_ ? 2 * arcs : arcs;  // one space: both directions of each edge
+  return undirected_ ? 2 * arcs : arcs;  // undirected: both directions of each edge in one space
 }
 
 // What ingest holds besides its batches and buffers: id maps, the
