@@ -10,6 +10,8 @@
 #include "apps/jobs/ingest_ordered.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/list_sort.h"
+#include "shards/ingest/permutation.h"
+#include "shards/ingest/vertex_order.h"
 #include "shards/util/interrupt.h"
 #include "test_util.h"
 
@@ -290,28 +292,95 @@ TEST_CASE("ingest: the first pass decides from its first batch's ids whether to 
   }
 }
 
-TEST_CASE("ingest --order bfds: ids that outgrow the order after the first batch give a complete unordered graph") {
+TEST_CASE(
+    "ingest --order bfds: ids that outgrow the order after the first batch are ordered by degree out of core, or "
+    "stored unordered when even that does not fit") {
   // The first batch's 100 ids fit an order in 20 MiB; 3.9 M do not (and
-  // are dense enough for 200 K edges, so they are not remapped).
+  // are dense enough for 200 K edges, so they are not remapped). In 20 MiB
+  // the degree order's windows fit; in 12 MiB they do not.
   const std::vector<Arc> input = ids_growing_late(200000, 100, 3900000);
+  for (const uint64_t memory_mib : {20, 12}) {
+    CAPTURE(memory_mib);
+    sgtest::TempDir dir;
+    IngestOptions o = small_batch_options(dir, input, 70000);
+    o.remap = IngestOptions::Remap::kNever;
+    o.order = "bfds";
+    o.memory_bytes = memory_mib << 20;
+    IngestSummary summary;
+    Status s = ingest_ordered(o, &summary);
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    const bool ordered = memory_mib == 20;
+    CHECK(summary.note.find(ordered ? "ordered by degree instead" : "skipped") != std::string::npos);
+    Graph g;
+    REQUIRE(Graph::open(o.output, &g).ok());
+    CHECK(g.manifest().ordering == (ordered ? "degree" : "none"));
+    CHECK(g.num_vertices() == 3900001);
+    // In original ids (sorted: a reordered graph lists by new id).
+    for (const SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+      std::vector<Arc> stored = sgtest::read_space(g, kind);
+      std::sort(stored.begin(), stored.end());
+      CHECK(stored == sorted_space(input, kind == SpaceKind::kIn, false));
+    }
+    VerifyReport report;
+    CHECK(verify_graph(g, &report).ok());
+    CHECK(sgtest::list_dir(dir.path()).size() == 2);  // the input and the graph: no hidden graph left
+  }
+}
+
+TEST_CASE("ingest: the degree order written out of core is degree_order's, and relabels alike through windows") {
+  uint64_t state = 17;
+  std::vector<Arc> input;
+  for (int i = 0; i < 30000; ++i) {
+    const uint64_t src = sgtest::next_random(&state) % 4000;
+    // Skewed destinations: many ties and a few high degrees.
+    const uint64_t dst = (sgtest::next_random(&state) % 4000) >> (sgtest::next_random(&state) % 4);
+    input.push_back(Arc{src, dst, 1.0f});
+  }
+  // Two hubs of equal degree past the counted ones (ranked apart, ties by id).
+  for (const uint64_t hub : {9, 5})
+    for (int i = 0; i < 66000; ++i) input.push_back(Arc{hub, sgtest::next_random(&state) % 4000, 1.0f});
+  input.push_back(Arc{3999, 0, 1.0f});
   sgtest::TempDir dir;
-  IngestOptions o = small_batch_options(dir, input, 70000);
-  o.remap = IngestOptions::Remap::kNever;
-  o.order = "bfds";
-  o.memory_bytes = 20 << 20;
+  IngestOptions o = small_batch_options(dir, input, 5000);
+  o.blocks = 3;
   IngestSummary summary;
-  Status s = ingest_ordered(o, &summary);
-  REQUIRE_MESSAGE(s.ok(), s.ToString());
-  CHECK(summary.note.find("skipped") != std::string::npos);
-  Graph g;
-  REQUIRE(Graph::open(o.output, &g).ok());
-  CHECK(g.manifest().ordering == "none");
-  CHECK(g.num_vertices() == 3900001);
-  CHECK(sgtest::read_space(g, SpaceKind::kOut) == sorted_space(input, false, false));
-  CHECK(sgtest::read_space(g, SpaceKind::kIn) == sorted_space(input, true, false));
-  VerifyReport report;
-  CHECK(verify_graph(g, &report).ok());
-  CHECK(sgtest::list_dir(dir.path()).size() == 2);  // the input and the graph: no hidden graph left
+  REQUIRE(ingest_graph(o, &summary).ok());
+  Graph unordered;
+  REQUIRE(Graph::open(o.output, &unordered).ok());
+  std::vector<uint32_t> degree(4000, 0);
+  for (const Arc& a : input) ++degree[a.src], ++degree[a.dst];
+  const std::string path = dir / "order.new_id";
+  REQUIRE(write_degree_order(unordered, path).ok());
+  const std::vector<uint32_t> expected = degree_order(degree);
+  Permutation whole;
+  REQUIRE(Permutation::open(path, 4000, 1 << 20, 0, 0, &whole).ok());
+  REQUIRE(!whole.windowed());
+  CHECK(std::vector<uint32_t>(whole.data(), whole.data() + 4000) == expected);
+  // Windows of 7 sources and of one block's neighbours (1334), then of
+  // fewer neighbours than a block holds: batches are cut to fit.
+  for (const uint64_t neighbour_window : {1334, 100}) {
+    CAPTURE(neighbour_window);
+    Permutation windowed;
+    REQUIRE(Permutation::open(path, 4000, 0, 7, neighbour_window, &windowed).ok());
+    REQUIRE(windowed.windowed());
+    IngestOptions again = o;
+    again.input = o.output;
+    again.output = dir / ("relabelled-" + std::to_string(neighbour_window));
+    again.format = "graph";
+    again.order = "degree";
+    again.remap = IngestOptions::Remap::kNever;
+    again.permutation = &windowed;
+    Status s = ingest_graph(again, &summary);
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    Graph g;
+    REQUIRE(Graph::open(again.output, &g).ok());
+    for (const SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+      std::vector<Arc> stored = sgtest::read_space(g, kind);
+      std::sort(stored.begin(), stored.end());
+      CHECK(stored == sorted_space(input, kind == SpaceKind::kIn, false));
+    }
+    for (uint32_t old = 0; old < 4000; ++old) CHECK(g.original_id(expected[old]) == old);
+  }
 }
 
 TEST_CASE(

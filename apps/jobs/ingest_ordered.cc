@@ -8,6 +8,7 @@
 #include "apps/kernels/kernels.h"
 #include "shards/format/remove_graph.h"
 #include "shards/ingest/leftovers.h"
+#include "shards/ingest/permutation.h"
 #include "shards/ingest/vertex_order.h"
 #include "shards/util/file_util.h"
 #include "shards/util/interrupt.h"
@@ -17,10 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The degree order holds degrees, the sorted ids and the permutation (and
-// the stable sort's buffer); a traversal order only its ranks, which become
-// the permutation (apps/traversal_order.cc), and a little room for a level.
-constexpr uint64_t kDegreeOrderBytesPerVertex = 14;
+// A traversal order holds only its ranks, which become the permutation
+// (apps/traversal_order.cc), and a little room for a level.
 constexpr uint64_t kTraversalBytesPerVertex = 4;
 constexpr uint64_t kMinimumWorkBytes = 1 << 20;
 
@@ -66,32 +65,63 @@ IngestOptions reingest_options(const IngestOptions& options, const std::string& 
   return again;
 }
 
-// Computes the order of the unordered graph at `dir`, or leaves new_id
-// empty and says in *needed_bytes what it would take when that exceeds
-// `memory_bytes`.
-Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, std::vector<uint32_t>* new_id,
-                     uint64_t* needed_bytes, OrderStats* stats) {
+// Whether the order of a graph of `vertices` vertices will fit the budget,
+// judged before the graph exists: compute_order's own test (exact) comes
+// after, and a graph built out-only for an order that then does not fit is
+// completed (complete_into_place).
+bool order_fits(VertexOrder order, uint64_t vertices, uint64_t memory_bytes) {
+  // The degree order: its permutation whole, and the in-degrees an out-only
+  // first pass counts.
+  if (order == VertexOrder::kDegree) return 2 * vertices * sizeof(uint32_t) + kMinimumWorkBytes <= memory_bytes;
+  // The ranks, the engine's frontiers, and room for its windows and index.
+  return vertices * kTraversalBytesPerVertex + 3 * (vertices / 8) + 16 * kMinimumWorkBytes <= memory_bytes / 16 * 15;
+}
+
+// The degree order of the unordered graph at `dir` (write_degree_order),
+// read whole when it fits half the budget, else through windows
+// (permutation.h): the neighbours' one block of the graph's out-space
+// wide, the sources' at most 1 Mi ids. Leaves `permutation` empty and says
+// in *needed_bytes what it would take when even the windows do not fit.
+Status degree_permutation(const Graph& graph, uint64_t memory_bytes, Permutation* permutation, uint64_t* needed_bytes) {
+  const uint64_t n = graph.num_vertices();
+  uint64_t block_vertices = 0;
+  for (size_t s : graph.blocks(SpaceKind::kOut)) {
+    const EdgeSpace& block = graph.stored_space(s);
+    block_vertices = std::max<uint64_t>(block_vertices, block.neighbour_end - block.neighbour_begin);
+  }
+  const uint64_t source_window = std::min<uint64_t>(block_vertices, uint64_t{1} << 20);
+  const uint64_t whole_bytes = n * sizeof(uint32_t);
+  const uint64_t window_bytes = (block_vertices + source_window) * sizeof(uint32_t);
+  *needed_bytes = 2 * std::min(whole_bytes, window_bytes) + kMinimumWorkBytes;
+  if (*needed_bytes > memory_bytes) return Status::OK();
+  const std::string path = graph.dir() + "/order.new_id";
+  SG_RETURN_IF_ERROR(write_degree_order(graph, path));
+  return Permutation::open(path, n, memory_bytes / 2, source_window, block_vertices, permutation);
+}
+
+// Computes the order of the unordered graph at `dir` into `permutation`. A
+// traversal order that does not fit the budget falls back to the degree
+// order, which fits out of core; *applied says which order was computed.
+// Leaves `permutation` empty and says in *needed_bytes what it would take
+// when no order fits.
+Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, Permutation* permutation,
+                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
   Graph graph;
   SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
   const uint64_t n = graph.num_vertices();
+  *applied = order;
   if (order == VertexOrder::kDegree) {
-    *needed_bytes = n * kDegreeOrderBytesPerVertex + kMinimumWorkBytes;
-    if (*needed_bytes > memory_bytes) return Status::OK();
-    std::vector<uint32_t> degree(n, 0);
-    for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-      if (kind == SpaceKind::kIn && !graph.directed()) break;
-      SG_RETURN_IF_ERROR(graph.scan_degree_file(kind, [&](uint32_t first, const uint32_t* values, size_t count) {
-        for (size_t i = 0; i < count; ++i) degree[first + i] += values[i];
-      }));
-    }
-    *new_id = degree_order(degree);
-    return Status::OK();
+    *applied = VertexOrder::kDegree;
+    return degree_permutation(graph, memory_bytes, permutation, needed_bytes);
   }
   const uint64_t ranks = n * kTraversalBytesPerVertex;
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
   // With the sixteenth kept aside below.
   *needed_bytes = (ranks + engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16;
-  if (*needed_bytes > memory_bytes) return Status::OK();
+  if (*needed_bytes > memory_bytes) {
+    *applied = VertexOrder::kDegree;
+    return degree_permutation(graph, memory_bytes, permutation, needed_bytes);
+  }
   // What the ranks leave goes mostly to the engine, whose cache spares
   // re-reads of chunks between levels; an eighth to the level being
   // numbered, which then takes a few more passes (cheap: a walk of the
@@ -111,7 +141,9 @@ Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_
   options.quiet = true;  // the hidden graph is not the user's: no notes about it
   SG_RETURN_IF_ERROR(engine.open(graph, options));
   const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
-  SG_RETURN_IF_ERROR(traversal_order(&engine, kind, work, new_id));
+  std::vector<uint32_t> new_id;
+  SG_RETURN_IF_ERROR(traversal_order(&engine, kind, work, &new_id));
+  *permutation = Permutation(std::move(new_id));
   stats->steps = engine.steps().size();
   for (const StepStats& step : engine.steps()) stats->bytes_read += step.bytes_read();
   return Status::OK();
@@ -129,16 +161,6 @@ Status move_into_place(DropGraphOnExit* graph, const std::string& output) {
   }
   graph->kept = true;
   return fsync_directory(target.parent_path().string());
-}
-
-// Whether the order of a graph of `vertices` vertices will fit the budget,
-// judged before the graph exists: compute_order's own test (exact) comes
-// after, and a graph built out-only for an order that then does not fit is
-// completed (complete_into_place).
-bool order_fits(VertexOrder order, uint64_t vertices, uint64_t memory_bytes) {
-  if (order == VertexOrder::kDegree) return vertices * kDegreeOrderBytesPerVertex + kMinimumWorkBytes <= memory_bytes;
-  // The ranks, the engine's frontiers, and room for its windows and index.
-  return vertices * kTraversalBytesPerVertex + 3 * (vertices / 8) + 16 * kMinimumWorkBytes <= memory_bytes / 16 * 15;
 }
 
 // Moves the unordered graph into place as the output; an out-only one is
@@ -190,11 +212,13 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   if (options.on_phase) options.on_phase("order");
   if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
   const auto order_start = std::chrono::steady_clock::now();
-  std::vector<uint32_t> new_id;
+  Permutation permutation;
+  VertexOrder applied = order;
   uint64_t order_bytes = 0;
   OrderStats order_stats;
-  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, &new_id, &order_bytes, &order_stats));
-  if (new_id.empty()) {
+  SG_RETURN_IF_ERROR(
+      compute_order(unordered.path, order, options.memory_bytes, &permutation, &applied, &order_bytes, &order_stats));
+  if (permutation.size() == 0) {
     // The unordered graph becomes the output (completed first if out-only).
     SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
     *summary = first_summary;
@@ -207,17 +231,28 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
 
   DropGraphOnExit ordered{hidden_sibling(options.output, "ordered")};
   IngestOptions second = reingest_options(options, unordered.path, ordered.path);
-  second.order = vertex_order_name(order);
-  second.permutation = &new_id;
+  second.order = vertex_order_name(applied);
+  second.permutation = &permutation;
   SG_RETURN_IF_ERROR(ingest_graph(second, summary));
+  permutation = Permutation();
+  std::error_code removed;
+  fs::remove(unordered.path + "/order.new_id", removed);  // the unordered graph may become the output
+  std::string fallback;
+  if (applied != order) {
+    fallback = std::string(automatic ? "the default order, " : "--order ") + vertex_order_name(order) +
+               ", needs more than --memory for " + std::to_string(first_summary.num_vertices) +
+               " vertices; ordered by degree instead (out of core)";
+  }
   if (automatic && summary->out_space_bytes >= first_summary.out_space_bytes) {
     ordered.drop();  // now: its space is needed
     SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
     summary->stored_bytes = first_summary.stored_bytes;
     summary->sorted_runs = first_summary.sorted_runs;
     summary->intervals = first_summary.intervals;
-    summary->note = "the input's own vertex order compresses better than bfds; kept it (--order bfds forces bfds)";
+    summary->note = std::string("the input's own vertex order compresses better than ") + vertex_order_name(applied) +
+                    "; kept it (--order " + vertex_order_name(applied) + " forces it)";
   } else {
+    if (!fallback.empty()) summary->note = summary->note.empty() ? fallback : summary->note + "; " + fallback;
     SG_RETURN_IF_ERROR(move_into_place(&ordered, options.output));
   }
   summary->input_edges = first_summary.input_edges;

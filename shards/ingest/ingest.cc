@@ -22,6 +22,7 @@
 #include "shards/ingest/ingest_progress.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/ingest/open_input.h"
+#include "shards/ingest/permutation.h"
 #include "shards/ingest/space_builder.h"
 #include "shards/ingest/space_output.h"
 #include "shards/ingest/vertex_histogram.h"
@@ -90,6 +91,17 @@ class IngestJob {
   uint64_t count_vertices(uint64_t max_dense_id, bool saw_edge) const;
   Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) const;
   Status translate_batch(const std::vector<RawEdge>& batch, std::vector<Arc>* arcs);
+  // New ids of dense ones: sources[v - source_first], neighbours[v -
+  // neighbour_first] (the whole permutation or its windows); none if null.
+  struct IdLookup {
+    const uint32_t* sources = nullptr;
+    uint64_t source_first = 0;
+    const uint32_t* neighbours = nullptr;
+    uint64_t neighbour_first = 0;
+  };
+  Status translate_part(const std::vector<RawEdge>& batch, size_t begin, size_t end, const IdLookup& lookup,
+                        std::vector<Arc>* arcs);
+  Status translate_windowed(const std::vector<RawEdge>& batch, size_t begin, size_t end, std::vector<Arc>* arcs);
   template <typename Record>
   Status route_batch(const std::vector<Arc>& arcs, std::vector<BucketRouter<Record>>* routers,
                      std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records);
@@ -154,8 +166,9 @@ class IngestJob {
 
   std::vector<uint64_t> id_map_;  // --remap: sorted distinct original ids
   // Relabelling: the new dense id of each dense id (IngestOptions::permutation).
-  std::vector<uint32_t>* new_id_ = nullptr;  // emptied after routing (release_permutation)
-  const Graph* source_graph_ = nullptr;      // format "graph": the graph read
+  Permutation* permutation_ = nullptr;         // released after routing (release_permutation)
+  std::vector<uint64_t> source_block_starts_;  // of the graph read's out-space blocks (windowed permutation)
+  const Graph* source_graph_ = nullptr;        // format "graph": the graph read
   uint64_t max_dense_id_ = 0;
   bool saw_edge_ = false;
   LeftoverReport leftovers_;  // removed at the start
@@ -196,7 +209,7 @@ Status IngestJob::check_options() {
   if (order != VertexOrder::kNone && opt_.permutation == nullptr) {
     return Status::InvalidArgument("--order " + opt_.order + " needs the order's permutation (see ingest_ordered)");
   }
-  new_id_ = opt_.permutation;
+  permutation_ = opt_.permutation;
   SG_RETURN_IF_ERROR(resolve_format(opt_.input, opt_.format, &format_));
   // Graphalytics ids are sparse 64-bit labels: always remapped.
   if (format_ == InputFormat::kGraphalytics) remap_ = true;
@@ -317,14 +330,14 @@ uint64_t IngestJob::count_vertices(uint64_t max_dense_id, bool saw_edge) const {
   return n;
 }
 
-// Dense (and relabelled) ids of a batch, in two halves in parallel: the
-// permutation lookups miss the caches.
-Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector<Arc>* arcs) {
+// Dense (and relabelled) ids of batch[begin, end), in two halves in
+// parallel: the permutation lookups miss the caches.
+Status IngestJob::translate_part(const std::vector<RawEdge>& batch, size_t begin, size_t end, const IdLookup& lookup,
+                                 std::vector<Arc>* arcs) {
   constexpr size_t kParts = 2;
-  arcs->resize(batch.size());
   std::array<Status, kParts> status;
   std::array<uint64_t, kParts> max_id{};
-  const size_t step = (batch.size() + kParts - 1) / kParts;
+  const size_t step = (end - begin + kParts - 1) / kParts;
   // A relabelling pass reads a stored graph: arcs come by source, so the
   // source's new id is one lookup a list and the neighbours' are random;
   // they are prefetched this many arcs ahead.
@@ -333,16 +346,17 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   // base wraps past the limit); translate() only words the error.
   const uint64_t base = shape_.id_base;
   const uint64_t limit = uint64_t{UINT32_MAX} - 1;
-  const uint32_t* permutation = new_id_ == nullptr ? nullptr : new_id_->data();
-  const uint64_t last_slot = new_id_ == nullptr ? 0 : new_id_->size() - 1;
+  const uint32_t* neighbours = lookup.neighbours;
+  const uint64_t last_slot = permutation_ == nullptr ? 0 : permutation_->size() - 1;
   parallel_for(size_t{0}, kParts, size_t{1}, [&](size_t p0, size_t p1) {
     for (size_t p = p0; p < p1; ++p) {
-      const size_t end = std::min(batch.size(), (p + 1) * step);
+      const size_t part_end = std::min(end, begin + (p + 1) * step);
       uint64_t largest = 0;
       Arc* out = arcs->data();
-      for (size_t i = p * step; i < end; ++i) {
-        if (permutation != nullptr && !remap_ && i + kPrefetchArcs < end) {
-          __builtin_prefetch(permutation + std::min<uint64_t>(batch[i + kPrefetchArcs].dst - base, last_slot));
+      for (size_t i = begin + p * step; i < part_end; ++i) {
+        if (neighbours != nullptr && !remap_ && i + kPrefetchArcs < part_end) {
+          const uint64_t ahead = std::min<uint64_t>(batch[i + kPrefetchArcs].dst - base, last_slot);
+          if (ahead >= lookup.neighbour_first) __builtin_prefetch(neighbours + (ahead - lookup.neighbour_first));
         }
         const RawEdge& raw = batch[i];
         uint32_t src = 0, dst = 0;
@@ -353,9 +367,9 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
           status[p] = translate(raw, &src, &dst);
           if (!status[p].ok()) break;
         }
-        if (permutation != nullptr) {
-          src = permutation[src];
-          dst = permutation[dst];
+        if (neighbours != nullptr) {
+          src = lookup.sources[src - lookup.source_first];
+          dst = neighbours[dst - lookup.neighbour_first];
         }
         largest = std::max<uint64_t>(largest, std::max(src, dst));
         if (opt_.transpose) std::swap(src, dst);
@@ -367,6 +381,54 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   for (size_t p = 0; p < kParts; ++p) {
     SG_RETURN_IF_ERROR(status[p]);  // the first bad line in input order
     max_dense_id_ = std::max(max_dense_id_, max_id[p]);
+  }
+  return Status::OK();
+}
+
+// batch[begin, end) through the permutation's windows: the whole range when
+// they cover its ids, else each half (a range of one arc always fits).
+Status IngestJob::translate_windowed(const std::vector<RawEdge>& batch, size_t begin, size_t end,
+                                     std::vector<Arc>* arcs) {
+  if (begin == end) return Status::OK();
+  const uint64_t base = shape_.id_base;
+  uint64_t src_lo = UINT64_MAX, src_hi = 0, dst_lo = UINT64_MAX, dst_hi = 0;
+  for (size_t i = begin; i < end; ++i) {
+    src_lo = std::min(src_lo, batch[i].src - base);
+    src_hi = std::max(src_hi, batch[i].src - base);
+    dst_lo = std::min(dst_lo, batch[i].dst - base);
+    dst_hi = std::max(dst_hi, batch[i].dst - base);
+  }
+  if (std::max(src_hi, dst_hi) >= permutation_->size()) {
+    return Status::Corruption(opt_.input + ": vertex id " + std::to_string(std::max(src_hi, dst_hi)) +
+                              " past the permutation's " + std::to_string(permutation_->size()) + " vertices");
+  }
+  // The neighbours' window starts at the stored graph's block holding them.
+  const auto block = std::upper_bound(source_block_starts_.begin(), source_block_starts_.end(), dst_lo);
+  const uint64_t block_start = block == source_block_starts_.begin() ? 0 : *(block - 1);
+  bool covered = false;
+  SG_RETURN_IF_ERROR(permutation_->cover(src_lo, src_hi, dst_lo, dst_hi, block_start, &covered));
+  if (covered) {
+    const Permutation::Window& sources = permutation_->sources();
+    const Permutation::Window& neighbours = permutation_->neighbours();
+    const IdLookup lookup{sources.ids.data(), sources.first, neighbours.ids.data(), neighbours.first};
+    return translate_part(batch, begin, end, lookup, arcs);
+  }
+  assert(end - begin > 1);
+  const size_t middle = begin + (end - begin) / 2;
+  SG_RETURN_IF_ERROR(translate_windowed(batch, begin, middle, arcs));
+  return translate_windowed(batch, middle, end, arcs);
+}
+
+// Dense (and relabelled) ids of a batch; a windowed permutation
+// translates it in parts that its windows cover.
+Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector<Arc>* arcs) {
+  arcs->resize(batch.size());
+  if (permutation_ == nullptr || !permutation_->windowed()) {
+    IdLookup lookup;
+    if (permutation_ != nullptr) lookup = IdLookup{permutation_->data(), 0, permutation_->data(), 0};
+    SG_RETURN_IF_ERROR(translate_part(batch, 0, batch.size(), lookup, arcs));
+  } else {
+    SG_RETURN_IF_ERROR(translate_windowed(batch, 0, batch.size(), arcs));
   }
   if (opt_.symmetrize && shape_.symmetric) {
     const size_t edges = arcs->size();
@@ -471,14 +533,23 @@ Status IngestJob::known_bucket_ranges(size_t space, size_t sort_records, BucketR
   const uint32_t slot_count = static_cast<uint32_t>(((n - 1) >> shift) + 1);
   std::vector<uint64_t> counts(slot_count, 0);
   uint64_t total = 0;
+  std::vector<uint32_t> new_ids;  // of the degrees' piece
+  Status read = Status::OK();
   SG_RETURN_IF_ERROR(source_graph_->scan_degree_file(
       space == 0 ? SpaceKind::kOut : SpaceKind::kIn, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+        if (!read.ok()) return;
+        if (permutation_ != nullptr) {
+          new_ids.resize(count);
+          read = permutation_->read(first, count, new_ids.data());
+          if (!read.ok()) return;
+        }
         for (size_t i = 0; i < count; ++i) {
           const uint32_t v = first + static_cast<uint32_t>(i);
-          counts[(new_id_ != nullptr ? (*new_id_)[v] : v) >> shift] += degrees[i];
+          counts[(permutation_ != nullptr ? new_ids[i] : v) >> shift] += degrees[i];
           total += degrees[i];
         }
       }));
+  SG_RETURN_IF_ERROR(read);
   // At most about 512 buckets, like equal ranges' 256 (greedy cuts fill
   // buckets between half and all of the target), and few enough that a
   // bucket's buffer stays at kMinSegmentBytes (router_shape).
@@ -550,8 +621,7 @@ uint64_t IngestJob::held_bytes() const {
   const size_t spaces = built_spaces();
   const size_t blocks = std::max<size_t>(block_starts_.size(), 1);
   const size_t parts = encoder_parts(blocks, opt_.chunk_bytes, opt_.memory_bytes / spaces);
-  return id_map_.size() * sizeof(uint64_t) + kFixedBytes +
-         (new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0) +
+  return id_map_.size() * sizeof(uint64_t) + kFixedBytes + (permutation_ != nullptr ? permutation_->held_bytes() : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
 }
@@ -561,7 +631,7 @@ uint64_t IngestJob::held_bytes() const {
 // `sort_phase`: without the permutation, which is released before sorting.
 size_t IngestJob::batch_records(size_t bytes_per_record, bool sort_phase) const {
   if (opt_.sort_buffer_edges != 0) return std::max<size_t>(opt_.sort_buffer_edges, 2);
-  const uint64_t held = held_bytes() - (sort_phase && new_id_ != nullptr ? new_id_->size() * sizeof(uint32_t) : 0);
+  const uint64_t held = held_bytes() - (sort_phase && permutation_ != nullptr ? permutation_->held_bytes() : 0);
   const uint64_t free_bytes = opt_.memory_bytes > held + (1 << 20) ? opt_.memory_bytes - held : 1 << 20;
   return std::max<size_t>(free_bytes / bytes_per_record, 1024);
 }
@@ -578,8 +648,12 @@ Status IngestJob::route_and_build() {
   shape_ = reader_->shape();
   undirected_ = opt_.undirected || (shape_.symmetric && !opt_.symmetrize);
   source_graph_ = reader_->stored_graph();
-  if (new_id_ != nullptr && (source_graph_ == nullptr || new_id_->size() != source_graph_->num_vertices())) {
+  if (permutation_ != nullptr && (source_graph_ == nullptr || permutation_->size() != source_graph_->num_vertices())) {
     return Status::InvalidArgument(opt_.input + ": a permutation applies to a stored graph of as many vertices");
+  }
+  if (permutation_ != nullptr) {
+    for (size_t s : source_graph_->blocks(SpaceKind::kOut))
+      source_block_starts_.push_back(source_graph_->stored_space(s).neighbour_begin);
   }
   return shape_.weighted ? route_and_build<WeightedArc>(&batch) : route_and_build<PlainArc>(&batch);
 }
@@ -632,14 +706,14 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   std::vector<RawEdge>().swap(next_batch);
   std::vector<Arc>().swap(arcs);
   std::vector<std::vector<Record>>().swap(space_records);
-  num_vertices_ = new_id_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : new_id_->size();
+  num_vertices_ = permutation_ == nullptr ? count_vertices(max_dense_id_, saw_edge_) : permutation_->size();
   if (num_vertices_ == 0) return Status::BadInput(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::BadInput(opt_.input + ": more than 2^32-1 vertices");
   // Everything after this is sized by the id space (a degree and an empty
   // list per vertex on disk, vertex arrays at run time): a sparse one is
   // refused before anything is allocated from it.
   const uint64_t edges_read = manifest_.ingest.input_edges;
-  if (!remap_ && new_id_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
+  if (!remap_ && permutation_ == nullptr && num_vertices_ > kSparseIdFactor * edges_read + kSparseIdSlack) {
     if (opt_.remap == IngestOptions::Remap::kAuto) {
       remap_reason_ = "vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +
                       std::to_string(edges_read) + " edges (a sparse id space)";
@@ -841,30 +915,42 @@ Status IngestJob::write_spaces(std::vector<BucketRouter<Record>>* routers) {
 // (batch_records), which makes them ~1.6x larger on R-MAT 24 in 176 MiB,
 // and the buckets as many fewer (larger spill segments for an HDD).
 Status IngestJob::release_permutation() {
-  if (new_id_ == nullptr) return Status::OK();
+  if (permutation_ == nullptr) return Status::OK();
   manifest_.id_map_file = "id_map.u64";
   SG_RETURN_IF_ERROR(write_relabelled_id_map(temp_dir_ + "/" + manifest_.id_map_file, &manifest_.id_map_checksum));
-  std::vector<uint32_t>().swap(*new_id_);
+  permutation_->release();
   return Status::OK();
 }
 
 // The id map of a relabelled graph (always read from a stored graph: see
-// route_and_build) gives each new id its original id. Built
-// a range of new ids at a time (a pass over the permutation each), so it
-// needs an eighth of the budget, not 8 bytes a vertex.
+// route_and_build) gives each new id its original id. Built a range of new
+// ids at a time (a pass over the permutation each), so it needs an eighth
+// of the budget, not 8 bytes a vertex; a windowed permutation (its windows
+// not yet freed) leaves half the budget, and each pass reads its file.
 Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* checksum) const {
   const uint64_t n = num_vertices_;
-  const uint64_t range = std::clamp<uint64_t>(opt_.memory_bytes / 8 / sizeof(uint64_t), 1 << 12, n);
+  const uint64_t share = permutation_->windowed() ? 2 : 8;
+  const uint64_t range = std::clamp<uint64_t>(opt_.memory_bytes / share / sizeof(uint64_t), 1 << 12, n);
   std::vector<uint64_t> original(static_cast<size_t>(range));
+  const bool windowed = permutation_->windowed();
+  std::vector<uint32_t> piece(windowed ? size_t{1} << 18 : 0);
   File file;
   SG_RETURN_IF_ERROR(File::create(path + ".tmp", &file));
   Checksum64Stream sum;
   for (uint64_t first = 0; first < n; first += range) {
     const uint64_t end = std::min(n, first + range);
-    for (uint64_t old = 0; old < n; ++old) {
-      const uint64_t now = (*new_id_)[old];
-      if (now < first || now >= end) continue;
-      original[now - first] = source_graph_->original_id(static_cast<uint32_t>(old));
+    for (uint64_t piece_first = 0; piece_first < n; piece_first += windowed ? piece.size() : n) {
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(windowed ? piece.size() : n, n - piece_first));
+      const uint32_t* new_ids = permutation_->data();
+      if (windowed) {
+        SG_RETURN_IF_ERROR(permutation_->read(piece_first, count, piece.data()));
+        new_ids = piece.data();
+      }
+      for (size_t i = 0; i < count; ++i) {
+        const uint64_t now = new_ids[i];
+        if (now < first || now >= end) continue;
+        original[now - first] = source_graph_->original_id(static_cast<uint32_t>(piece_first + i));
+      }
     }
     const size_t bytes = static_cast<size_t>(end - first) * sizeof(uint64_t);
     SG_RETURN_IF_ERROR(file.pwrite_all(original.data(), bytes, first * sizeof(uint64_t)));
@@ -887,9 +973,9 @@ Status IngestJob::write_metadata() {
   uint64_t arcs = 0;  // of the out-space's blocks
   for (const SpaceManifest& space : m.spaces) arcs += space.kind == "out" ? space.arcs : 0;
   m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
-  m.id_base = remap_ || new_id_ != nullptr ? 0 : shape_.id_base;
-  m.ordering = new_id_ != nullptr ? opt_.order : "none";
-  if (new_id_ != nullptr) {
+  m.id_base = remap_ || permutation_ != nullptr ? 0 : shape_.id_base;
+  m.ordering = permutation_ != nullptr ? opt_.order : "none";
+  if (permutation_ != nullptr) {
     assert(m.id_map_file == "id_map.u64");  // written by release_permutation
   } else if (source_graph_ != nullptr) {
     // A stored graph read as it is (completing an out-only graph): its ids stay.

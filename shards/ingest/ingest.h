@@ -28,6 +28,8 @@
 
 namespace sg {
 
+class Permutation;
+
 struct IngestOptions {
   std::string input;
   std::string output;
@@ -45,9 +47,10 @@ struct IngestOptions {
   // `permutation` (apps/ingest_ordered.h computes it and calls ingest twice).
   std::string order = "none";  // none | bfds | bfs | degree
   // Relabelling (input format "graph"): new_id[old_id] of the stored graph
-  // read; its ingest record is kept. Ingest empties it once the arcs are
-  // routed and the id map is written, so the sort batches get its memory.
-  std::vector<uint32_t>* permutation = nullptr;
+  // read, whole or windowed (permutation.h); its ingest record is kept.
+  // Ingest releases it once the arcs are routed and the id map is written,
+  // so the sort batches get its memory.
+  Permutation* permutation = nullptr;
   uint64_t memory_bytes = uint64_t{1} << 30;
   uint32_t chunk_bytes = 256 * 1024;
   // The format version written: the current one; older ones for tests that

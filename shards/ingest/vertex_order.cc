@@ -1,7 +1,12 @@
 #include "shards/ingest/vertex_order.h"
 
 #include <algorithm>
+#include <cassert>
 #include <numeric>
+#include <utility>
+
+#include "shards/format/graph.h"
+#include "shards/util/file_util.h"
 
 #include "shards/util/enum_names.h"
 
@@ -29,6 +34,80 @@ std::vector<uint32_t> degree_order(const std::vector<uint32_t>& degree) {
   std::vector<uint32_t> new_id(degree.size());
   for (uint32_t rank = 0; rank < by_rank.size(); ++rank) new_id[by_rank[rank]] = rank;
   return new_id;
+}
+
+namespace {
+
+// Degrees below this are counted in an array; the few vertices at or above
+// it are sorted apart (R-MAT 26 has a few hundred).
+constexpr uint32_t kCountedDegrees = 1 << 16;
+constexpr size_t kPieceVertices = size_t{1} << 20;
+
+// Reads the total degrees of vertices [first, first + count): out + in.
+Status read_total_degrees(const std::vector<File>& files, uint64_t first, size_t count, std::vector<uint32_t>* total,
+                          std::vector<uint32_t>* scratch) {
+  total->assign(count, 0);
+  scratch->resize(count);
+  for (const File& file : files) {
+    SG_RETURN_IF_ERROR(file.pread_all(scratch->data(), count * sizeof(uint32_t), first * sizeof(uint32_t)));
+    for (size_t i = 0; i < count; ++i) (*total)[i] += (*scratch)[i];
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status write_degree_order(const Graph& graph, const std::string& path) {
+  const uint64_t n = graph.num_vertices();
+  std::vector<File> files(graph.directed() ? 2 : 1);
+  for (size_t k = 0; k < files.size(); ++k) {
+    const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
+    SG_RETURN_IF_ERROR(graph.scan_degree_file(kind));  // size and checksum; the passes below trust it
+    SG_RETURN_IF_ERROR(File::open_read(graph.degree_path(kind), &files[k]));
+  }
+  std::vector<uint32_t> total, scratch, new_ids;
+  // Pass 1: how many vertices have each degree; the high ones by name.
+  std::vector<uint64_t> first_rank(kCountedDegrees, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> high;  // (degree, id)
+  for (uint64_t first = 0; first < n; first += kPieceVertices) {
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(kPieceVertices, n - first));
+    SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch));
+    for (size_t i = 0; i < count; ++i) {
+      if (total[i] < kCountedDegrees) {
+        ++first_rank[total[i]];
+      } else {
+        high.emplace_back(total[i], static_cast<uint32_t>(first + i));
+      }
+    }
+  }
+  std::sort(high.begin(), high.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  // Ranks: the high vertices first, then each degree's vertices in id order.
+  uint64_t rank = high.size();
+  for (uint32_t d = kCountedDegrees; d-- > 0;) rank += std::exchange(first_rank[d], rank);
+  std::vector<std::pair<uint32_t, uint32_t>> high_by_id;  // (id, rank)
+  for (size_t r = 0; r < high.size(); ++r) high_by_id.emplace_back(high[r].second, static_cast<uint32_t>(r));
+  std::sort(high_by_id.begin(), high_by_id.end());
+  // Pass 2: each vertex's rank, written in id order.
+  File out;
+  SG_RETURN_IF_ERROR(File::create(path, &out));
+  size_t next_high = 0;
+  for (uint64_t first = 0; first < n; first += kPieceVertices) {
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(kPieceVertices, n - first));
+    SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch));
+    new_ids.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (total[i] < kCountedDegrees) {
+        new_ids[i] = static_cast<uint32_t>(first_rank[total[i]]++);
+      } else {
+        assert(high_by_id[next_high].first == first + i);
+        new_ids[i] = high_by_id[next_high++].second;
+      }
+    }
+    SG_RETURN_IF_ERROR(out.pwrite_all(new_ids.data(), count * sizeof(uint32_t), first * sizeof(uint32_t)));
+  }
+  SG_RETURN_IF_ERROR(out.sync());
+  return out.close();
 }
 
 }  // namespace sg

@@ -1,0 +1,69 @@
+// The permutation a relabelling pass applies (new_id[old_id]): whole in
+// memory, or a file read through two windows when 4 bytes a vertex do not
+// fit the budget (R-MAT 26 in 176 MiB needs 268 MB).
+//
+// The windowed form relies on the order a stored graph is read in
+// (graph_edge_reader.h): one 2-D block of the out-space after another,
+// sources ascending within a block and neighbours inside the block's
+// range. So the neighbours' window holds one block's range, and the
+// sources' window slides forward; a batch whose ids span more than the
+// windows hold is translated in parts (IngestJob::translate_batch).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compression/status.h"
+#include "shards/util/file_util.h"
+
+namespace sg {
+
+class Permutation {
+ public:
+  // A slice of new ids: ids[v - first] for v in [first, first + ids.size()).
+  struct Window {
+    uint64_t first = 0;
+    std::vector<uint32_t> ids;
+    bool covers(uint64_t lo, uint64_t hi) const { return lo >= first && hi < first + ids.size(); }
+  };
+
+  Permutation() = default;
+  explicit Permutation(std::vector<uint32_t> new_id) : whole_(std::move(new_id)), size_(whole_.size()) {}
+  // A permutation file of `vertices` uint32 new ids, read whole when that
+  // takes at most `whole_limit_bytes`, else through windows of at most
+  // `source_window` and `neighbour_window` ids.
+  static Status open(const std::string& path, uint64_t vertices, uint64_t whole_limit_bytes, uint64_t source_window,
+                     uint64_t neighbour_window, Permutation* out);
+
+  uint64_t size() const { return size_; }
+  bool windowed() const { return file_.is_open(); }
+  // The whole permutation (not windowed).
+  const uint32_t* data() const { return whole_.data(); }
+  // Memory held: the whole permutation or both windows.
+  uint64_t held_bytes() const;
+  // Copies new ids [first, first + count) to `out`.
+  Status read(uint64_t first, size_t count, uint32_t* out) const;
+  // Loads the windows so that sources [source_lo, source_hi] and
+  // neighbours [neighbour_lo, neighbour_hi] translate; false (nothing
+  // loaded) when a span is wider than its window. The neighbours' window
+  // starts at `neighbour_start` when that covers the span (a block's first
+  // vertex: the block's later batches then reuse it).
+  Status cover(uint64_t source_lo, uint64_t source_hi, uint64_t neighbour_lo, uint64_t neighbour_hi,
+               uint64_t neighbour_start, bool* covered);
+  const Window& sources() const { return sources_; }
+  const Window& neighbours() const { return neighbours_; }
+  // Frees the memory (the sort phase gets it).
+  void release();
+
+ private:
+  Status load(uint64_t first, uint64_t capacity, Window* window) const;
+
+  std::vector<uint32_t> whole_;
+  uint64_t size_ = 0;
+  File file_;
+  uint64_t source_capacity_ = 0, neighbour_capacity_ = 0;
+  Window sources_, neighbours_;
+};
+
+}  // namespace sg
