@@ -66,9 +66,15 @@ Status StepRunner::run(const StepWork& work) {
                    [&] { return residency.unload(outer, pass.begin, pass.end); });
   };
   Status status;
+  const Graph& graph = *parts_.graph;
+  auto has_edges = [&](const NeighbourPass& pass) {
+    return [&](const ChunkGroup& g) { return pass_has_edges(graph, *work.plan, g, pass); };
+  };
   if (!ranges.groups_outer) {
     for (size_t p = 0; p < ranges.passes.size() && status.ok(); ++p) {
       const bool last_pass = p + 1 == ranges.passes.size();
+      // The last pass finishes the groups: it runs even without edges.
+      if (!last_pass && std::none_of(ranges.groups.begin(), ranges.groups.end(), has_edges(ranges.passes[p]))) continue;
       status = pass_over(ranges.passes[p], [&] {
         return for_each_group(work, last_pass,
                               [&](const ChunkGroup& g) { return scan_part(work, g, ranges.passes[p]); });
@@ -76,8 +82,9 @@ Status StepRunner::run(const StepWork& work) {
     }
   } else {
     status = for_each_group(work, true, [&](const ChunkGroup& g) {
-      for (const NeighbourPass& pass : ranges.passes)
-        SG_RETURN_IF_ERROR(pass_over(pass, [&] { return scan_part(work, g, pass); }));
+      for (const NeighbourPass& pass : ranges.passes) {
+        if (has_edges(pass)(g)) SG_RETURN_IF_ERROR(pass_over(pass, [&] { return scan_part(work, g, pass); }));
+      }
       return Status::OK();
     });
   }
@@ -103,7 +110,8 @@ Status StepRunner::scan_part(const StepWork& work, const ChunkGroup& g, const Ne
   const StepPlan& plan = *work.plan;
   for (size_t b = 0; b < plan.blocks.size(); ++b) {
     const EdgeSpace& block = parts_.graph->stored_space(plan.blocks[b].stored);
-    if (g.spans[b].empty() || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
+    // A block without edges for the group has nothing to gather or push.
+    if (g.edges[b] == 0 || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
     // Only edges whose neighbour this pass holds; none filtered when the
     // pass holds the whole block.
     neighbour_begin_ = pass.begin <= block.neighbour_begin ? 0 : static_cast<uint32_t>(pass.begin);

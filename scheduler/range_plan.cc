@@ -31,8 +31,9 @@ std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan,
         while (k < cells.size() && cells[k] < cell) ++k;
         if (k == cells.size() || cells[k] != cell) {
           cells.insert(cells.begin() + static_cast<long>(k), cell);
-          groups.insert(groups.begin() + static_cast<long>(k),
-                        ChunkGroup{std::vector<std::vector<ChunkSpan>>(blocks), first, end});
+          groups.insert(
+              groups.begin() + static_cast<long>(k),
+              ChunkGroup{std::vector<std::vector<ChunkSpan>>(blocks), first, end, std::vector<uint64_t>(blocks, 0)});
         }
         ChunkGroup& g = groups[k];
         std::vector<ChunkSpan>& spans = g.spans[b];
@@ -40,6 +41,7 @@ std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan,
           ++spans.back().end;
         else
           spans.push_back(ChunkSpan{c, c + 1});
+        g.edges[b] += index[c].edge_count;
         g.begin_vertex = std::min(g.begin_vertex, first);
         g.end_vertex = std::max(g.end_vertex, end);
       }
@@ -92,11 +94,26 @@ RangePlan make_range_plan(const PlanView& view, const StepPlan& plan, bool group
   r.passes = neighbour_passes(view, plan.kind, outer_bytes == 0 ? n : pass_vertices);
   r.groups = chunk_groups(view, plan, inner_bytes, inner_room);
   // Bytes moved: the interval side once a pass (or once), written back
-  // in a pull; the other side once (or once a group), written back in a push.
+  // in a pull; the other side once (or once a group), written back in a
+  // push. Passes without edges for a group (or for every group) are
+  // skipped (pass_has_edges).
   const double inner_side = static_cast<double>(inner_bytes * n) * (plan.pull ? 2 : 1);
-  const double outer_side = static_cast<double>(outer_bytes * n) * (plan.pull ? 1 : 2);
-  r.vertex_bytes = groups_outer ? static_cast<double>(r.groups.size()) * outer_side + inner_side
-                                : static_cast<double>(r.passes.size()) * inner_side + outer_side;
+  const double outer_per_vertex = static_cast<double>(outer_bytes) * (plan.pull ? 1 : 2);
+  if (groups_outer) {
+    r.vertex_bytes = inner_side;
+    for (const ChunkGroup& g : r.groups) {
+      for (const NeighbourPass& pass : r.passes)
+        if (pass_has_edges(*view.graph, plan, g, pass)) r.vertex_bytes += outer_per_vertex * (pass.end - pass.begin);
+    }
+  } else {
+    for (size_t p = 0; p < r.passes.size(); ++p) {
+      const NeighbourPass& pass = r.passes[p];
+      const bool used = p + 1 == r.passes.size() || std::any_of(r.groups.begin(), r.groups.end(), [&](const auto& g) {
+                          return pass_has_edges(*view.graph, plan, g, pass);
+                        });
+      if (used) r.vertex_bytes += inner_side + outer_per_vertex * (pass.end - pass.begin);
+    }
+  }
   for (const BlockPlan& block : plan.blocks) {
     const EdgeSpace& space = view.graph->stored_space(block.stored);
     r.edge_bytes += static_cast<double>(block.predicted.bytes) * static_cast<double>(passes_over(r.passes, space));
@@ -147,6 +164,14 @@ RangePlan plan_ranges(const PlanView& view, const StepPlan& plan) {
       best = i;
   }
   return std::move(options[best]);
+}
+
+bool pass_has_edges(const Graph& graph, const StepPlan& plan, const ChunkGroup& g, const NeighbourPass& pass) {
+  for (size_t b = 0; b < plan.blocks.size(); ++b) {
+    const EdgeSpace& block = graph.stored_space(plan.blocks[b].stored);
+    if (g.edges[b] > 0 && block.neighbour_end > pass.begin && block.neighbour_begin < pass.end) return true;
+  }
+  return false;
 }
 
 uint32_t passes_over(const std::vector<NeighbourPass>& passes, const EdgeSpace& block) {
