@@ -3,11 +3,23 @@ stops within a second with KeyboardInterrupt and leaves nothing behind."""
 
 import _thread
 import os
+import signal
 import threading
 import time
 
 import pytest
 import shardgraph as sg
+
+
+@pytest.fixture(autouse=True)
+def python_handles_sigint():
+    """Ctrl-C raises KeyboardInterrupt only where Python handles SIGINT. A
+    process started in the background by a non-interactive shell inherits
+    SIGINT ignored, and then Python installs no handler and
+    _thread.interrupt_main() does nothing: install it for these tests."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def interrupt_after(seconds):
