@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <numeric>
 
 #include "apps/jobs/ingest_ordered.h"
 #include "shards/format/verify.h"
@@ -327,7 +328,23 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("ingest: the degree order written out of core is degree_order's, and relabels alike through windows") {
+namespace {
+
+// The degree order's in-memory reference: new_id[old_id] by `degree`
+// descending, ties by id.
+std::vector<uint32_t> degree_order(const std::vector<uint32_t>& degree) {
+  std::vector<uint32_t> by_rank(degree.size());
+  std::iota(by_rank.begin(), by_rank.end(), 0);
+  std::stable_sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) { return degree[a] > degree[b]; });
+  std::vector<uint32_t> new_id(degree.size());
+  for (uint32_t rank = 0; rank < by_rank.size(); ++rank) new_id[by_rank[rank]] = rank;
+  return new_id;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "ingest: the degree order written out of core is the in-memory reference's, and relabels alike through windows") {
   uint64_t state = 17;
   std::vector<Arc> input;
   for (int i = 0; i < 30000; ++i) {

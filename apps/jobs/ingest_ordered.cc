@@ -22,6 +22,8 @@ namespace fs = std::filesystem;
 // (apps/traversal_order.cc), and a little room for a level.
 constexpr uint64_t kTraversalBytesPerVertex = 4;
 constexpr uint64_t kMinimumWorkBytes = 1 << 20;
+// The degree order's permutation file, in the unordered graph's directory.
+constexpr const char* kDegreeOrderFile = "/order.new_id";
 
 // Deletes a hidden graph (its device files too) when it goes out of scope,
 // unless it was moved into place.
@@ -94,34 +96,20 @@ Status degree_permutation(const Graph& graph, uint64_t memory_bytes, Permutation
   const uint64_t window_bytes = (block_vertices + source_window) * sizeof(uint32_t);
   *needed_bytes = 2 * std::min(whole_bytes, window_bytes) + kMinimumWorkBytes;
   if (*needed_bytes > memory_bytes) return Status::OK();
-  const std::string path = graph.dir() + "/order.new_id";
+  const std::string path = graph.dir() + kDegreeOrderFile;
   SG_RETURN_IF_ERROR(write_degree_order(graph, path));
   return Permutation::open(path, n, memory_bytes / 2, source_window, block_vertices, permutation);
 }
 
-// Computes the order of the unordered graph at `dir` into `permutation`. A
-// traversal order that does not fit the budget falls back to the degree
-// order, which fits out of core; *applied says which order was computed.
-// Leaves `permutation` empty and says in *needed_bytes what it would take
-// when no order fits.
-Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, Permutation* permutation,
-                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
-  Graph graph;
-  SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
-  const uint64_t n = graph.num_vertices();
-  *applied = order;
-  if (order == VertexOrder::kDegree) {
-    *applied = VertexOrder::kDegree;
-    return degree_permutation(graph, memory_bytes, permutation, needed_bytes);
-  }
-  const uint64_t ranks = n * kTraversalBytesPerVertex;
+// A traversal order (bfds, bfs) of `graph` into `permutation`, or nothing
+// when it does not fit `memory_bytes` (*needed_bytes says what it takes).
+Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t memory_bytes, Permutation* permutation,
+                             uint64_t* needed_bytes, OrderStats* stats) {
+  const uint64_t ranks = graph.num_vertices() * kTraversalBytesPerVertex;
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
   // With the sixteenth kept aside below.
   *needed_bytes = (ranks + engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16;
-  if (*needed_bytes > memory_bytes) {
-    *applied = VertexOrder::kDegree;
-    return degree_permutation(graph, memory_bytes, permutation, needed_bytes);
-  }
+  if (*needed_bytes > memory_bytes) return Status::OK();
   // What the ranks leave goes mostly to the engine, whose cache spares
   // re-reads of chunks between levels; an eighth to the level being
   // numbered, which then takes a few more passes (cheap: a walk of the
@@ -147,6 +135,24 @@ Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_
   stats->steps = engine.steps().size();
   for (const StepStats& step : engine.steps()) stats->bytes_read += step.bytes_read();
   return Status::OK();
+}
+
+// Computes the order of the unordered graph at `dir` into `permutation`. A
+// traversal order that does not fit the budget falls back to the degree
+// order, which fits out of core; *applied says which order was computed.
+// Leaves `permutation` empty and says in *needed_bytes what it would take
+// when no order fits.
+Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, Permutation* permutation,
+                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
+  Graph graph;
+  SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
+  *applied = order;
+  if (order != VertexOrder::kDegree) {
+    SG_RETURN_IF_ERROR(traversal_permutation(graph, order, memory_bytes, permutation, needed_bytes, stats));
+    if (permutation->size() != 0) return Status::OK();
+  }
+  *applied = VertexOrder::kDegree;
+  return degree_permutation(graph, memory_bytes, permutation, needed_bytes);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -236,7 +242,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   SG_RETURN_IF_ERROR(ingest_graph(second, summary));
   permutation = Permutation();
   std::error_code removed;
-  fs::remove(unordered.path + "/order.new_id", removed);  // the unordered graph may become the output
+  fs::remove(unordered.path + kDegreeOrderFile, removed);  // the unordered graph may become the output
   std::string fallback;
   if (applied != order) {
     fallback = std::string(automatic ? "the default order, " : "--order ") + vertex_order_name(order) +

@@ -125,8 +125,7 @@ Status check_degree_file(const std::string& path, uint64_t checksum, uint64_t ve
 }
 
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
-  const uint64_t checksum = stored_in_degrees(kind) ? manifest_.in_degree_checksum : space(kind).meta.degree_checksum;
-  return scan_array_file<uint32_t>(degree_path(kind), checksum, manifest_.num_vertices, fn);
+  return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), manifest_.num_vertices, fn);
 }
 
 Status Graph::check_id_map() const {

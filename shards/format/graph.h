@@ -174,6 +174,9 @@ class Graph {
   std::string degree_path(SpaceKind kind) const {
     return dir_ + "/" + (stored_in_degrees(kind) ? manifest_.in_degree_file : space(kind).meta.degree_file);
   }
+  uint64_t degree_checksum(SpaceKind kind) const {
+    return stored_in_degrees(kind) ? manifest_.in_degree_checksum : space(kind).meta.degree_checksum;
+  }
   Status scan_degree_file(SpaceKind kind,
                           const std::function<void(uint32_t, const uint32_t*, size_t)>& fn = nullptr) const;
   // Calls f(dense id) in order of original ids.

@@ -932,22 +932,17 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
   const uint64_t share = permutation_->windowed() ? 2 : 8;
   const uint64_t range = std::clamp<uint64_t>(opt_.memory_bytes / share / sizeof(uint64_t), 1 << 12, n);
   std::vector<uint64_t> original(static_cast<size_t>(range));
-  const bool windowed = permutation_->windowed();
-  std::vector<uint32_t> piece(windowed ? size_t{1} << 18 : 0);
+  std::vector<uint32_t> piece(static_cast<size_t>(std::min<uint64_t>(n, 1 << 18)));  // of the permutation
   File file;
   SG_RETURN_IF_ERROR(File::create(path + ".tmp", &file));
   Checksum64Stream sum;
   for (uint64_t first = 0; first < n; first += range) {
     const uint64_t end = std::min(n, first + range);
-    for (uint64_t piece_first = 0; piece_first < n; piece_first += windowed ? piece.size() : n) {
-      const size_t count = static_cast<size_t>(std::min<uint64_t>(windowed ? piece.size() : n, n - piece_first));
-      const uint32_t* new_ids = permutation_->data();
-      if (windowed) {
-        SG_RETURN_IF_ERROR(permutation_->read(piece_first, count, piece.data()));
-        new_ids = piece.data();
-      }
+    for (uint64_t piece_first = 0; piece_first < n; piece_first += piece.size()) {
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(piece.size(), n - piece_first));
+      SG_RETURN_IF_ERROR(permutation_->read(piece_first, count, piece.data()));
       for (size_t i = 0; i < count; ++i) {
-        const uint64_t now = new_ids[i];
+        const uint64_t now = piece[i];
         if (now < first || now >= end) continue;
         original[now - first] = source_graph_->original_id(static_cast<uint32_t>(piece_first + i));
       }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <numeric>
 #include <utility>
 
+#include "compression/checksum.h"
 #include "shards/format/graph.h"
 #include "shards/util/file_util.h"
 
@@ -27,15 +27,6 @@ bool parse_vertex_order(const std::string& name, VertexOrder* order) {
                          vertex_order_name, order);
 }
 
-std::vector<uint32_t> degree_order(const std::vector<uint32_t>& degree) {
-  std::vector<uint32_t> by_rank(degree.size());
-  std::iota(by_rank.begin(), by_rank.end(), 0);
-  std::stable_sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) { return degree[a] > degree[b]; });
-  std::vector<uint32_t> new_id(degree.size());
-  for (uint32_t rank = 0; rank < by_rank.size(); ++rank) new_id[by_rank[rank]] = rank;
-  return new_id;
-}
-
 namespace {
 
 // Degrees below this are counted in an array; the few vertices at or above
@@ -43,13 +34,15 @@ namespace {
 constexpr uint32_t kCountedDegrees = 1 << 16;
 constexpr size_t kPieceVertices = size_t{1} << 20;
 
-// Reads the total degrees of vertices [first, first + count): out + in.
+// Reads the total degrees of vertices [first, first + count): out + in;
+// with `sums` (one a file), adds the bytes read to each file's checksum.
 Status read_total_degrees(const std::vector<File>& files, uint64_t first, size_t count, std::vector<uint32_t>* total,
-                          std::vector<uint32_t>* scratch) {
+                          std::vector<uint32_t>* scratch, std::vector<Checksum64Stream>* sums) {
   total->assign(count, 0);
   scratch->resize(count);
-  for (const File& file : files) {
-    SG_RETURN_IF_ERROR(file.pread_all(scratch->data(), count * sizeof(uint32_t), first * sizeof(uint32_t)));
+  for (size_t k = 0; k < files.size(); ++k) {
+    SG_RETURN_IF_ERROR(files[k].pread_all(scratch->data(), count * sizeof(uint32_t), first * sizeof(uint32_t)));
+    if (sums != nullptr) (*sums)[k].update(scratch->data(), count * sizeof(uint32_t));
     for (size_t i = 0; i < count; ++i) (*total)[i] += (*scratch)[i];
   }
   return Status::OK();
@@ -60,18 +53,21 @@ Status read_total_degrees(const std::vector<File>& files, uint64_t first, size_t
 Status write_degree_order(const Graph& graph, const std::string& path) {
   const uint64_t n = graph.num_vertices();
   std::vector<File> files(graph.directed() ? 2 : 1);
+  auto kind_of = [](size_t k) { return k == 0 ? SpaceKind::kOut : SpaceKind::kIn; };
   for (size_t k = 0; k < files.size(); ++k) {
-    const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
-    SG_RETURN_IF_ERROR(graph.scan_degree_file(kind));  // size and checksum; the passes below trust it
-    SG_RETURN_IF_ERROR(File::open_read(graph.degree_path(kind), &files[k]));
+    SG_RETURN_IF_ERROR(File::open_read(graph.degree_path(kind_of(k)), &files[k]));
+    uint64_t bytes = 0;
+    SG_RETURN_IF_ERROR(files[k].size(&bytes));
+    if (bytes != n * sizeof(uint32_t)) return Status::Corruption(graph.degree_path(kind_of(k)) + ": wrong size");
   }
+  std::vector<Checksum64Stream> sums(files.size());  // checked after the first pass; the second trusts it
   std::vector<uint32_t> total, scratch, new_ids;
   // Pass 1: how many vertices have each degree; the high ones by name.
   std::vector<uint64_t> first_rank(kCountedDegrees, 0);
   std::vector<std::pair<uint32_t, uint32_t>> high;  // (degree, id)
   for (uint64_t first = 0; first < n; first += kPieceVertices) {
     const size_t count = static_cast<size_t>(std::min<uint64_t>(kPieceVertices, n - first));
-    SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch));
+    SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch, &sums));
     for (size_t i = 0; i < count; ++i) {
       if (total[i] < kCountedDegrees) {
         ++first_rank[total[i]];
@@ -79,6 +75,10 @@ Status write_degree_order(const Graph& graph, const std::string& path) {
         high.emplace_back(total[i], static_cast<uint32_t>(first + i));
       }
     }
+  }
+  for (size_t k = 0; k < files.size(); ++k) {
+    if (sums[k].digest() != graph.degree_checksum(kind_of(k)))
+      return Status::Corruption(graph.degree_path(kind_of(k)) + ": checksum mismatch");
   }
   std::sort(high.begin(), high.end(),
             [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
@@ -94,7 +94,7 @@ Status write_degree_order(const Graph& graph, const std::string& path) {
   size_t next_high = 0;
   for (uint64_t first = 0; first < n; first += kPieceVertices) {
     const size_t count = static_cast<size_t>(std::min<uint64_t>(kPieceVertices, n - first));
-    SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch));
+    SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch, nullptr));
     new_ids.resize(count);
     for (size_t i = 0; i < count; ++i) {
       if (total[i] < kCountedDegrees) {

@@ -22,12 +22,9 @@ enum class VertexOrder { kNone, kBfds, kBfs, kDegree };
 const char* vertex_order_name(VertexOrder order);
 bool parse_vertex_order(const std::string& name, VertexOrder* order);
 
-// new_id[old_id] by `degree` descending, ties by id.
-std::vector<uint32_t> degree_order(const std::vector<uint32_t>& degree);
-
-// The degree order of a stored graph by total degree (out + in; out only
-// when undirected), as a file of new_id[old_id]: the same permutation as
-// degree_order, in a few MiB whatever the vertex count (a counting sort in
+// The degree order of a stored graph, as a file of new_id[old_id]: by
+// total degree (out + in; out only when undirected) descending, ties by
+// id, in a few MiB whatever the vertex count (a counting sort in
 // two streamed passes over the degree files).
 Status write_degree_order(const Graph& graph, const std::string& path);
 
