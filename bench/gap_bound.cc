@@ -10,10 +10,10 @@
 //   chunk:  one per chunk (a per-chunk Huffman or ANS table);
 //   chunk1: one per chunk and previous gap's bucket in the same list (an
 //           order-1 context model: R-MAT gaps after a small gap are small).
-// Built with htscodecs (Debian libhtscodecs-dev), it also codes each
-// chunk's buckets with that library's order-1 rANS (tables included) as
-// one byte stream, counts, firsts and gaps told apart by their values:
-// what a codec built on it would store.
+// It also codes each chunk's buckets with htscodecs' order-1 rANS (tables
+// included) as one byte stream, counts, firsts and gaps told apart by
+// their values: close to what the entropy layout stores (it codes tokens
+// where this codes a count per vertex).
 // One JSON line per stored space on stdout, in bytes an arc.
 //   gap_bound GRAPH_DIR
 #include <cmath>
@@ -27,11 +27,9 @@
 #include "shards/format/chunk_format.h"
 #include "shards/format/graph.h"
 
-#ifdef SHARDGRAPH_HAVE_HTSCODECS
 extern "C" {
 #include <htscodecs/rANS_static4x16.h>
 }
-#endif
 
 namespace sg {
 namespace {
@@ -143,18 +141,14 @@ void add_list(uint32_t anchor, const uint32_t* neighbours, uint32_t count, Chunk
 }
 
 // The chunk's buckets coded by htscodecs (order 1), plus 4 bytes for
-// their length; a no-op without the library.
+// their length.
 Status add_library_coded(std::vector<uint8_t>* symbols, SpaceBound* out) {
-#ifdef SHARDGRAPH_HAVE_HTSCODECS
   unsigned int coded_bytes = 0;
   unsigned char* coded =
       rans_compress_4x16(symbols->data(), static_cast<unsigned int>(symbols->size()), &coded_bytes, 1);
   if (coded == nullptr) return Status::IOError("htscodecs: rans_compress_4x16 failed");
   std::free(coded);
   out->htscodecs_bits = std::max(0.0, out->htscodecs_bits) + 8.0 * (coded_bytes + 4);
-#else
-  (void)out;
-#endif
   symbols->clear();
   return Status::OK();
 }

@@ -51,11 +51,16 @@ Status ChunkListReader::open(ListCodec codec, const uint8_t* p, const uint8_t* e
   const uint8_t byte = *p_++;
   const bool packed = codec_ == ListCodec::kV3 && (byte & kPackedLayoutBit) != 0;
   const uint8_t layout = packed ? static_cast<uint8_t>(byte & ~kPackedLayoutBit) : byte;
-  const uint8_t largest = codec_ == ListCodec::kV2 ? 1 : static_cast<uint8_t>(2 * kGapCodings - 1);
+  const uint8_t largest = codec_ == ListCodec::kV2 ? 1 : static_cast<uint8_t>(2 * kGapLayouts - 1);
   if (layout > largest) return Status::Corruption("unknown chunk layout " + std::to_string(byte));
   layout_.anchor = static_cast<AnchorMode>(layout & 1);
   layout_.gaps = static_cast<GapCoding>(layout >> 1);
   if (packed) SG_RETURN_IF_ERROR(unpack_chunk_lists(p_, end_, &p_, &end_));
+  if (entropy()) {
+    SG_RETURN_IF_ERROR(entropy_.open(p_, end_));
+    p_ = end_;  // every value comes from the entropy stream
+    return Status::OK();
+  }
   return gap_stream() ? open_gap_stream() : Status::OK();
 }
 
@@ -96,8 +101,7 @@ Status ChunkListReader::next(uint32_t max_count, uint32_t* count) {
     *count = 0;
   } else {
     uint64_t token = 0;
-    p_ = get_varint64(p_, end_, &token);
-    if (p_ == nullptr) return error("malformed list token");
+    SG_RETURN_IF_ERROR(read_token(&token));
     if (token % 2 == 0) {
       const uint64_t run = token / 2;
       if (run == 0 || run - 1 > vertices_left_) return error("empty run past the chunk");
@@ -109,15 +113,25 @@ Status ChunkListReader::next(uint32_t max_count, uint32_t* count) {
     }
   }
   if (*count > max_count) return error("more edges than the index says");
-  // Each neighbour takes at least one byte, or a first neighbour and gaps.
-  if (gap_stream() ? *count > 0 && (*count - 1 > unread_gaps_ || p_ >= end_)
-                   : *count > static_cast<uint64_t>(end_ - p_))
+  // Each neighbour takes at least one byte, or a first neighbour and
+  // gaps, or one value of the entropy stream.
+  if (entropy()      ? *count > entropy_.values_left()
+      : gap_stream() ? *count > 0 && (*count - 1 > unread_gaps_ || p_ >= end_)
+                     : *count > static_cast<uint64_t>(end_ - p_))
     return error("list longer than its bytes");
+  return Status::OK();
+}
+
+Status ChunkListReader::read_token(uint64_t* token) {
+  if (entropy()) return entropy_.get(kEntropyTokenBase, token).ok() ? Status::OK() : error("malformed list token");
+  p_ = get_varint64(p_, end_, token);
+  if (p_ == nullptr) return error("malformed list token");
   return Status::OK();
 }
 
 Status ChunkListReader::decode(uint32_t count, uint32_t* out) {
   if (count == 0) return Status::OK();
+  if (entropy()) return decode_from_entropy(count, out);
   if (gap_stream()) return decode_from_stream(count, out);
   Status s = decode_neighbours(&p_, end_, anchor(), num_vertices_, count, out);
   if (!s.ok()) return Status::Corruption("vertex " + std::to_string(vertex_) + ": " + s.message());
@@ -128,6 +142,15 @@ Status ChunkListReader::decode(uint32_t count, uint32_t* out) {
 
 Status ChunkListReader::skip(uint32_t count) {
   if (count == 0) return Status::OK();
+  if (entropy()) {  // a value's raw bits follow from its bucket: no skipping without decoding
+    uint64_t gap = 0;
+    uint32_t first = 0;
+    SG_RETURN_IF_ERROR(read_first(&first));
+    for (uint32_t i = 1; i < count; ++i) {
+      if (!entropy_.get(kEntropyGapBase, &gap).ok()) return error("malformed gap");
+    }
+    return Status::OK();
+  }
   if (gap_stream()) {
     uint32_t first = 0;
     SG_RETURN_IF_ERROR(read_first(&first));
@@ -146,11 +169,16 @@ Status ChunkListReader::skip(uint32_t count) {
   return Status::OK();
 }
 
-// The first neighbour, from the header (gap-stream layouts).
+// The first neighbour, from the header (gap-stream layouts) or the
+// entropy stream.
 Status ChunkListReader::read_first(uint32_t* first) {
   uint64_t raw = 0;
-  p_ = get_varint64(p_, end_, &raw);
-  if (p_ == nullptr) return error("malformed first neighbour");
+  if (entropy()) {
+    if (!entropy_.get(kEntropyFirstBase, &raw).ok()) return error("malformed first neighbour");
+  } else {
+    p_ = get_varint64(p_, end_, &raw);
+    if (p_ == nullptr) return error("malformed first neighbour");
+  }
   if (raw > (uint64_t{1} << 33)) return error("first neighbour offset out of range");
   const int64_t id = static_cast<int64_t>(anchor()) + zigzag_decode(raw);
   if (id < 0 || id >= static_cast<int64_t>(num_vertices_)) return error("neighbour id out of range");
@@ -212,30 +240,49 @@ Status ChunkListReader::skip_in_stream(uint32_t gaps) {
   return Status::OK();
 }
 
+// Gaps are below 2^32 each (their buckets are checked), so a list's
+// 64-bit sum cannot wrap before the one range check at its end.
+Status ChunkListReader::decode_from_entropy(uint32_t count, uint32_t* out) {
+  SG_RETURN_IF_ERROR(read_first(out));
+  uint64_t value = out[0];
+  if (!entropy_.sum(kEntropyGapBase, count - 1, &value, out + 1)) return error("malformed gap");
+  if (value >= num_vertices_) return error("neighbour id out of range");
+  return Status::OK();
+}
+
+// A list of a StreamVByte layout from the gaps decode_all() decoded at
+// once. List k's ids are written at or before its gaps' slots, and each
+// gap is read before its slot is written.
+Status ChunkListReader::decode_from_decoded_gaps(const uint32_t* gaps, uint32_t count, uint32_t* out) {
+  SG_RETURN_IF_ERROR(read_first(out));
+  const uint32_t* list_gaps = gaps + (stream_gaps_ - unread_gaps_);
+  unread_gaps_ -= count - 1;
+  uint64_t value = out[0];
+  for (uint32_t j = 1; j < count; ++j) {
+    value += uint64_t{list_gaps[j - 1]} + gap_plus_;
+    out[j] = static_cast<uint32_t>(value);
+  }
+  if (value >= num_vertices_) return error("neighbour id out of range");
+  return Status::OK();
+}
+
 Status ChunkListReader::decode_all(uint32_t edges, uint32_t* neighbours, uint32_t* starts, uint32_t start_base) {
-  assert(gap_stream() && !started_);
-  if (stream_gaps_ > edges) return Status::Corruption("more gaps than the chunk has edges");
-  const uint32_t lists = edges - static_cast<uint32_t>(stream_gaps_);
-  uint32_t* gaps = neighbours + lists;
-  data_ = svb_decode(lengths_, control_, data_, data_end_, static_cast<uint32_t>(stream_gaps_), gaps);
-  decoded_gaps_ = stream_gaps_;
-  // List k's ids are written at or before its gaps' slots (k < lists), and
-  // each gap is read before its slot is written.
+  assert((gap_stream() || entropy()) && !started_);
+  uint32_t* gaps = nullptr;
+  if (gap_stream()) {  // the gaps in one run, into the end of `neighbours`
+    if (stream_gaps_ > edges) return Status::Corruption("more gaps than the chunk has edges");
+    gaps = neighbours + (edges - static_cast<uint32_t>(stream_gaps_));
+    data_ = svb_decode(lengths_, control_, data_, data_end_, static_cast<uint32_t>(stream_gaps_), gaps);
+    decoded_gaps_ = stream_gaps_;
+  }
   uint32_t position = 0;
   for (uint32_t i = 0; vertices_left_ > 0; ++i) {
     uint32_t count = 0;
     SG_RETURN_IF_ERROR(next(edges - position, &count));
     if (i > 0) starts[i] = start_base + position;
     if (count == 0) continue;
-    SG_RETURN_IF_ERROR(read_first(neighbours + position));
-    const uint32_t* list_gaps = gaps + (stream_gaps_ - unread_gaps_);
-    unread_gaps_ -= count - 1;
-    uint64_t value = neighbours[position];
-    for (uint32_t j = 1; j < count; ++j) {
-      value += uint64_t{list_gaps[j - 1]} + gap_plus_;
-      neighbours[position + j] = static_cast<uint32_t>(value);
-    }
-    if (value >= num_vertices_) return error("neighbour id out of range");
+    SG_RETURN_IF_ERROR(entropy() ? decode_from_entropy(count, neighbours + position)
+                                 : decode_from_decoded_gaps(gaps, count, neighbours + position));
     position += count;
   }
   if (position != edges) return Status::Corruption("edge count differs from index");
@@ -247,7 +294,7 @@ Status ChunkListReader::finish() const {
   if (empty_left_ != 0) return Status::Corruption("empty run past the chunk");
   if (p_ != end_) return Status::Corruption("trailing bytes after the last list");
   if (unread_gaps_ != 0) return Status::Corruption("gaps left after the last list");
-  return Status::OK();
+  return entropy() ? entropy_.finish() : Status::OK();
 }
 
 }  // namespace sg

@@ -118,6 +118,47 @@ void write_gap_stream_lists(ChunkLayout layout, uint32_t first_vertex, const Chu
   out->resize(static_cast<size_t>(dst - out->data()));
 }
 
+// The entropy layout: every token, first neighbour and gap as one
+// entropy stream. False if the coder failed (out of memory).
+bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkListParts& parts,
+                         std::vector<uint8_t>* out) {
+  thread_local EntropyWriter writer;
+  writer.clear();
+  const uint8_t* gaps = parts.gaps;
+  size_t list = 0;
+  uint32_t previous_first = 0;
+  uint32_t empty_run = 0;
+  for (size_t i = 0; i < parts.counts.size(); ++i) {
+    const uint32_t count = parts.counts[i];
+    if (count == 0) {
+      ++empty_run;
+      continue;
+    }
+    if (empty_run > 0) writer.put(kEntropyTokenBase, uint64_t{empty_run} * 2);
+    empty_run = 0;
+    writer.put(kEntropyTokenBase, uint64_t{count} * 2 - 1);
+    const uint32_t first = parts.firsts[list];
+    const uint32_t vertex = first_vertex + static_cast<uint32_t>(i);
+    const uint32_t anchor = layout.anchor == AnchorMode::kPreviousFirst && list > 0 ? previous_first : vertex;
+    writer.put(kEntropyFirstBase, zigzag_offset(first, anchor));
+    const uint8_t* gaps_end = gaps + parts.gap_bytes[list];
+    while (gaps < gaps_end) {
+      uint32_t gap = 0;
+      gaps = get_varint32(gaps, gaps_end, &gap);
+      assert(gaps != nullptr);
+      writer.put(kEntropyGapBase, gap);
+    }
+    previous_first = first;
+    ++list;
+  }
+  if (empty_run > 0) writer.put(kEntropyTokenBase, uint64_t{empty_run} * 2);
+  const size_t start = out->size();
+  out->push_back(layout.byte());
+  if (writer.finish(out)) return true;
+  out->resize(start);
+  return false;
+}
+
 }  // namespace
 
 GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst) {
@@ -194,12 +235,18 @@ ChunkLayout ChunkListSizer::best_layout() const {
   if (choice_ == GapChoice::kVarintOnly || gaps_ == 0) return varint;
   const ChunkLayout stream = best_stream_layout();
   const uint64_t varint_bytes = bytes(varint), stream_bytes = bytes(stream);
-  if (choice_ == GapChoice::kSmallest) return stream_bytes < varint_bytes ? stream : varint;
+  if (choice_ == GapChoice::kSmallest || choice_ == GapChoice::kEntropy) {
+    return stream_bytes < varint_bytes ? stream : varint;
+  }
   return static_cast<double>(varint_bytes) < (1.0 - kFastSlack) * static_cast<double>(stream_bytes) ? varint : stream;
 }
 
 void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_vertex, const ChunkListParts& parts,
                        std::vector<uint8_t>* out) {
+  if (codec == ListCodec::kV3 && layout.gaps == GapCoding::kEntropy) {
+    if (write_entropy_lists(layout, first_vertex, parts, out)) return;
+    layout.gaps = GapCoding::kVarint;  // the coder could not allocate: a layout that needs no memory
+  }
   if (codec == ListCodec::kV3 && layout.gaps != GapCoding::kVarint) {
     write_gap_stream_lists(layout, first_vertex, parts, out);
     return;

@@ -28,14 +28,20 @@
 //   otherwise: varint(gaps), varint(header bytes), the header (codec 2's
 //     tokens and first neighbours, without gaps), the gaps' control bytes,
 //     then their data bytes to the end of the payload.
+//   gap coding 3 (entropy): the rest is one entropy stream
+//     (entropy_stream.h) of codec 2's tokens (kind kEntropyTokenBase),
+//     each list's first neighbour against its anchor, zigzagged
+//     (kEntropyFirstBase), and its gaps (kEntropyGapBase), in list order.
 // The encoder picks each chunk's layout from the sizes of all of them
-// (ChunkListSizer::best_layout).
+// (ChunkListSizer::best_layout); `small` also tries the entropy layout
+// and keeps it where it is smaller.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "compression/entropy_stream.h"
 #include "compression/status.h"
 #include "compression/stream_vbyte.h"
 
@@ -47,8 +53,15 @@ enum class ListCodec : uint8_t { kV1 = 1, kV2 = 2, kV3 = 3 };
 enum class AnchorMode : uint8_t { kVertex = 0, kPreviousFirst = 1 };
 
 // How codec 3 codes a chunk's gaps.
-enum class GapCoding : uint8_t { kVarint = 0, kStreamVByte = 1, kStreamVByteRuns = 2 };
+enum class GapCoding : uint8_t { kVarint = 0, kStreamVByte = 1, kStreamVByteRuns = 2, kEntropy = 3 };
+// The gap codings the sizer sizes as lists are added (not the entropy
+// one, whose size is known only once coded), and all of them.
 constexpr int kGapCodings = 3;
+constexpr int kGapLayouts = 4;
+// The entropy layout's kinds of value.
+inline constexpr uint8_t kEntropyGapBase = 0;
+inline constexpr uint8_t kEntropyTokenBase = 64;
+inline constexpr uint8_t kEntropyFirstBase = 128;
 
 struct ChunkLayout {
   AnchorMode anchor = AnchorMode::kVertex;
@@ -71,6 +84,7 @@ enum class GapChoice : uint8_t {
   kVarintOnly,  // codec 2
   kSmallest,    // the layout of fewest bytes
   kFast,        // StreamVByte unless varint saves more than kFastSlack of the chunk
+  kEntropy,     // as kSmallest, or the entropy layout where smaller still (the encoder tries it)
 };
 // The share of a chunk's bytes kFast gives up to decode faster.
 constexpr double kFastSlack = 0.10;
@@ -140,7 +154,7 @@ class ChunkListReader {
   Status decode(uint32_t count, uint32_t* out);
   Status skip(uint32_t count);
   Status finish() const;
-  // A StreamVByte layout, instead of next() and decode() per vertex:
+  // A StreamVByte or entropy layout, instead of next() and decode() per vertex:
   // decodes every list into neighbours[0..edges) (`edges` from the chunk's
   // index entry) and sets starts[i] = start_base + the first edge of list i
   // for i in [1, vertex_count). The gaps are decoded in one run into the
@@ -153,9 +167,15 @@ class ChunkListReader {
   uint32_t anchor() const {
     return layout_.anchor == AnchorMode::kPreviousFirst && have_previous_ ? previous_first_ : vertex_;
   }
-  bool gap_stream() const { return layout_.gaps != GapCoding::kVarint; }
+  bool gap_stream() const {
+    return layout_.gaps == GapCoding::kStreamVByte || layout_.gaps == GapCoding::kStreamVByteRuns;
+  }
+  bool entropy() const { return layout_.gaps == GapCoding::kEntropy; }
   Status open_gap_stream();
+  Status read_token(uint64_t* token);
   Status read_first(uint32_t* first);
+  Status decode_from_entropy(uint32_t count, uint32_t* out);
+  Status decode_from_decoded_gaps(const uint32_t* gaps, uint32_t count, uint32_t* out);
   Status decode_from_stream(uint32_t count, uint32_t* out);
   Status skip_in_stream(uint32_t gaps);
   void refill();
@@ -186,6 +206,8 @@ class ChunkListReader {
   uint32_t block_at_ = 0;
   uint32_t block_size_ = 0;
   uint32_t block_[kBlockGaps];
+
+  EntropyReader entropy_;  // the entropy layout's values
 };
 
 }  // namespace sg

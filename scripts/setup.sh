@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config libtbb-dev liburing-dev libcli11-dev doctest-dev
-          nlohmann-json3-dev libxxhash-dev libstreamvbyte-dev zlib1g-dev libzstd-dev python3 fio)
+          nlohmann-json3-dev libxxhash-dev libstreamvbyte-dev libhtscodecs-dev zlib1g-dev libzstd-dev python3 fio)
 # --mpi: Open MPI too, for distributed runs and their tests; --format:
 # clang-format, for the format check (scripts/test.sh asks for both; the
 # single-machine build needs neither); --python: what the Python package

@@ -102,8 +102,11 @@ void check_case(const Case& c, uint64_t seed) {
   o.blocks = c.blocks;
   o.format_version = seed % 7 == 3 ? 1 : seed % 7 == 5 ? 2 : kFormatVersion;  // older graphs are still read
   CAPTURE(o.format_version);
-  // Every codec-3 choice: small packs chunks (compression/chunk_packing.h).
-  o.gap_choice = seed % 3 == 0 ? GapChoice::kSmallest : seed % 3 == 1 ? GapChoice::kFast : GapChoice::kVarintOnly;
+  // Every codec-3 choice: small packs chunks (compression/chunk_packing.h),
+  // entropy codes them by bits (compression/entropy_stream.h).
+  constexpr GapChoice kChoices[] = {GapChoice::kSmallest, GapChoice::kFast, GapChoice::kVarintOnly,
+                                    GapChoice::kEntropy};
+  o.gap_choice = kChoices[seed % 4];
   CAPTURE(static_cast<int>(o.gap_choice));
   for (uint32_t d = 0; d < c.devices && c.devices > 1; ++d) {
     std::filesystem::create_directory(dir / ("d" + std::to_string(d)));

@@ -10,6 +10,7 @@
 #include "compression/bits.h"
 #include "compression/chunk_lists.h"
 #include "compression/chunk_packing.h"
+#include "compression/entropy_stream.h"
 #include "compression/stream_vbyte.h"
 #include "compression/varint.h"
 #include "test_util.h"
@@ -296,6 +297,18 @@ TEST_CASE("chunk lists round trip in every codec and layout, and the sizer predi
             CHECK(ids == c.ids);
           }
         }
+        if (codec == ListCodec::kV3) {  // the entropy layout, sized only once coded
+          std::vector<uint8_t> bytes;
+          encode_chunk_lists(codec, ChunkLayout{anchor, GapCoding::kEntropy}, c.first_vertex, c.counts, c.ids.data(),
+                             &bytes);
+          CHECK(bytes[0] == ChunkLayout{anchor, GapCoding::kEntropy}.byte());
+          CHECK(read_back(codec, bytes, c, num_vertices, false) == c.ids);
+          CHECK(read_back(codec, bytes, c, num_vertices, true) == c.ids);
+          std::vector<uint32_t> ids;
+          const Status s = read_all_at_once(bytes, c, num_vertices, &ids);
+          CHECK_MESSAGE(s.ok(), s.ToString());
+          CHECK(ids == c.ids);
+        }
       }
     }
     CHECK(sizer.bytes() == smallest);
@@ -405,8 +418,9 @@ TEST_CASE("chunk lists (codec 3): malformed gap streams are refused, and never r
     }
     return reader.finish();
   };
-  for (const GapCoding gaps : {GapCoding::kStreamVByte, GapCoding::kStreamVByteRuns}) {
+  for (const GapCoding gaps : {GapCoding::kStreamVByte, GapCoding::kStreamVByteRuns, GapCoding::kEntropy}) {
     if (gaps == GapCoding::kStreamVByteRuns && has_repeats(c)) continue;
+    CAPTURE(static_cast<int>(gaps));
     std::vector<uint8_t> bytes;
     encode_chunk_lists(ListCodec::kV3, ChunkLayout{AnchorMode::kPreviousFirst, gaps}, c.first_vertex, c.counts,
                        c.ids.data(), &bytes);
@@ -424,7 +438,7 @@ TEST_CASE("chunk lists (codec 3): malformed gap streams are refused, and never r
     bad.push_back(0);
     CHECK_FALSE(read_all(bad, 5000).ok());
     bad = bytes;
-    bad[0] = 6;  // no such layout
+    bad[0] = 16;  // no such layout
     CHECK_FALSE(read_all(bad, 5000).ok());
     for (size_t at = 1; at < bytes.size(); at += 7) {
       bad = bytes;
@@ -497,4 +511,77 @@ TEST_CASE("chunk lists (codec 3): packed chunks read back in every layout, and m
   std::vector<uint8_t> v2 = {kPackedLayoutBit, 2};
   ChunkListReader reader;
   CHECK_FALSE(reader.open(ListCodec::kV2, v2.data(), v2.data() + v2.size(), 0, 1, 10).ok());
+}
+
+TEST_CASE("entropy stream: values of several kinds round trip, and truncated or trailing bytes are refused") {
+  uint64_t state = 99;
+  for (int round = 0; round < 200; ++round) {
+    EntropyWriter writer;
+    std::vector<std::pair<uint8_t, uint64_t>> values;
+    const uint64_t n = sgtest::next_random(&state) % (round % 5 == 0 ? 20000 : 300);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint8_t base = static_cast<uint8_t>((sgtest::next_random(&state) % 3) * kEntropyKindSpan);
+      // Small values mostly (buckets 0 and 1 have no raw bits), some up to 2^40 - 1.
+      const int bits = static_cast<int>(sgtest::next_random(&state) % (i % 7 == 0 ? 41 : 12));
+      const uint64_t value = bits == 0 ? 0 : sgtest::next_random(&state) & ((uint64_t{1} << bits) - 1);
+      writer.put(base, value);
+      values.emplace_back(base, value);
+    }
+    std::vector<uint8_t> bytes = {0xee};  // what comes before the stream is not its business
+    REQUIRE(writer.finish(&bytes));
+    EntropyReader reader;
+    REQUIRE(reader.open(bytes.data() + 1, bytes.data() + bytes.size()).ok());
+    CHECK(reader.values_left() == n);
+    for (const auto& [base, value] : values) {
+      uint64_t got = 0;
+      REQUIRE(reader.get(base, &got).ok());
+      CHECK(got == value);
+    }
+    CHECK(reader.finish().ok());
+    uint64_t got = 0;
+    CHECK_FALSE(reader.get(0, &got).ok());  // none left
+    if (n > 0) {
+      REQUIRE(reader.open(bytes.data() + 1, bytes.data() + bytes.size()).ok());
+      const auto other_kind = static_cast<uint8_t>((values[0].first + kEntropyKindSpan) % (3 * kEntropyKindSpan));
+      CHECK_FALSE(reader.get(other_kind, &got).ok());  // a value read as another kind
+    }
+    std::vector<uint8_t> longer = bytes;
+    longer.push_back(0x01);
+    REQUIRE(reader.open(longer.data() + 1, longer.data() + longer.size()).ok());
+    for (const auto& [base, value] : values) REQUIRE(reader.get(base, &got).ok());
+    CHECK_FALSE(reader.finish().ok());  // a trailing byte
+    for (size_t cut = 1; cut + 1 < bytes.size(); cut += 1 + cut / 8) {
+      const std::vector<uint8_t> cut_bytes(bytes.begin() + 1, bytes.end() - static_cast<long>(cut));
+      Status s = reader.open(cut_bytes.data(), cut_bytes.data() + cut_bytes.size());
+      for (size_t i = 0; s.ok() && i < values.size(); ++i) s = reader.get(values[i].first, &got);
+      if (s.ok()) s = reader.finish();
+      CHECK_FALSE(s.ok());
+    }
+  }
+}
+
+TEST_CASE("entropy stream: sum() turns gaps into ids as get() does, and refuses a gap of 2^32 or more") {
+  uint64_t state = 5;
+  EntropyWriter writer;
+  std::vector<uint32_t> ids;
+  uint64_t id = 0;
+  for (int i = 0; i < 5000; ++i) {
+    const uint64_t gap = sgtest::next_random(&state) % (i % 100 == 0 ? 1u << 20 : 40);
+    id += gap;
+    ids.push_back(static_cast<uint32_t>(id));
+    writer.put(kEntropyGapBase, gap);
+  }
+  writer.put(kEntropyGapBase, uint64_t{1} << 32);
+  std::vector<uint8_t> bytes;
+  REQUIRE(writer.finish(&bytes));
+  EntropyReader reader;
+  REQUIRE(reader.open(bytes.data(), bytes.data() + bytes.size()).ok());
+  std::vector<uint32_t> out(ids.size());
+  uint64_t sum = 0;
+  REQUIRE(reader.sum(kEntropyGapBase, static_cast<uint32_t>(ids.size()), &sum, out.data()));
+  CHECK(out == ids);
+  CHECK(sum == id);
+  uint32_t one = 0;
+  CHECK_FALSE(reader.sum(kEntropyGapBase, 1, &sum, &one));
+  CHECK_FALSE(reader.sum(kEntropyGapBase, 2, &sum, out.data()));  // more than are left
 }

@@ -146,12 +146,14 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
     o.gap_choice = sg::GapChoice::kFast;
   else if (request.codec == "small")
     o.gap_choice = sg::GapChoice::kSmallest;
+  else if (request.codec == "entropy")
+    o.gap_choice = sg::GapChoice::kEntropy;
   else if (request.codec == "varint")
     o.gap_choice = sg::GapChoice::kVarintOnly;
   else if (request.codec == "v2")
     o.format_version = 2;
   else
-    return Status::InvalidArgument("codec must be auto, fast, small, varint or v2");
+    return Status::InvalidArgument("codec must be auto, fast, small, entropy, varint or v2");
   o.intervals = request.intervals;
   o.blocks = request.blocks;
   o.devices = request.devices;

@@ -153,12 +153,14 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
       ->capture_default_str();
   ingest->add_option("--chunk-bytes", a.chunk, "target chunk size")->capture_default_str();
   ingest
-      ->add_option("--codec", r.codec,
-                   "gap coding of each chunk: auto (small on one calibrated disk, else fast) | fast (StreamVByte "
-                   "unless varints are 10% smaller) | small (fewest bytes) | varint | v2 (format version 2, for older "
-                   "shardgraph builds)")
+      ->add_option(
+          "--codec", r.codec,
+          "gap coding of each chunk: auto (small on one calibrated disk, else fast) | fast (StreamVByte "
+          "unless varints are 10% smaller) | small (fewest bytes) | entropy (fewer still where lists' bits are "
+          "entropy coded, for graphs read from one slow disk; decodes more slowly) | varint | v2 (format "
+          "version 2, for older shardgraph builds)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "fast", "small", "varint", "v2"}));
+      ->check(CLI::IsMember({"auto", "fast", "small", "entropy", "varint", "v2"}));
   ingest->add_option("--intervals", r.intervals, "vertex intervals (default: from the budget)")->check(kAtLeastOne);
   ingest
       ->add_option("--blocks", a.blocks,

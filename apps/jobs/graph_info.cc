@@ -86,12 +86,15 @@ std::string graph_info_text(const Graph& g) {
                   (sm.name + (g.directed() ? "" : "=in")).c_str(), static_cast<unsigned long long>(sm.chunks),
                   static_cast<unsigned long long>(sm.arcs), static_cast<unsigned long long>(sm.logical_bytes),
                   per(sm.logical_bytes, sm.arcs));
-    if (sm.gap_coding_chunks.size() == kGapCodings) {
-      out += format("  gaps        %llu chunks varint, %llu StreamVByte, %llu StreamVByte runs; %llu packed (zstd)\n",
-                    static_cast<unsigned long long>(sm.gap_coding_chunks[0]),
-                    static_cast<unsigned long long>(sm.gap_coding_chunks[1]),
-                    static_cast<unsigned long long>(sm.gap_coding_chunks[2]),
-                    static_cast<unsigned long long>(sm.packed_chunks));
+    if (sm.gap_coding_chunks.size() >= kGapCodings) {  // graphs written before the entropy layout hold three
+      const uint64_t entropy = sm.gap_coding_chunks.size() > kGapCodings ? sm.gap_coding_chunks[3] : 0;
+      out += format(
+          "  gaps        %llu chunks varint, %llu StreamVByte, %llu StreamVByte runs, %llu entropy; %llu packed "
+          "(zstd)\n",
+          static_cast<unsigned long long>(sm.gap_coding_chunks[0]),
+          static_cast<unsigned long long>(sm.gap_coding_chunks[1]),
+          static_cast<unsigned long long>(sm.gap_coding_chunks[2]), static_cast<unsigned long long>(entropy),
+          static_cast<unsigned long long>(sm.packed_chunks));
     }
     for (size_t d = 0; d < sm.device_files.size(); ++d) {
       out += format("  device %-5zu %llu bytes  %s/%s\n", d, static_cast<unsigned long long>(sm.device_bytes[d]),
@@ -141,9 +144,12 @@ std::string graph_info_json(const Graph& g) {
          {"bytes_per_arc", per(space.meta.logical_bytes, space.meta.arcs)},
          {"device_bytes", space.meta.device_bytes},
          {"degree", {{"max", d.max}, {"mean", d.mean}, {"median", d.p50}, {"p99", d.p99}, {"zero", d.zero}}}});
-    if (space.meta.gap_coding_chunks.size() == kGapCodings) {
+    if (space.meta.gap_coding_chunks.size() >= kGapCodings) {
       const auto& c = space.meta.gap_coding_chunks;
-      spaces.back()["gap_coding_chunks"] = {{"varint", c[0]}, {"streamvbyte", c[1]}, {"streamvbyte_runs", c[2]}};
+      spaces.back()["gap_coding_chunks"] = {{"varint", c[0]},
+                                            {"streamvbyte", c[1]},
+                                            {"streamvbyte_runs", c[2]},
+                                            {"entropy", c.size() > kGapCodings ? c[3] : 0}};
       spaces.back()["packed_chunks"] = space.meta.packed_chunks;
     }
   }

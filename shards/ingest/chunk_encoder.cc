@@ -72,7 +72,9 @@ void ChunkEncoder::close_chunk() {
   const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
   write_chunk_lists(codec_, layout, entry.first_vertex, parts, &bytes_);
   assert(bytes_.size() - entry.offset == payload_bytes());
-  if (codec_ == ListCodec::kV3 && gap_choice_ == GapChoice::kSmallest) layout = pack_smallest(parts, layout, layout_at);
+  if (codec_ == ListCodec::kV3 && (gap_choice_ == GapChoice::kSmallest || gap_choice_ == GapChoice::kEntropy)) {
+    layout = pack_smallest(parts, layout, layout_at);
+  }
   ++gap_coding_chunks_[static_cast<size_t>(layout.gaps)];
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
@@ -83,7 +85,8 @@ void ChunkEncoder::close_chunk() {
 // Fewest bytes: the coded lists packed when that is smaller, and of the
 // varint and StreamVByte layouts the one that packs smaller (StreamVByte's
 // gaps pack better: R-MAT 22's chunks to 0.83 of their size, against 0.88
-// in varints). The chunk's lists are at bytes_[layout_at, end).
+// in varints), or the entropy layout when smaller still. The chunk's
+// lists are at bytes_[layout_at, end).
 ChunkLayout ChunkEncoder::pack_smallest(const ChunkListParts& parts, ChunkLayout layout, size_t layout_at) {
   bool packed = pack_chunk_lists(&bytes_, layout_at);
   const ChunkLayout other =
@@ -101,8 +104,26 @@ ChunkLayout ChunkEncoder::pack_smallest(const ChunkListParts& parts, ChunkLayout
       bytes_.insert(bytes_.end(), pack_scratch_.begin(), pack_scratch_.end());
     }
   }
+  if (gap_choice_ == GapChoice::kEntropy && try_entropy(parts, layout.anchor, layout_at)) {
+    layout = ChunkLayout{layout.anchor, GapCoding::kEntropy};
+    packed = false;
+  }
   packed_chunks_ += packed;
   return layout;
+}
+
+// The entropy layout in place of the chunk's lists at bytes_[layout_at,
+// end) when it is smaller: it codes the lists' bits, not their bytes (on
+// R-MAT about 8% less than the best packed layout).
+bool ChunkEncoder::try_entropy(const ChunkListParts& parts, AnchorMode anchor, size_t layout_at) {
+  pack_scratch_.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(layout_at), bytes_.end());
+  bytes_.resize(layout_at);
+  const ChunkLayout entropy{anchor, GapCoding::kEntropy};
+  write_chunk_lists(codec_, entropy, chunk_.first_vertex, parts, &bytes_);
+  if (bytes_[layout_at] == entropy.byte() && bytes_.size() - layout_at < pack_scratch_.size()) return true;
+  bytes_.resize(layout_at);
+  bytes_.insert(bytes_.end(), pack_scratch_.begin(), pack_scratch_.end());
+  return false;
 }
 
 // A chunk holds at most kMaxChunkVertices vertices, or a vertex per byte of

@@ -60,7 +60,7 @@ class ChunkEncoder {
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   const std::vector<ChunkIndexEntry>& chunks() const { return chunks_; }
   // The part's chunks by gap coding (GapCoding order; codecs 2 and 3).
-  const std::array<uint64_t, kGapCodings>& gap_coding_chunks() const { return gap_coding_chunks_; }
+  const std::array<uint64_t, kGapLayouts>& gap_coding_chunks() const { return gap_coding_chunks_; }
   // The part's chunks stored packed (compression/chunk_packing.h).
   uint64_t packed_chunks() const { return packed_chunks_; }
   // Degrees of [first_vertex, end_vertex), and the edges added to the
@@ -79,6 +79,7 @@ class ChunkEncoder {
   void open_chunk(uint32_t vertex);
   void close_chunk();
   ChunkLayout pack_smallest(const ChunkListParts& parts, ChunkLayout layout, size_t layout_at);
+  bool try_entropy(const ChunkListParts& parts, AnchorMode anchor, size_t layout_at);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
@@ -117,7 +118,7 @@ class ChunkEncoder {
   std::vector<uint8_t> bytes_;
   std::vector<uint8_t> pack_scratch_;  // one chunk's lists, while another layout is tried
   std::vector<ChunkIndexEntry> chunks_;
-  std::array<uint64_t, kGapCodings> gap_coding_chunks_{};
+  std::array<uint64_t, kGapLayouts> gap_coding_chunks_{};
   uint64_t packed_chunks_ = 0;
   std::vector<uint32_t> degrees_;
   uint64_t continued_edges_ = 0;

@@ -47,7 +47,7 @@ Status SpaceOutput::append(const ChunkEncoder& part) {
     }
     for (uint32_t degree : part.degrees()) SG_RETURN_IF_ERROR(put_degree(degree));
   }
-  for (int c = 0; c < kGapCodings; ++c) gap_coding_chunks_[c] += part.gap_coding_chunks()[c];
+  for (int c = 0; c < kGapLayouts; ++c) gap_coding_chunks_[c] += part.gap_coding_chunks()[c];
   packed_chunks_ += part.packed_chunks();
   const std::vector<uint8_t>& bytes = part.bytes();
   for (ChunkIndexEntry entry : part.chunks()) {

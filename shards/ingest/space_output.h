@@ -30,7 +30,7 @@ class SpaceOutput {
   uint64_t logical_bytes() const { return out_.logical_offset(); }
   uint64_t device_bytes(uint32_t device) const { return out_.device_bytes(device); }
   uint64_t arcs() const { return arcs_; }
-  const std::array<uint64_t, kGapCodings>& gap_coding_chunks() const { return gap_coding_chunks_; }
+  const std::array<uint64_t, kGapLayouts>& gap_coding_chunks() const { return gap_coding_chunks_; }
   uint64_t packed_chunks() const { return packed_chunks_; }
 
  private:
@@ -42,7 +42,7 @@ class SpaceOutput {
   std::vector<ChunkIndexEntry> index_;
   File degree_file_;
   std::vector<uint32_t> degree_buffer_;
-  std::array<uint64_t, kGapCodings> gap_coding_chunks_{};
+  std::array<uint64_t, kGapLayouts> gap_coding_chunks_{};
   uint64_t packed_chunks_ = 0;
   uint64_t degree_file_bytes_ = 0;
   Checksum64Stream degree_sum_;

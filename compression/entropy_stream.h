@@ -1,0 +1,144 @@
+// Values coded by bucket and raw bits, the buckets entropy coded with
+// context (docs/formats.md). A value x is split as Elias-gamma splits it:
+// its bucket, the bit length of x (0 for 0), and the bucket - 1 bits below
+// its leading one. The buckets form one byte stream coded by htscodecs'
+// order-1 rANS (the CRAM codec), which codes each byte given the one
+// before: in a graph's lists a gap after a small gap is likely small, and
+// a list's first neighbour depends on its length. The raw bits are what no
+// such model predicts, so they are stored as they are. Kinds of value are
+// kept apart by the byte: a kind's buckets are its base plus the bucket.
+//
+// Stream: varint(symbols), varint(coded bytes), the rANS frame (absent
+// when there are no symbols), then the raw bits to the end, least
+// significant first, the last byte padded with zero bits.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "compression/status.h"
+
+namespace sg {
+
+// The largest bucket a value may take (values below 2^40).
+inline constexpr int kMaxEntropyBucket = 40;
+// A kind's base leaves room for every bucket: at most 256 / 64 kinds.
+inline constexpr int kEntropyKindSpan = 64;
+
+class EntropyWriter {
+ public:
+  void clear();
+  // Appends `value` (below 2^40) of the kind whose buckets start at `base`
+  // (a multiple of kEntropyKindSpan).
+  void put(uint8_t base, uint64_t value);
+  // Appends the stream to `out`; false if the coder failed (out of memory).
+  bool finish(std::vector<uint8_t>* out);
+  uint64_t symbols() const { return symbols_.size(); }
+
+ private:
+  std::vector<uint8_t> symbols_;
+  std::vector<uint8_t> raw_;
+  uint64_t bit_buffer_ = 0;
+  int bit_count_ = 0;
+};
+
+// Reads a stream written by EntropyWriter, every read checked against the
+// hard end. The decoded buckets live in a buffer of the calling thread,
+// valid until its next open().
+class EntropyReader {
+ public:
+  // The stream in [p, end): decodes its buckets.
+  Status open(const uint8_t* p, const uint8_t* end);
+  // The next value, which must be of the kind at `base`.
+  Status get(uint8_t base, uint64_t* value) {
+    if (symbol_ == symbol_end_) return Status::Corruption("entropy stream: no values left");
+    const int bucket = *symbol_++ - base;
+    if (bucket < 0 || bucket > kMaxEntropyBucket) return Status::Corruption("entropy stream: value of another kind");
+    if (!take(bucket, value)) return Status::Corruption("entropy stream: raw bits run past the chunk");
+    return Status::OK();
+  }
+  // The next `count` values of the kind at `base`, each below 2^32, added
+  // in turn to *sum and stored: gaps into ids. False on a malformed value.
+  bool sum(uint8_t base, uint32_t count, uint64_t* sum, uint32_t* out) {
+    if (count > values_left()) return false;
+    uint64_t running = *sum;
+    // Branch-light: a bucket's raw bit count and leading one come from
+    // tables, and the buffer is topped up before it could run short of
+    // the 31 bits a gap takes at most.
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t bucket = static_cast<uint32_t>(symbol_[i] - base);
+      if (bucket > 32) return false;
+      const int bits = kRawBits[bucket];
+      if (bit_count_ < 31) {
+        refill();
+        if (bit_count_ < bits) return false;
+      }
+      running += kLeadingOne[bucket] | (bit_buffer_ & ((uint64_t{1} << bits) - 1));
+      bit_buffer_ >>= bits;
+      bit_count_ -= bits;
+      out[i] = static_cast<uint32_t>(running);
+    }
+    symbol_ += count;
+    *sum = running;
+    return true;
+  }
+  uint64_t values_left() const { return static_cast<uint64_t>(symbol_end_ - symbol_); }
+  // Every value and raw bit read, and the padding zero.
+  Status finish() const;
+
+ private:
+  // The value of a bucket: its leading one and the raw bits below it.
+  bool take(int bucket, uint64_t* value) {
+    if (bucket <= 1) {
+      *value = static_cast<uint64_t>(bucket);
+      return true;
+    }
+    const int bits = bucket - 1;
+    if (bit_count_ < bits) refill();
+    if (bit_count_ < bits) return false;
+    *value = uint64_t{1} << bits | (bit_buffer_ & ((uint64_t{1} << bits) - 1));
+    bit_buffer_ >>= bits;
+    bit_count_ -= bits;
+    return true;
+  }
+  // Tops the buffer up to at least 56 bits while bytes remain: a word at a
+  // time, where the bits loaded past the count are the stream's next ones,
+  // so loading them again later changes nothing.
+  void refill() {
+    if (raw_end_ - raw_ >= 8) {
+      uint64_t word;
+      std::memcpy(&word, raw_, 8);
+      bit_buffer_ |= word << bit_count_;
+      raw_ += (63 - bit_count_) >> 3;
+      bit_count_ |= 56;
+      return;
+    }
+    while (bit_count_ <= 56 && raw_ < raw_end_) {
+      bit_buffer_ |= uint64_t{*raw_++} << bit_count_;
+      bit_count_ += 8;
+    }
+  }
+
+  // Per bucket up to 32: the raw bits below the leading one, and the one.
+  static constexpr auto kRawBits = [] {
+    std::array<uint8_t, 33> bits{};
+    for (int b = 2; b <= 32; ++b) bits[b] = static_cast<uint8_t>(b - 1);
+    return bits;
+  }();
+  static constexpr auto kLeadingOne = [] {
+    std::array<uint64_t, 33> one{};
+    for (int b = 1; b <= 32; ++b) one[b] = uint64_t{1} << (b - 1);
+    return one;
+  }();
+
+  const uint8_t* symbol_ = nullptr;
+  const uint8_t* symbol_end_ = nullptr;
+  const uint8_t* raw_ = nullptr;
+  const uint8_t* raw_end_ = nullptr;
+  uint64_t bit_buffer_ = 0;
+  int bit_count_ = 0;
+};
+
+}  // namespace sg
