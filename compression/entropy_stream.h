@@ -115,7 +115,7 @@ class EntropyReader {
       bit_count_ |= 56;
       return;
     }
-    while (bit_count_ <= 56 && raw_ < raw_end_) {
+    while (bit_count_ < 56 && raw_ < raw_end_) {  // at most 63 bits held
       bit_buffer_ |= uint64_t{*raw_++} << bit_count_;
       bit_count_ += 8;
     }
