@@ -17,11 +17,12 @@ uint64_t zigzag_offset(uint32_t value, uint32_t anchor) {
 // 32-bit ids zigzagged): 5 bytes at most, half of a 64-bit varint's 10.
 constexpr uint64_t kMaxTokenBytes = 5;
 
-// Writes the tokens and first neighbours of the lists at `dst`, and each
-// list's varint gaps after its first neighbour when `with_gaps`. Codec 1
-// writes a length per vertex instead of tokens.
-uint8_t* write_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts,
-                     bool with_gaps, uint8_t* dst) {
+// Walks the lists' parts in stored order, calling sink.token(t) per token
+// (codec 1: per vertex its length), sink.first(z) per list with its first
+// neighbour zigzagged against its anchor, then sink.gaps(p, bytes) with
+// its varint gaps. The one place that decides runs and anchors when writing.
+template <typename Sink>
+void visit_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts, Sink& sink) {
   const uint8_t* gaps = parts.gaps;
   size_t list = 0;
   bool have_previous = false;
@@ -31,34 +32,50 @@ uint8_t* write_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, co
     const uint32_t count = parts.counts[i];
     const uint32_t vertex = first_vertex + static_cast<uint32_t>(i);
     if (codec == ListCodec::kV1) {
-      dst = put_varint64(dst, count);
+      sink.token(count);
       if (count == 0) continue;
     } else {
       if (count == 0) {
         ++empty_run;
         continue;
       }
-      if (empty_run > 0) dst = put_varint64(dst, uint64_t{empty_run} * 2);
+      if (empty_run > 0) sink.token(uint64_t{empty_run} * 2);
       empty_run = 0;
-      dst = put_varint64(dst, uint64_t{count} * 2 - 1);
+      sink.token(uint64_t{count} * 2 - 1);
     }
     assert(list < parts.firsts.size());
     const uint32_t first = parts.firsts[list];
     const uint32_t anchor =
         codec != ListCodec::kV1 && mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
-    dst = put_varint64(dst, zigzag_offset(first, anchor));
+    sink.first(zigzag_offset(first, anchor));
     const uint32_t gap_bytes = parts.gap_bytes[list];
-    if (with_gaps && gap_bytes > 0) {
-      std::memcpy(dst, gaps, gap_bytes);  // a one-neighbour list has no gaps (gaps may be null)
-      dst += gap_bytes;
-    }
+    sink.gaps(gaps, gap_bytes);  // a one-neighbour list has no gaps (gaps may be null)
     gaps += gap_bytes;
     have_previous = true;
     previous_first = first;
     ++list;
   }
-  if (empty_run > 0) dst = put_varint64(dst, uint64_t{empty_run} * 2);
-  return dst;
+  if (empty_run > 0) sink.token(uint64_t{empty_run} * 2);
+}
+
+// Writes the tokens and first neighbours of the lists at `dst`, and each
+// list's varint gaps after its first neighbour when `with_gaps`. Codec 1
+// writes a length per vertex instead of tokens.
+uint8_t* write_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts,
+                     bool with_gaps, uint8_t* dst) {
+  struct VarintSink {
+    uint8_t* dst;
+    bool with_gaps;
+    void token(uint64_t t) { dst = put_varint64(dst, t); }
+    void first(uint64_t z) { dst = put_varint64(dst, z); }
+    void gaps(const uint8_t* p, uint32_t bytes) {
+      if (!with_gaps || bytes == 0) return;
+      std::memcpy(dst, p, bytes);
+      dst += bytes;
+    }
+  } sink{dst, with_gaps};
+  visit_lists(codec, mode, first_vertex, parts, sink);
+  return sink.dst;
 }
 
 // Writes the parts' varint gaps (minus `minus` each) as one StreamVByte
@@ -122,36 +139,24 @@ void write_gap_stream_lists(ChunkLayout layout, uint32_t first_vertex, const Chu
 // entropy stream. False if the coder failed (out of memory).
 bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkListParts& parts,
                          std::vector<uint8_t>* out) {
+  struct EntropySink {
+    EntropyWriter& writer;
+    void token(uint64_t t) { writer.put(kEntropyTokenBase, t); }
+    void first(uint64_t z) { writer.put(kEntropyFirstBase, z); }
+    void gaps(const uint8_t* p, uint32_t bytes) {
+      const uint8_t* end = p + bytes;
+      while (p < end) {
+        uint32_t gap = 0;
+        p = get_varint32(p, end, &gap);
+        assert(p != nullptr);
+        writer.put(kEntropyGapBase, gap);
+      }
+    }
+  };
   thread_local EntropyWriter writer;
   writer.clear();
-  const uint8_t* gaps = parts.gaps;
-  size_t list = 0;
-  uint32_t previous_first = 0;
-  uint32_t empty_run = 0;
-  for (size_t i = 0; i < parts.counts.size(); ++i) {
-    const uint32_t count = parts.counts[i];
-    if (count == 0) {
-      ++empty_run;
-      continue;
-    }
-    if (empty_run > 0) writer.put(kEntropyTokenBase, uint64_t{empty_run} * 2);
-    empty_run = 0;
-    writer.put(kEntropyTokenBase, uint64_t{count} * 2 - 1);
-    const uint32_t first = parts.firsts[list];
-    const uint32_t vertex = first_vertex + static_cast<uint32_t>(i);
-    const uint32_t anchor = layout.anchor == AnchorMode::kPreviousFirst && list > 0 ? previous_first : vertex;
-    writer.put(kEntropyFirstBase, zigzag_offset(first, anchor));
-    const uint8_t* gaps_end = gaps + parts.gap_bytes[list];
-    while (gaps < gaps_end) {
-      uint32_t gap = 0;
-      gaps = get_varint32(gaps, gaps_end, &gap);
-      assert(gaps != nullptr);
-      writer.put(kEntropyGapBase, gap);
-    }
-    previous_first = first;
-    ++list;
-  }
-  if (empty_run > 0) writer.put(kEntropyTokenBase, uint64_t{empty_run} * 2);
+  EntropySink sink{writer};
+  visit_lists(ListCodec::kV3, layout.anchor, first_vertex, parts, sink);
   const size_t start = out->size();
   out->push_back(layout.byte());
   if (writer.finish(out)) return true;

@@ -33,8 +33,8 @@
 //     each list's first neighbour against its anchor, zigzagged
 //     (kEntropyFirstBase), and its gaps (kEntropyGapBase), in list order.
 // The encoder picks each chunk's layout from the sizes of all of them
-// (ChunkListSizer::best_layout); `small` also tries the entropy layout
-// and keeps it where it is smaller.
+// (ChunkListSizer::best_layout); `--codec entropy` (GapChoice::kEntropy)
+// also tries the entropy layout and keeps it where it is smaller.
 #pragma once
 
 #include <cstdint>

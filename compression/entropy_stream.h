@@ -35,7 +35,6 @@ class EntropyWriter {
   void put(uint8_t base, uint64_t value);
   // Appends the stream to `out`; false if the coder failed (out of memory).
   bool finish(std::vector<uint8_t>* out);
-  uint64_t symbols() const { return symbols_.size(); }
 
  private:
   std::vector<uint8_t> symbols_;
