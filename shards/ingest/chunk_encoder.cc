@@ -91,36 +91,32 @@ ChunkLayout ChunkEncoder::pack_smallest(const ChunkListParts& parts, ChunkLayout
   bool packed = pack_chunk_lists(&bytes_, layout_at);
   const ChunkLayout other =
       layout.gaps == GapCoding::kVarint ? sizer_.best_stream_layout() : ChunkLayout{layout.anchor};
-  if (other.byte() != layout.byte()) {
-    pack_scratch_.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(layout_at), bytes_.end());
-    bytes_.resize(layout_at);
-    write_chunk_lists(codec_, other, chunk_.first_vertex, parts, &bytes_);
-    const bool other_packed = pack_chunk_lists(&bytes_, layout_at);
-    if (bytes_.size() - layout_at < pack_scratch_.size()) {
-      layout = other;
-      packed = other_packed;
-    } else {
-      bytes_.resize(layout_at);
-      bytes_.insert(bytes_.end(), pack_scratch_.begin(), pack_scratch_.end());
-    }
-  }
-  if (gap_choice_ == GapChoice::kEntropy && try_entropy(parts, layout.anchor, layout_at)) {
-    layout = ChunkLayout{layout.anchor, GapCoding::kEntropy};
-    packed = false;
+  if (other.byte() != layout.byte() && recode_if_smaller(parts, other, true, layout_at, &packed)) layout = other;
+  // The entropy layout codes the lists' bits, not their bytes (on R-MAT
+  // about 8% less than the best packed layout).
+  const ChunkLayout entropy{layout.anchor, GapCoding::kEntropy};
+  if (gap_choice_ == GapChoice::kEntropy && recode_if_smaller(parts, entropy, false, layout_at, &packed)) {
+    layout = entropy;
   }
   packed_chunks_ += packed;
   return layout;
 }
 
-// The entropy layout in place of the chunk's lists at bytes_[layout_at,
-// end) when it is smaller: it codes the lists' bits, not their bytes (on
-// R-MAT about 8% less than the best packed layout).
-bool ChunkEncoder::try_entropy(const ChunkListParts& parts, AnchorMode anchor, size_t layout_at) {
+// Codes the chunk's lists at bytes_[layout_at, end) again in `layout`
+// (packed when `pack` and that is smaller) and keeps that if it is smaller
+// and in that layout (the entropy coder falls back to varints when it
+// cannot allocate); else puts the previous bytes back.
+bool ChunkEncoder::recode_if_smaller(const ChunkListParts& parts, ChunkLayout layout, bool pack, size_t layout_at,
+                                     bool* packed) {
   pack_scratch_.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(layout_at), bytes_.end());
   bytes_.resize(layout_at);
-  const ChunkLayout entropy{anchor, GapCoding::kEntropy};
-  write_chunk_lists(codec_, entropy, chunk_.first_vertex, parts, &bytes_);
-  if (bytes_[layout_at] == entropy.byte() && bytes_.size() - layout_at < pack_scratch_.size()) return true;
+  write_chunk_lists(codec_, layout, chunk_.first_vertex, parts, &bytes_);
+  const bool written = bytes_[layout_at] == layout.byte();
+  const bool recoded_packed = pack && pack_chunk_lists(&bytes_, layout_at);
+  if (written && bytes_.size() - layout_at < pack_scratch_.size()) {
+    *packed = recoded_packed;
+    return true;
+  }
   bytes_.resize(layout_at);
   bytes_.insert(bytes_.end(), pack_scratch_.begin(), pack_scratch_.end());
   return false;

@@ -79,7 +79,7 @@ class ChunkEncoder {
   void open_chunk(uint32_t vertex);
   void close_chunk();
   ChunkLayout pack_smallest(const ChunkListParts& parts, ChunkLayout layout, size_t layout_at);
-  bool try_entropy(const ChunkListParts& parts, AnchorMode anchor, size_t layout_at);
+  bool recode_if_smaller(const ChunkListParts& parts, ChunkLayout layout, bool pack, size_t layout_at, bool* packed);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
