@@ -89,16 +89,15 @@ Status EntropyReader::open(const uint8_t* p, const uint8_t* end) {
   symbol_ = buffer.data();
   symbol_end_ = buffer.data() + symbols;
   raw_ = p + frame_bytes;
-  raw_end_ = end;
+  raw_bytes_ = static_cast<uint64_t>(end - raw_);
+  raw_bits_ = raw_bytes_ * 8;
   return Status::OK();
 }
 
 Status EntropyReader::finish() const {
   if (symbol_ != symbol_end_) return Status::Corruption("entropy stream: values left after the last list");
-  // Bits loaded past the count belong to bytes not yet passed, so the
-  // bytes left and the bits held tell what is unread.
-  const uint64_t unread_bits = static_cast<uint64_t>(raw_end_ - raw_) * 8 + static_cast<uint64_t>(bit_count_);
-  if (unread_bits >= 8 || (bit_buffer_ & ((uint64_t{1} << bit_count_) - 1)) != 0) {
+  const uint64_t unread_bits = raw_bits_ - bit_at_;
+  if (unread_bits >= 8 || bits_at(bit_at_) != 0) {
     return Status::Corruption("entropy stream: raw bits left after the last list");
   }
   return Status::OK();

@@ -62,25 +62,13 @@ class EntropyReader {
   // in turn to *sum and stored: gaps into ids. False on a malformed value.
   bool sum(uint8_t base, uint32_t count, uint64_t* sum, uint32_t* out) {
     if (count > values_left()) return false;
-    uint64_t running = *sum;
-    // Branch-light: a bucket's raw bit count and leading one come from
-    // tables, and the buffer is topped up before it could run short of
-    // the 31 bits a gap takes at most.
-    for (uint32_t i = 0; i < count; ++i) {
-      const uint32_t bucket = static_cast<uint32_t>(symbol_[i] - base);
-      if (bucket > 32) return false;
-      const int bits = kRawBits[bucket];
-      if (bit_count_ < 31) {
-        refill();
-        if (bit_count_ < bits) return false;
-      }
-      running += kLeadingOne[bucket] | (bit_buffer_ & ((uint64_t{1} << bits) - 1));
-      bit_buffer_ >>= bits;
-      bit_count_ -= bits;
-      out[i] = static_cast<uint32_t>(running);
-    }
+    // While every load the values could make stays inside the stream, a
+    // loop without bounds checks (most lists of a chunk).
+    const bool inside = (bit_at_ + 31 * uint64_t{count}) / 8 + 8 <= raw_bytes_;
+    const uint64_t at = inside ? sum_values<true>(base, count, sum, out) : sum_values<false>(base, count, sum, out);
+    if (at > raw_bits_) return false;
     symbol_ += count;
-    *sum = running;
+    bit_at_ = at;
     return true;
   }
   uint64_t values_left() const { return static_cast<uint64_t>(symbol_end_ - symbol_); }
@@ -94,30 +82,52 @@ class EntropyReader {
       *value = static_cast<uint64_t>(bucket);
       return true;
     }
-    const int bits = bucket - 1;
-    if (bit_count_ < bits) refill();
-    if (bit_count_ < bits) return false;
-    *value = uint64_t{1} << bits | (bit_buffer_ & ((uint64_t{1} << bits) - 1));
-    bit_buffer_ >>= bits;
-    bit_count_ -= bits;
+    const int bits = bucket - 1;  // up to 39 of the 57 loaded
+    if (bit_at_ + static_cast<uint64_t>(bits) > raw_bits_) return false;
+    *value = uint64_t{1} << bits | (bits_at(bit_at_) & ((uint64_t{1} << bits) - 1));
+    bit_at_ += static_cast<uint64_t>(bits);
     return true;
   }
-  // Tops the buffer up to at least 56 bits while bytes remain: a word at a
-  // time, where the bits loaded past the count are the stream's next ones,
-  // so loading them again later changes nothing.
-  void refill() {
-    if (raw_end_ - raw_ >= 8) {
+  // sum()'s loop: returns the bit after the last value, or past the end
+  // on a malformed bucket. Each value's bits are loaded from where they
+  // start, so the only chain from one value to the next is two adds; a
+  // bucket's raw bit count and leading one come from tables. The members
+  // are read into locals: the stores to `out` could alias them.
+  template <bool kInside>
+  uint64_t sum_values(uint8_t base, uint32_t count, uint64_t* sum, uint32_t* out) const {
+    const uint8_t* symbols = symbol_;
+    const uint8_t* raw = raw_;
+    uint64_t at = bit_at_;
+    uint64_t running = *sum;
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t bucket = static_cast<uint32_t>(symbols[i] - base);
+      if (bucket > 32) return raw_bits_ + 1;
+      const int bits = kRawBits[bucket];
       uint64_t word;
-      std::memcpy(&word, raw_, 8);
-      bit_buffer_ |= word << bit_count_;
-      raw_ += (63 - bit_count_) >> 3;
-      bit_count_ |= 56;
-      return;
+      if constexpr (kInside) {
+        std::memcpy(&word, raw + (at >> 3), 8);
+        word >>= at & 7;
+      } else {
+        word = bits_at(at);
+      }
+      running += kLeadingOne[bucket] | (word & ((uint64_t{1} << bits) - 1));
+      at += static_cast<uint64_t>(bits);
+      out[i] = static_cast<uint32_t>(running);
     }
-    while (bit_count_ < 56 && raw_ < raw_end_) {  // at most 63 bits held
-      bit_buffer_ |= uint64_t{*raw_++} << bit_count_;
-      bit_count_ += 8;
+    *sum = running;
+    return at;
+  }
+  // At least 57 raw bits from bit `at` on, zeros past the end: one load
+  // while 8 bytes remain from the byte holding `at`.
+  uint64_t bits_at(uint64_t at) const {
+    const uint64_t byte = at >> 3;
+    uint64_t word = 0;
+    if (byte + 8 <= raw_bytes_) {
+      std::memcpy(&word, raw_ + byte, 8);
+    } else if (byte < raw_bytes_) {
+      std::memcpy(&word, raw_ + byte, raw_bytes_ - byte);  // little-endian, as the writer's bytes
     }
+    return word >> (at & 7);
   }
 
   // Per bucket up to 32: the raw bits below the leading one, and the one.
@@ -135,9 +145,9 @@ class EntropyReader {
   const uint8_t* symbol_ = nullptr;
   const uint8_t* symbol_end_ = nullptr;
   const uint8_t* raw_ = nullptr;
-  const uint8_t* raw_end_ = nullptr;
-  uint64_t bit_buffer_ = 0;
-  int bit_count_ = 0;
+  uint64_t raw_bytes_ = 0;
+  uint64_t raw_bits_ = 0;
+  uint64_t bit_at_ = 0;  // raw bits read
 };
 
 }  // namespace sg
