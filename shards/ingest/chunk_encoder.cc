@@ -15,6 +15,7 @@ namespace sg {
 ChunkEncoder::ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts,
                            ListCodec codec, bool degrees, GapChoice gap_choice)
     : chunk_bytes_(chunk_bytes),
+      cut_bytes_(chunk_bytes),
       weighted_(weighted),
       keep_degrees_(degrees),
       codec_(codec),
@@ -77,6 +78,9 @@ void ChunkEncoder::close_chunk() {
   }
   ++gap_coding_chunks_[static_cast<size_t>(layout.gaps)];
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
+  if (codec_ == ListCodec::kV3 && (gap_choice_ == GapChoice::kSmallest || gap_choice_ == GapChoice::kEntropy)) {
+    aim_cut_at_stored_size(entry.bytes);
+  }
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
   chunks_.push_back(entry);
   chunk_open_ = false;
@@ -122,6 +126,21 @@ bool ChunkEncoder::recode_if_smaller(const ChunkListParts& parts, ChunkLayout la
   return false;
 }
 
+// Packed chunks store less than the unpacked size they are cut at (R-MAT
+// 22's about 0.68 of it), and each chunk pays alignment, an index entry and
+// its coder's tables: the next chunk is cut where it should store about
+// chunk_bytes, by this chunk's ratio, at most at twice chunk_bytes
+// unpacked (the encoder's buffers are budgeted for that). A chunk cut early
+// (at an interval, a vertex limit or the part's end) says little about
+// the ratio.
+void ChunkEncoder::aim_cut_at_stored_size(uint64_t stored_bytes) {
+  const uint64_t unpacked_bytes = payload_bytes();
+  if (unpacked_bytes < cut_bytes_ / 2 || stored_bytes == 0) return;
+  const double least = chunk_bytes_;
+  const double aim = least * static_cast<double>(unpacked_bytes) / static_cast<double>(stored_bytes);
+  cut_bytes_ = static_cast<uint32_t>(std::clamp(aim, least, 2 * least));
+}
+
 // A chunk holds at most kMaxChunkVertices vertices, or a vertex per byte of
 // its aligned extent when that is more: a run of empty lists codes in a few
 // bytes, and a chunk spanning millions of vertices would make one decoded
@@ -148,7 +167,7 @@ void ChunkEncoder::add_empty_lists_until(uint32_t vertex) {
     }
     chunk_.vertex_count = static_cast<uint32_t>(counts_.size());
     if (keep_degrees_) degrees_.push_back(0);
-    if (payload_bytes() >= chunk_bytes_) close_chunk();
+    if (payload_bytes() >= cut_bytes_) close_chunk();
   }
   next_vertex_ = std::max(next_vertex_, vertex);
 }
@@ -193,7 +212,7 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
   if (!chunk_open_) open_chunk(vertex);
   uint64_t lists_bytes = lists_bytes_with();
   const uint64_t weight_bytes = weighted_ ? 4 * (uint64_t{weights_.size()} + count) : 0;
-  if (!counts_.empty() && lists_bytes + weight_bytes > chunk_bytes_) {
+  if (!counts_.empty() && lists_bytes + weight_bytes > cut_bytes_) {
     close_chunk();
     open_chunk(vertex);
     lists_bytes = lists_bytes_with();
@@ -226,13 +245,13 @@ void ChunkEncoder::add_list(uint32_t vertex, const Neighbour* neighbours, uint32
     start_vertex(vertex);
   }
   const uint64_t worst_bytes = uint64_t{count} * (kMaxVarint32Bytes + (weighted_ ? 4 : 0)) + kMaxVarint32Bytes;
-  if (worst_bytes >= chunk_bytes_) {
+  if (worst_bytes >= cut_bytes_) {
     add_long_list(vertex, neighbours, count);
   } else {
     append_list(vertex, neighbours, count);
   }
   count_edges(vertex, count);
-  if (chunk_open_ && payload_bytes() >= chunk_bytes_) close_chunk();
+  if (chunk_open_ && payload_bytes() >= cut_bytes_) close_chunk();
 }
 
 // A list that may not fit one chunk: pieces of about chunk_bytes, each
@@ -253,7 +272,7 @@ void ChunkEncoder::add_long_list(uint32_t vertex, const Neighbour* neighbours, u
       piece_bytes += weighted_ ? 4 : 0;
       piece_bytes += codec_ == ListCodec::kV3 && (end - done) % 4 == 0 ? 1 : 0;
       ++end;
-      if (piece_bytes >= chunk_bytes_) break;
+      if (piece_bytes >= cut_bytes_) break;
     }
     append_list(vertex, neighbours + done, end - done);
     done = end;

@@ -82,6 +82,7 @@ class ChunkEncoder {
   bool recode_if_smaller(const ChunkListParts& parts, ChunkLayout layout, bool pack, size_t layout_at, bool* packed);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
+  void aim_cut_at_stored_size(uint64_t stored_bytes);
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
   // a new one when it would push a chunk holding other lists past
   // chunk_bytes.
@@ -92,6 +93,7 @@ class ChunkEncoder {
   void add_long_list(uint32_t vertex, const Neighbour* neighbours, uint32_t count);
 
   uint32_t chunk_bytes_;
+  uint32_t cut_bytes_;  // the unpacked size a chunk is cut at (aim_cut_at_stored_size)
   bool weighted_;
   bool keep_degrees_;
   ListCodec codec_;

@@ -73,10 +73,10 @@ constexpr size_t batch_bytes_per_record(bool read_ahead = false) {
 // their buffers would take more than an eighth of `memory_bytes`.
 size_t encoder_parts(size_t blocks, uint32_t chunk_bytes, uint64_t memory_bytes);
 // What a space's build holds whatever the batch: each encoder keeps about
-// kEncoderChunks chunks of buffers (the open chunk's lists and gaps, its
-// coded output), each block after the first its output's write and degree
-// buffers.
-constexpr uint64_t kEncoderChunks = 3;
+// kEncoderChunks chunks of buffers (the open chunk's lists and gaps, up to
+// twice chunk_bytes when chunks are packed, and its coded output), each
+// block after the first its output's write and degree buffers.
+constexpr uint64_t kEncoderChunks = 4;
 uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts);
 
 template <typename Record>
