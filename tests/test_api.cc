@@ -10,6 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "scheduler/device_profile.h"
 #include "shardgraph.h"
 #include "test_util.h"
 
@@ -130,6 +133,46 @@ TEST_CASE("api: every app's collected columns equal its --output, keyed by origi
       }
     }
   }
+}
+
+// --codec auto reads the output directory's stored device profile: one
+// slow disk gives small, or entropy when the graph's arcs (at least a byte
+// each) exceed --memory; no profile gives fast.
+TEST_CASE("api: codec auto picks by the stored device profile and the memory budget") {
+  sgtest::TempDir dir;
+  shardgraph::RmatRequest rmat;
+  rmat.scale = 16;
+  rmat.edge_factor = 40;  // 2.6 M edges: 5.2 M arcs, over a 4 MiB budget
+  rmat.output = dir / "r.bin32";
+  REQUIRE(shardgraph::generate_rmat(rmat).ok());
+  auto entropy_chunks = [&](const std::string& name, uint64_t memory_bytes, uint64_t* packed) {
+    shardgraph::IngestRequest in;
+    in.input = rmat.output;
+    in.output = dir / name;
+    in.order = "none";
+    in.memory_bytes = memory_bytes;
+    shardgraph::IngestReport report;
+    REQUIRE(shardgraph::ingest(in, &report).ok());
+    std::string text;
+    REQUIRE(shardgraph::graph_info(in.output, true, &text).ok());
+    const nlohmann::json info = nlohmann::json::parse(text);
+    uint64_t entropy = 0;
+    *packed = 0;
+    for (const auto& space : info.at("spaces")) {
+      entropy += space.at("gap_coding_chunks").at("entropy").get<uint64_t>();
+      *packed += space.at("packed_chunks").get<uint64_t>();
+    }
+    return entropy;
+  };
+  uint64_t packed = 0;
+  CHECK(entropy_chunks("uncalibrated", 4 << 20, &packed) == 0);
+  CHECK(packed == 0);  // fast
+  sg::DeviceProfile hdd;
+  REQUIRE(sg::preset_profile("hdd", &hdd).ok());
+  sgtest::write_text(dir / sg::kProfileFileName, hdd.to_json());
+  CHECK(entropy_chunks("fits", 64 << 20, &packed) == 0);
+  CHECK(packed > 0);  // small
+  CHECK(entropy_chunks("larger", 4 << 20, &packed) > 0);
 }
 
 TEST_CASE("api: progress lines arrive, and a stop request ends a run with nothing written") {
