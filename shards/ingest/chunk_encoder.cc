@@ -73,14 +73,10 @@ void ChunkEncoder::close_chunk() {
   const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
   write_chunk_lists(codec_, layout, entry.first_vertex, parts, &bytes_);
   assert(bytes_.size() - entry.offset == payload_bytes());
-  if (codec_ == ListCodec::kV3 && (gap_choice_ == GapChoice::kSmallest || gap_choice_ == GapChoice::kEntropy)) {
-    layout = pack_smallest(parts, layout, layout_at);
-  }
+  if (packs()) layout = pack_smallest(parts, layout, layout_at);
   ++gap_coding_chunks_[static_cast<size_t>(layout.gaps)];
   entry.bytes = static_cast<uint32_t>(bytes_.size() - entry.offset);
-  if (codec_ == ListCodec::kV3 && (gap_choice_ == GapChoice::kSmallest || gap_choice_ == GapChoice::kEntropy)) {
-    aim_cut_at_stored_size(entry.bytes);
-  }
+  if (packs()) aim_cut_at_stored_size(entry.bytes);
   entry.checksum = checksum64(bytes_.data() + entry.offset, entry.bytes);
   chunks_.push_back(entry);
   chunk_open_ = false;

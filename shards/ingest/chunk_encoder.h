@@ -82,6 +82,10 @@ class ChunkEncoder {
   bool recode_if_smaller(const ChunkListParts& parts, ChunkLayout layout, bool pack, size_t layout_at, bool* packed);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
+  // Whether chunks take the fewest bytes (packed, and cut by stored size).
+  bool packs() const {
+    return codec_ == ListCodec::kV3 && (gap_choice_ == GapChoice::kSmallest || gap_choice_ == GapChoice::kEntropy);
+  }
   void aim_cut_at_stored_size(uint64_t stored_bytes);
   // Adds the list (or a piece of one) of `vertex` to the open chunk, or to
   // a new one when it would push a chunk holding other lists past
