@@ -627,9 +627,6 @@ uint64_t IngestJob::held_bytes() const {
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
 }
 
-// Records sorted at once: what the budget leaves after the id maps, the
-// write buffers and the histograms.
-// `sort_phase`: without the permutation, which is released before sorting.
 // `--codec auto` on one slow disk. A graph larger than the memory budget
 // is read from the disk at every pass, so its bytes bound the runs and the
 // entropy layout's are fewest (R-MAT 24 PageRank from one emulated HDD in
@@ -643,6 +640,9 @@ GapChoice IngestJob::gap_choice() const {
   return least_bytes > opt_.memory_bytes ? GapChoice::kEntropy : GapChoice::kSmallest;
 }
 
+// Records sorted at once: what the budget leaves after the id maps, the
+// write buffers and the histograms.
+// `sort_phase`: without the permutation, which is released before sorting.
 size_t IngestJob::batch_records(size_t bytes_per_record, bool sort_phase) const {
   if (opt_.sort_buffer_edges != 0) return std::max<size_t>(opt_.sort_buffer_edges, 2);
   const uint64_t held = held_bytes() - (sort_phase && permutation_ != nullptr ? permutation_->held_bytes() : 0);

@@ -376,11 +376,10 @@ Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) 
 template <typename Record>
 Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists) {
   const uint64_t edges = list_begin_[end] - list_begin_[first];
-  const uint64_t most = std::min<uint64_t>(edges / kEdgesPerPart, encoders_[0].size());
-  const uint64_t least = std::min<uint64_t>(most, parallel_threads());
+  const uint64_t most = std::clamp<uint64_t>(edges / kEdgesPerPart, 1, encoders_[0].size());
+  const uint64_t least = std::clamp<uint64_t>(parallel_threads(), 1, most);
   const uint64_t part_edges = std::max<uint64_t>(kEdgesPerPart, kChunksPerPart * opt_.chunk_bytes / 2);
-  const size_t parts = static_cast<size_t>(
-      std::clamp<uint64_t>(edges / part_edges, std::max<uint64_t>(least, 1), std::max<uint64_t>(most, 1)));
+  const size_t parts = static_cast<size_t>(std::clamp<uint64_t>(edges / part_edges, least, most));
   // Parts split the lists at about equal edge counts; a continued list
   // (vertex next_vertex_ - 1) stays in part 0.
   std::vector<size_t> split(parts + 1, end);
