@@ -135,10 +135,11 @@ std::vector<ActiveChunks> active_chunks(const PlanView& view, size_t stored) {
     for (uint32_t c = span.begin; c < span.end; ++c) {
       const ChunkIndexEntry& e = index[c];
       if (!active.any_in(e.first_vertex, e.end_vertex())) continue;
+      // Members only, a word at a time: a chunk can span 64 Ki vertices,
+      // and a traversal along a path has one member a step.
       uint64_t active_edges = 0;
-      for (uint32_t v = e.first_vertex; v < e.end_vertex(); ++v) {
-        if (active.contains(v)) active_edges += list_bytes.edges(e, v);
-      }
+      bitmap_for_each_in(active.bits, e.first_vertex, e.end_vertex(),
+                         [&](uint32_t v) { active_edges += list_bytes.edges(e, v); });
       chunks[i].useful_bytes += ListBytes::useful(e, active_edges);
       chunks[i].chunks.push_back(c);
     }
