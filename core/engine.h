@@ -303,7 +303,11 @@ class Engine {
   uint64_t scratch_bytes_read() const { return scratch_bytes_read_; }
   uint64_t scratch_bytes_written() const { return scratch_bytes_written_; }
 
+  // The steps kept in detail (RunLog: the first and the latest of a long run).
   const std::vector<StepStats>& steps() const { return log_.steps(); }
+  uint64_t step_count() const { return log_.step_count(); }
+  uint64_t folded_steps() const { return log_.folded_steps(); }
+  RunTotals run_totals() const { return log_.totals(); }
   const std::string& notices() const { return log_.notices(); }
   IoBackend backend() const { return io_.backend(); }
   size_t device_count() const { return io_.device_count(); }

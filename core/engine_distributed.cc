@@ -71,7 +71,7 @@ Status Engine::distribute(const Distribution& given, Engine* reverse) {
 Engine::DistributedStep Engine::begin_distributed_step(const VertexSubset& frontier, EdgeMapOptions* options) {
   DistributedStep step;
   step.before = distribution_.communicator->counters();
-  step.steps_before = log_.steps().size();
+  step.steps_before = log_.step_count();
   step.status = share_sources(frontier);
   if (options->finish_range) {
     mirrors_current_ = false;  // the callback may set source values
@@ -289,7 +289,7 @@ void Engine::adopt_reverse_steps() {
 }
 
 void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before) {
-  if (log_.steps().size() <= steps_before) return;  // the step planned nothing
+  if (log_.step_count() <= steps_before) return;  // the step planned nothing
   const ExchangeCounters& now = distribution_.communicator->counters();
   StepStats& step = log_.steps().back();
   step.bytes_sent += now.bytes_sent - before.bytes_sent;

@@ -34,8 +34,27 @@ void RunLog::add(StepStats step) {
   if (progress_) report_progress(steps_.back());
 }
 
+RunTotals RunLog::totals() const {
+  RunTotals t = sum_steps(steps_);
+  t.add(folded_);
+  return t;
+}
+
+void RunLog::fold_middle() {
+  if (steps_.size() < kMaxKeptSteps) return;
+  const auto begin = steps_.begin() + kEndSteps;
+  const auto end = steps_.end() - kEndSteps;
+  for (auto it = begin; it != end; ++it) folded_.add(*it);
+  folded_steps_ += static_cast<uint64_t>(end - begin);
+  steps_.erase(begin, end);
+}
+
 void RunLog::merge_since(size_t first) {
-  if (steps_.size() <= first + 1) return;
+  if (steps_.size() > first + 1) merge_parts(first);
+  fold_middle();
+}
+
+void RunLog::merge_parts(size_t first) {
   StepStats merged = steps_[first];
   for (size_t i = first + 1; i < steps_.size(); ++i) {
     const StepStats& part = steps_[i];

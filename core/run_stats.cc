@@ -4,18 +4,31 @@
 
 namespace sg {
 
+void RunTotals::add(const StepStats& step) {
+  bytes_read += step.bytes_read();
+  for (uint64_t r : step.device_requests) requests += r;
+  seconds += step.seconds;
+  io_wait_seconds += step.io_wait_seconds;
+  ++steps;
+  pull_steps += step.mode == "pull";
+}
+
+void RunTotals::add(const RunTotals& other) {
+  bytes_read += other.bytes_read;
+  requests += other.requests;
+  seconds += other.seconds;
+  io_wait_seconds += other.io_wait_seconds;
+  steps += other.steps;
+  pull_steps += other.pull_steps;
+}
+
 RunTotals sum_steps(const std::vector<StepStats>& steps) {
   RunTotals t;
-  for (const StepStats& s : steps) {
-    t.bytes_read += s.bytes_read();
-    for (uint64_t r : s.device_requests) t.requests += r;
-    t.seconds += s.seconds;
-    t.io_wait_seconds += s.io_wait_seconds;
-  }
+  for (const StepStats& s : steps) t.add(s);
   return t;
 }
 
-std::string steps_to_json(const std::vector<StepStats>& steps) {
+nlohmann::json steps_json(const std::vector<StepStats>& steps) {
   nlohmann::json out = nlohmann::json::array();
   for (const StepStats& s : steps) {
     nlohmann::json decisions = nlohmann::json::array();
@@ -71,7 +84,7 @@ std::string steps_to_json(const std::vector<StepStats>& steps) {
                    {"compute_seconds", s.compute_seconds},
                    {"seconds", s.seconds}});
   }
-  return out.dump(1);
+  return out;
 }
 
 }  // namespace sg

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "scheduler/step_plan.h"
 
 namespace sg {
@@ -74,10 +76,15 @@ struct RunTotals {
   uint64_t requests = 0;
   double seconds = 0;
   double io_wait_seconds = 0;
+  uint64_t steps = 0;
+  uint64_t pull_steps = 0;
+
+  void add(const StepStats& step);
+  void add(const RunTotals& other);
 };
 
 RunTotals sum_steps(const std::vector<StepStats>& steps);
 // JSON array of the steps (one object per step).
-std::string steps_to_json(const std::vector<StepStats>& steps);
+nlohmann::json steps_json(const std::vector<StepStats>& steps);
 
 }  // namespace sg

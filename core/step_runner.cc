@@ -196,7 +196,7 @@ Status StepRunner::scan(const StepWork& work, const BlockPlan& block) {
   size_t next_read = 0;
   for (const ChunkSpan& span : block.spans) {
     for (uint32_t c = span.begin; c < span.end; ++c) {
-      if (cache.find(block.stored, c) != nullptr) cache.touch(block.stored, c, parts_.log->steps().size());
+      if (cache.find(block.stored, c) != nullptr) cache.touch(block.stored, c, parts_.log->step_count());
       while (next_read < to_read.size() && to_read[next_read].end <= c) ++next_read;
       if (next_read < to_read.size() && to_read[next_read].begin <= c) continue;  // read from the devices
       cached.push_back(c);
@@ -382,7 +382,7 @@ Status StepRunner::stream_windows(const StepWork& work, ChunkStream* stream, siz
     for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
       const ChunkIndexEntry& e = space.index[c];
       cache.admit(scan->stored, c, window.payload(c, e), e.bytes, cache_room(), ChunkCache::priority(e),
-                  parts_.log->steps().size());
+                  parts_.log->step_count());
     }
     // After the chunks: a decoded window is kept only over cached ones.
     if (keep) cache.admit_decoded(scan->stored, window_, cache_room());
@@ -400,7 +400,7 @@ void StepRunner::trace_memory() const {
       stderr,
       "memory: step %zu: metadata %.1f + I/O buffers %.1f (%zu x %.2f) + decode room %.1f + app %.1f + arrays %.1f + "
       "range room %.1f + cache %.1f = %.1f of %.1f; VmRSS %.1f VmHWM %.1f\n",
-      parts_.log->steps().size(), mib(budget.held(MemoryHolder::kMetadata)), mib(io_bytes), parts_.io->buffer_count(),
+      parts_.log->step_count(), mib(budget.held(MemoryHolder::kMetadata)), mib(io_bytes), parts_.io->buffer_count(),
       mib(parts_.io->window_bytes()), mib(budget.held(MemoryHolder::kDecodeRoom)), mib(budget.held(MemoryHolder::kApp)),
       mib(parts_.residency->resident_bytes()), mib(budget.range_room()), mib(cache_bytes),
       mib(budget.used() + budget.range_room() + cache_bytes), mib(budget.total()), mib(current_rss_bytes()),

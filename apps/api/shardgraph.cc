@@ -337,6 +337,7 @@ Status run_options(const RunRequest& request, sg::RunOptions* o) {
   o->output = request.output;
   o->graphalytics_output = request.graphalytics_output;
   o->stats = request.stats;
+  o->keep_stats = request.keep_stats;
   o->collect = request.collect;
   o->columns_dir = request.columns_dir;
   o->quiet = request.quiet;

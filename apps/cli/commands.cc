@@ -261,6 +261,7 @@ int run_run(RunArgs& a) {
   r.graphalytics_output = a.output_format == "graphalytics";
   r.cache = !a.no_cache;
   r.decoded_cache = !a.no_decoded_cache;
+  r.keep_stats = false;  // --stats writes them; nothing else here reads them
   if (a.source_option->count() > 0) r.source = a.source;
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r", "\n");

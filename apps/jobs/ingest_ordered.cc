@@ -132,8 +132,8 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t mem
   std::vector<uint32_t> new_id;
   SG_RETURN_IF_ERROR(traversal_order(&engine, kind, work, &new_id));
   *permutation = Permutation(std::move(new_id));
-  stats->steps = engine.steps().size();
-  for (const StepStats& step : engine.steps()) stats->bytes_read += step.bytes_read();
+  stats->steps = engine.step_count();
+  stats->bytes_read = engine.run_totals().bytes_read;
   return Status::OK();
 }
 

@@ -32,7 +32,7 @@ nlohmann::json device_json(const Engine& engine) {
 }
 
 nlohmann::json totals_json(const Engine& engine, double seconds) {
-  const RunTotals totals = sum_steps(engine.steps());
+  const RunTotals totals = engine.run_totals();
   return {{"seconds", seconds},
           {"bytes_read", totals.bytes_read},
           {"requests", totals.requests},
@@ -64,7 +64,8 @@ std::string stats_json(const RunOptions& o, const Engine& engine, double seconds
   j["devices"] = device_json(engine);
   j["result"] = facts;
   j["iteration_seconds"] = engine.iteration_seconds();
-  j["steps"] = nlohmann::json::parse(steps_to_json(engine.steps()));
+  j["steps_folded"] = engine.folded_steps();  // into the totals: a long run keeps its first and last steps
+  j["steps"] = steps_json(engine.steps());
   if (!ranks.is_null()) j["ranks"] = ranks;
   return j.dump(1) + "\n";
 }
@@ -78,7 +79,7 @@ Status write_stats(const std::string& path, const std::string& text) {
 
 // The summary's last line.
 std::string run_line(const Engine& engine, double seconds) {
-  const RunTotals totals = sum_steps(engine.steps());
+  const RunTotals totals = engine.run_totals();
   char line[256];
   std::snprintf(
       line, sizeof(line), "%.3f s, %llu bytes read in %llu requests (%s), I/O wait %.3f s, peak RSS %llu KiB\n",
@@ -105,7 +106,7 @@ std::string rank_lines(const nlohmann::json& ranks) {
 
 // What a rank did, for --stats and the summary (docs/scale-out.md).
 nlohmann::json rank_json(const Engine& engine, double seconds) {
-  const RunTotals totals = sum_steps(engine.steps());
+  const RunTotals totals = engine.run_totals();
   const ExchangeCounters& c = engine.communicator()->counters();
   nlohmann::json steps = nlohmann::json::array();
   for (const StepStats& step : engine.steps()) {
@@ -200,7 +201,7 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
     SG_RETURN_IF_ERROR(gather_ranks(*engine, seconds, &ranks));
     out->summary += rank_lines(ranks);
   }
-  if (!writes_files) return Status::OK();
+  if (!writes_files || (o.stats.empty() && !o.keep_stats)) return Status::OK();
   out->stats_json = stats_json(o, *engine, seconds, outcome.facts, ranks);
   return o.stats.empty() ? Status::OK() : write_stats(o.stats, out->stats_json);
 }

@@ -35,6 +35,7 @@ struct RunOptions {
   // distance "infinity", as the LDBC Graphalytics validator reads them.
   bool graphalytics_output = false;
   std::string stats;
+  bool keep_stats = true;   // RunOutput::stats_json (always, with `stats`)
   bool collect = false;     // typed columns into RunOutput
   std::string columns_dir;  // typed columns as .npy files there (npy_columns.h); RunOutput names them
   bool quiet = false;       // notices only in RunOutput::notices
