@@ -5,6 +5,9 @@
 # SHARDGRAPH_SKIP_SANITIZERS=1 runs only the first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# Each stage's line says how long the command has run so far.
+stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
+stage "setup (Debian packages)"
 "$root/scripts/setup.sh" --mpi --format
 
 # ctest splits names at ';' and would then run no case at all.
@@ -13,22 +16,22 @@ if grep -n 'TEST_CASE("[^"]*;' "$root"/tests/*.cc; then
   exit 1
 fi
 
-echo "== release build" >&2
+stage "release build"
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j 2)
 
-echo "== Python package (build-venv/)" >&2
+stage "Python package (build-venv/)"
 "$root/scripts/python_package.sh" --test "$root/build-venv"
 
 if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== ASan+UBSan build" >&2
+  stage "ASan+UBSan build"
   "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=address,undefined
   # The mpirun test (about 6 minutes in release, several times that here)
   # runs in the release stage; its processes run the same engine code that
   # the other cases check here.
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2 -E '^distributed runs')
-  echo "== ThreadSanitizer build (engine and app tests)" >&2
+  stage "ThreadSanitizer build (engine and app tests)"
   # Only what those tests run: the test binary and the CLI it calls.
   SHARDGRAPH_BUILD_TARGETS="shardgraph_tests shardgraph" \
     "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=thread
@@ -38,6 +41,7 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 \
     -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings|webgraph)[ :]' \
     -E 'loaded by range: io_uring')
-  echo "== fuzzing, 20 s per target (clang, libFuzzer, ASan+UBSan)" >&2
+  stage "fuzzing, 20 s per target (clang, libFuzzer, ASan+UBSan)"
   "$root/scripts/fuzz.sh" 20
 fi
+stage "all passed"
