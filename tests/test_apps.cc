@@ -188,8 +188,9 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(y[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
   }
   for (const bool both_ways : {false, true}) {
-    // 64 bytes of work: a level is numbered a few vertices per pass and the
-    // roots list is refilled every few roots; 1 MiB: at once.
+    // 64 bytes of work: a level is numbered a few vertices per pass, the
+    // roots list is refilled every few roots and in-degrees are read by
+    // block; 1 MiB: at once, the in-degrees held.
     for (const uint64_t work_bytes : {uint64_t{64}, uint64_t{1} << 20}) {
       std::vector<uint32_t> new_id;
       REQUIRE(
