@@ -3,15 +3,18 @@
 # a directed path 0 -> 1 -> ... -> N-1 (N levels, a step each). Per build,
 # alternating in every round: the default ingest (bfds order: N levels),
 # BFS from vertex 0 without and with --stats, and k-core (peeling a path
-# takes N/2 rounds). Wall time and peak RSS of each whole process, one JSON
+# takes N/2 rounds); and the default ingest of a shuffled SIDE x SIDE grid
+# (`generate grid`: about 2 x SIDE levels, each spread over every id).
+# Wall time and peak RSS of each whole process, one JSON
 # record a run, then the medians per task and NEW/OLD. The two builds'
 # outputs are compared once (cmp).
-#   bench/long_paths.sh OLD_BIN NEW_BIN [VERTICES] [ROUNDS]
+#   bench/long_paths.sh OLD_BIN NEW_BIN [VERTICES] [ROUNDS] [SIDE]
 set -euo pipefail
-old=$1; new=$2; vertices=${3:-200000}; rounds=${4:-3}
+old=$1; new=$2; vertices=${3:-200000}; rounds=${4:-3}; side_length=${5:-1000}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 records="$tmp/records.jsonl"
 awk -v n="$vertices" 'BEGIN { for (v = 0; v + 1 < n; ++v) print v, v + 1 }' > "$tmp/path.txt"
+"$new" generate grid --rows "$side_length" --cols "$side_length" --seed 5 -o "$tmp/grid.txt" > /dev/null
 
 # measure SIDE TASK ROUND command...: wall seconds and peak RSS of the command
 measure() {
@@ -37,6 +40,8 @@ for round in $(seq 1 "$rounds"); do
     measure "$side" bfs "$round" "$bin" run bfs "$tmp/g" --source 0
     measure "$side" bfs-stats "$round" "$bin" run bfs "$tmp/g" --source 0 --stats "$tmp/s.json"
     measure "$side" kcore "$round" "$bin" run kcore "$tmp/g"
+    rm -rf "$tmp/grid"
+    measure "$side" ingest-grid "$round" "$bin" ingest "$tmp/grid.txt" -o "$tmp/grid"
   done
 done
 python3 - "$records" <<'PY'
