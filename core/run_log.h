@@ -56,15 +56,14 @@ class RunLog {
 
  private:
   void report_progress(const StepStats& step) const;
+  void merge_parts(size_t first);
+  void fold_middle();
 
   std::string label_ = "run";
   std::function<void(const std::string&)> progress_;
   bool quiet_ = false;
   int iteration_ = 0;
   std::vector<std::chrono::steady_clock::time_point> iteration_starts_;
-  void merge_parts(size_t first);
-  void fold_middle();
-
   std::vector<StepStats> steps_;
   uint64_t folded_steps_ = 0;
   RunTotals folded_;

@@ -37,7 +37,8 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
     "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=thread
   # Vertex arrays loaded by range on io_uring take 8 minutes here, the
   # stage's longest case: TSan runs the ranges on pread and io_uring
-  # without them (the release and ASan stages run every combination).
+  # without them (the release and ASan stages run every combination), and
+  # the app tests run half their random cases here (tests/test_apps.cc).
   (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 \
     -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings|webgraph)[ :]' \
     -E 'loaded by range: io_uring')
