@@ -93,7 +93,7 @@ void RunLog::record_plan(const StepPlan& plan, StepStats* step) {
 }
 
 void RunLog::report_progress(const StepStats& step) const {
-  const RunTotals totals = sum_steps(steps_);
+  const RunTotals totals = this->totals();  // the folded steps' bytes too
   char line[256];
   std::snprintf(line, sizeof(line), "[%s] iteration %d  %s  active %llu  read %.1f MB  %.0f MB/s   ", label_.c_str(),
                 step.iteration, step.mode.c_str(), static_cast<unsigned long long>(step.active_vertices),

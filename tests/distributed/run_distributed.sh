@@ -4,7 +4,8 @@
 # random graphs (R-MAT directed and undirected, a grid; tiny chunks; two
 # devices with 4 KiB stripes) and on ../shared/datasets graphs when present, partitioned into
 # 1, 2 and 3 parts and run by mpirun -np 1/2/3 --oversubscribe, the random
-# graphs in every --io mode and the datasets (larger, slower) in auto. BFS, WCC, SSSP, k-core, CDLP and triangles must match exactly;
+# graphs in every --io mode and the datasets (larger, slower) in auto.
+# BFS, WCC, SSSP, k-core, CDLP and triangles must match exactly;
 # PageRank, PageRank-delta, SpMV, betweenness and LCC within 1e-9 relative. Then the
 # failures: a wrong rank count and a missing part are refused up front, an
 # error on one rank and a killed rank end the job.
