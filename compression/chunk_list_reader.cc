@@ -179,6 +179,11 @@ Status ChunkListReader::read_first(uint32_t* first) {
     p_ = get_varint64(p_, end_, &raw);
     if (p_ == nullptr) return error("malformed first neighbour");
   }
+  return first_from(raw, first);
+}
+
+// The first neighbour from its coded offset against the anchor.
+Status ChunkListReader::first_from(uint64_t raw, uint32_t* first) {
   if (raw > (uint64_t{1} << 33)) return error("first neighbour offset out of range");
   const int64_t id = static_cast<int64_t>(anchor()) + zigzag_decode(raw);
   if (id < 0 || id >= static_cast<int64_t>(num_vertices_)) return error("neighbour id out of range");
@@ -268,25 +273,111 @@ Status ChunkListReader::decode_from_decoded_gaps(const uint32_t* gaps, uint32_t 
 
 Status ChunkListReader::decode_all(uint32_t edges, uint32_t* neighbours, uint32_t* starts, uint32_t start_base) {
   assert((gap_stream() || entropy()) && !started_);
-  uint32_t* gaps = nullptr;
-  if (gap_stream()) {  // the gaps in one run, into the end of `neighbours`
-    if (stream_gaps_ > edges) return Status::Corruption("more gaps than the chunk has edges");
-    gaps = neighbours + (edges - static_cast<uint32_t>(stream_gaps_));
-    data_ = svb_decode(lengths_, control_, data_, data_end_, static_cast<uint32_t>(stream_gaps_), gaps);
-    decoded_gaps_ = stream_gaps_;
-  }
+  if (entropy()) return decode_all_entropy(edges, neighbours, starts, start_base);
+  // The gaps in one run, into the end of `neighbours`.
+  if (stream_gaps_ > edges) return Status::Corruption("more gaps than the chunk has edges");
+  uint32_t* gaps = neighbours + (edges - static_cast<uint32_t>(stream_gaps_));
+  data_ = svb_decode(lengths_, control_, data_, data_end_, static_cast<uint32_t>(stream_gaps_), gaps);
+  decoded_gaps_ = stream_gaps_;
   uint32_t position = 0;
   for (uint32_t i = 0; vertices_left_ > 0; ++i) {
     uint32_t count = 0;
     SG_RETURN_IF_ERROR(next(edges - position, &count));
     if (i > 0) starts[i] = start_base + position;
     if (count == 0) continue;
-    SG_RETURN_IF_ERROR(entropy() ? decode_from_entropy(count, neighbours + position)
-                                 : decode_from_decoded_gaps(gaps, count, neighbours + position));
+    SG_RETURN_IF_ERROR(decode_from_decoded_gaps(gaps, count, neighbours + position));
     position += count;
   }
   if (position != edges) return Status::Corruption("edge count differs from index");
   return finish();
+}
+
+// The entropy layout's decode_all: its values a block at a time, every
+// kind in one loop (take_narrow), the lists read from the block. The
+// checks are next()'s, decode()'s and finish()'s.
+Status ChunkListReader::decode_all_entropy(uint32_t edges, uint32_t* neighbours, uint32_t* starts,
+                                           uint32_t start_base) {
+  const uint32_t first_vertex = vertex_;
+  const uint32_t vertex_count = vertices_left_;
+  block_at_ = block_size_ = 0;
+  uint32_t position = 0;
+  uint32_t empty = 0;
+  for (uint32_t i = 0; i < vertex_count; ++i) {
+    vertex_ = first_vertex + i;
+    if (i > 0) starts[i] = start_base + position;
+    if (empty > 0) {
+      --empty;
+      continue;
+    }
+    uint64_t token = 0;
+    if (!entropy_value(kEntropyTokenBase, &token)) return error("malformed list token");
+    if (token % 2 == 0) {
+      if (token == 0 || token / 2 - 1 > vertex_count - 1 - i) return error("empty run past the chunk");
+      empty = static_cast<uint32_t>(token / 2 - 1);
+      continue;
+    }
+    if (token / 2 >= edges - position) return error("more edges than the index says");
+    const auto count = static_cast<uint32_t>(token / 2 + 1);
+    SG_RETURN_IF_ERROR(decode_entropy_list(count, neighbours + position));
+    position += count;
+  }
+  started_ = true;
+  vertices_left_ = 0;
+  if (block_at_ != block_size_) return Status::Corruption("entropy stream: values left after the last list");
+  if (position != edges) return Status::Corruption("edge count differs from index");
+  return finish();
+}
+
+// One list of decode_all_entropy: its first neighbour, then its gaps.
+Status ChunkListReader::decode_entropy_list(uint32_t count, uint32_t* out) {
+  uint64_t raw = 0;
+  if (!entropy_value(kEntropyFirstBase, &raw)) return error("malformed first neighbour");
+  SG_RETURN_IF_ERROR(first_from(raw, out));
+  uint64_t value = out[0];
+  if (!sum_entropy_gaps(count - 1, &value, out + 1)) return error("malformed gap");
+  if (value >= num_vertices_) return error("neighbour id out of range");
+  return Status::OK();
+}
+
+// The next value, of the kind at `base`: from the block, or on its own
+// when it is wider than a block holds (a bucket over 32).
+bool ChunkListReader::entropy_value(uint8_t base, uint64_t* value) {
+  if (block_at_ == block_size_ && !refill_entropy()) return false;
+  if (block_at_ == block_size_) return entropy_.get(base, value).ok();
+  if ((block_symbols_[block_at_] & ~(kEntropyKindSpan - 1)) != base) return false;
+  *value = block_[block_at_++];
+  return true;
+}
+
+// Adds `gaps` gaps in turn to *sum, storing each sum. Gaps are below 2^32
+// (a wider one is malformed), so the 64-bit sum cannot wrap.
+bool ChunkListReader::sum_entropy_gaps(uint32_t gaps, uint64_t* sum, uint32_t* out) {
+  static_assert(kEntropyGapBase == 0, "a gap's symbol is its bucket");
+  uint64_t running = *sum;
+  while (gaps > 0) {
+    if (block_at_ == block_size_ && (!refill_entropy() || block_size_ == 0)) return false;
+    const uint32_t n = std::min(gaps, block_size_ - block_at_);
+    const uint32_t* values = block_ + block_at_;
+    const uint8_t* symbols = block_symbols_ + block_at_;
+    uint32_t kinds = 0;
+    for (uint32_t j = 0; j < n; ++j) {
+      kinds |= symbols[j];
+      running += values[j];
+      out[j] = static_cast<uint32_t>(running);
+    }
+    if ((kinds & ~uint32_t{kEntropyKindSpan - 1}) != 0) return false;
+    out += n;
+    gaps -= n;
+    block_at_ += n;
+  }
+  *sum = running;
+  return true;
+}
+
+bool ChunkListReader::refill_entropy() {
+  block_symbols_ = entropy_.next_symbol();
+  block_at_ = 0;
+  return entropy_.take_narrow(kBlockGaps, block_, &block_size_);
 }
 
 Status ChunkListReader::finish() const {

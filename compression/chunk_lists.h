@@ -174,7 +174,13 @@ class ChunkListReader {
   Status open_gap_stream();
   Status read_token(uint64_t* token);
   Status read_first(uint32_t* first);
+  Status first_from(uint64_t raw, uint32_t* first);
   Status decode_from_entropy(uint32_t count, uint32_t* out);
+  Status decode_all_entropy(uint32_t edges, uint32_t* neighbours, uint32_t* starts, uint32_t start_base);
+  Status decode_entropy_list(uint32_t count, uint32_t* out);
+  bool entropy_value(uint8_t base, uint64_t* value);
+  bool sum_entropy_gaps(uint32_t gaps, uint64_t* sum, uint32_t* out);
+  bool refill_entropy();
   Status decode_from_decoded_gaps(const uint32_t* gaps, uint32_t count, uint32_t* out);
   Status decode_from_stream(uint32_t count, uint32_t* out);
   Status skip_in_stream(uint32_t gaps);
@@ -193,7 +199,9 @@ class ChunkListReader {
   bool have_previous_ = false;
   uint32_t previous_first_ = 0;
 
-  // The gap stream (codec 3, StreamVByte layouts), decoded a block at a time.
+  // The gap stream (codec 3, StreamVByte layouts), decoded a block at a
+  // time; decode_all() of the entropy layout takes its values a block at a
+  // time too (every kind, each value's symbol at block_symbols_).
   static constexpr uint32_t kBlockGaps = 256;
   SvbLengths lengths_ = SvbLengths::k1234;
   uint32_t gap_plus_ = 0;  // 1 where gaps are coded minus one
@@ -206,6 +214,7 @@ class ChunkListReader {
   uint32_t block_at_ = 0;
   uint32_t block_size_ = 0;
   uint32_t block_[kBlockGaps];
+  const uint8_t* block_symbols_ = nullptr;
 
   EntropyReader entropy_;  // the entropy layout's values
 };

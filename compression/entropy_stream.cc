@@ -1,6 +1,11 @@
 #include "compression/entropy_stream.h"
 
+#include <algorithm>
 #include <cassert>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "compression/chunk_packing.h"
 #include "compression/varint.h"
@@ -16,6 +21,57 @@ namespace {
 // the 32-way interleaved form, which htscodecs decodes with SIMD where
 // the CPU has it (and in plain C elsewhere), at a few hundred bytes more.
 constexpr uint32_t kInterleaveFrom = 4096;
+
+// Values take_narrow() decodes at once.
+constexpr uint32_t kGroupValues = 8;
+
+#if defined(__x86_64__)
+// Whole groups of eight values whose buckets are at most 25, so that each
+// value's bits and the bit offset within its first byte fit one 32-bit load
+// (a gather); the caller has checked 8-byte loads at every value stay inside
+// the stream. Returns the values done and moves *at past their bits.
+__attribute__((target("avx2"))) uint32_t narrow_groups_avx2(const uint8_t* symbols, const uint8_t* raw, uint32_t count,
+                                                            uint32_t* out, uint64_t* at) {
+  const __m256i one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
+  const __m256i bucket_mask = _mm256_set1_epi32(kEntropyKindSpan - 1), widest = _mm256_set1_epi32(25);
+  uint64_t bit = *at;
+  uint32_t i = 0;
+  for (; i + kGroupValues <= count; i += kGroupValues) {
+    const __m128i symbol_bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(symbols + i));
+    const __m256i bucket = _mm256_and_si256(_mm256_cvtepu8_epi32(symbol_bytes), bucket_mask);
+    if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(bucket, widest)) != 0) break;
+    const __m256i bits = _mm256_sub_epi32(_mm256_max_epu32(bucket, one), one);
+    const __m256i leading = _mm256_and_si256(_mm256_sllv_epi32(one, bits), _mm256_cmpgt_epi32(bucket, zero));
+    const __m256i below = _mm256_sub_epi32(_mm256_sllv_epi32(one, bits), one);
+    // Bit offsets: an inclusive prefix sum of `bits` over the eight lanes.
+    __m256i sum = _mm256_add_epi32(bits, _mm256_slli_si256(bits, 4));
+    sum = _mm256_add_epi32(sum, _mm256_slli_si256(sum, 8));
+    sum = _mm256_add_epi32(sum, _mm256_shuffle_epi32(_mm256_permute2x128_si256(sum, sum, 0x08), 0xff));
+    const __m256i offset = _mm256_add_epi32(_mm256_sub_epi32(sum, bits), _mm256_set1_epi32(static_cast<int>(bit & 7)));
+    const __m256i words =
+        _mm256_i32gather_epi32(reinterpret_cast<const int*>(raw + (bit >> 3)), _mm256_srli_epi32(offset, 3), 1);
+    const __m256i low =
+        _mm256_and_si256(_mm256_srlv_epi32(words, _mm256_and_si256(offset, _mm256_set1_epi32(7))), below);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_or_si256(low, leading));
+    bit += static_cast<uint32_t>(_mm256_extract_epi32(sum, 7));
+  }
+  *at = bit;
+  return i;
+}
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+uint32_t narrow_groups(const uint8_t* symbols, const uint8_t* raw, uint32_t count, uint32_t* out, uint64_t* at) {
+#if defined(__x86_64__)
+  if (cpu_has_avx2()) return narrow_groups_avx2(symbols, raw, count, out, at);
+#endif
+  (void)symbols, (void)raw, (void)count, (void)out, (void)at;
+  return 0;
+}
 
 void append_varint(uint64_t value, std::vector<uint8_t>* out) {
   uint8_t bytes[kMaxVarint64Bytes];
@@ -92,6 +148,31 @@ Status EntropyReader::open(const uint8_t* p, const uint8_t* end) {
   raw_bytes_ = static_cast<uint64_t>(end - raw_);
   raw_bits_ = raw_bytes_ * 8;
   return Status::OK();
+}
+
+// While every load the values could make stays inside the stream: groups
+// of eight at once where the CPU can, each other group in the scalar loop.
+bool EntropyReader::take_narrow(uint32_t max, uint32_t* out, uint32_t* taken) {
+  const auto count = static_cast<uint32_t>(std::min<uint64_t>(max, values_left()));
+  uint64_t at = bit_at_;
+  uint32_t done = 0;
+  if ((bit_at_ + 31 * uint64_t{count}) / 8 + 8 > raw_bytes_) {
+    at = narrow_values<false>(symbol_, at, count, out, &done);
+  } else {
+    for (uint32_t group = 0; done < count && group <= count / kGroupValues; ++group) {
+      done += narrow_groups(symbol_ + done, raw_, count - done, out + done, &at);
+      const uint32_t n = std::min(kGroupValues, count - done);
+      uint32_t scalar = 0;
+      at = narrow_values<true>(symbol_ + done, at, n, out + done, &scalar);
+      done += scalar;
+      if (scalar < n) break;  // a value wider than 32 bits
+    }
+  }
+  if (at > raw_bits_) return false;
+  symbol_ += done;
+  bit_at_ = at;
+  *taken = done;
+  return true;
 }
 
 Status EntropyReader::finish() const {

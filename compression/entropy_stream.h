@@ -71,6 +71,12 @@ class EntropyReader {
     bit_at_ = at;
     return true;
   }
+  // Up to `max` next values of any kind into out, stopping before a value
+  // of a bucket over 32 (get() takes it): `*taken` values, whose symbols
+  // are next_symbol()[0, *taken) as it was before the call. The caller
+  // checks their kinds. False if their raw bits run past the stream.
+  bool take_narrow(uint32_t max, uint32_t* out, uint32_t* taken);
+  const uint8_t* next_symbol() const { return symbol_; }
   uint64_t values_left() const { return static_cast<uint64_t>(symbol_end_ - symbol_); }
   // Every value and raw bit read, and the padding zero.
   Status finish() const;
@@ -115,6 +121,29 @@ class EntropyReader {
       out[i] = static_cast<uint32_t>(running);
     }
     *sum = running;
+    return at;
+  }
+  // take_narrow()'s scalar loop over symbols[0, count), the first value's
+  // bits at bit `at`: returns the bit after the last value taken.
+  template <bool kInside>
+  uint64_t narrow_values(const uint8_t* symbols, uint64_t at, uint32_t count, uint32_t* out, uint32_t* taken) const {
+    const uint8_t* raw = raw_;
+    uint32_t i = 0;
+    for (; i < count; ++i) {
+      const uint32_t bucket = symbols[i] & (kEntropyKindSpan - 1);
+      if (bucket > 32) break;
+      const int bits = kRawBits[bucket];
+      uint64_t word;
+      if constexpr (kInside) {
+        std::memcpy(&word, raw + (at >> 3), 8);
+        word >>= at & 7;
+      } else {
+        word = bits_at(at);
+      }
+      out[i] = static_cast<uint32_t>(kLeadingOne[bucket] | (word & ((uint64_t{1} << bits) - 1)));
+      at += static_cast<uint64_t>(bits);
+    }
+    *taken = i;
     return at;
   }
   // At least 57 raw bits from bit `at` on, zeros past the end: one load

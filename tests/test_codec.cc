@@ -585,3 +585,68 @@ TEST_CASE("entropy stream: sum() turns gaps into ids as get() does, and refuses 
   CHECK_FALSE(reader.sum(kEntropyGapBase, 1, &sum, &one));
   CHECK_FALSE(reader.sum(kEntropyGapBase, 2, &sum, out.data()));  // more than are left
 }
+
+namespace {
+
+// An entropy-layout chunk written value by value: the layout byte, then the
+// stream of (kind, value) pairs.
+std::vector<uint8_t> entropy_chunk(AnchorMode anchor, const std::vector<std::pair<uint8_t, uint64_t>>& values) {
+  std::vector<uint8_t> bytes = {ChunkLayout{anchor, GapCoding::kEntropy}.byte()};
+  EntropyWriter writer;
+  for (const auto& [base, value] : values) writer.put(base, value);
+  REQUIRE(writer.finish(&bytes));
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("chunk lists (entropy): decode_all takes values wider than 32 bits and refuses values of the wrong kind") {
+  // Vertex 0's list {2^31 + 5, 2^31 + 9, 3e9} in a graph of 4e9 vertices:
+  // its first neighbour codes as zigzag(2^31 + 5) = 2^32 + 10, a bucket of
+  // 33, which decode_all takes outside its 32-bit blocks.
+  const uint32_t first = (uint32_t{1} << 31) + 5;
+  const std::vector<uint32_t> list = {first, first + 4, 3000000000u};
+  ChunkLists c;
+  c.first_vertex = 0;
+  c.counts = {3, 0, 1};
+  c.ids = list;
+  c.ids.push_back(7);
+  const uint32_t num_vertices = 4000000000u;
+  std::vector<uint8_t> bytes;
+  encode_chunk_lists(ListCodec::kV3, ChunkLayout{AnchorMode::kVertex, GapCoding::kEntropy}, 0, c.counts, c.ids.data(),
+                     &bytes);
+  std::vector<uint32_t> ids;
+  Status s = read_all_at_once(bytes, c, num_vertices, &ids);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  CHECK(ids == c.ids);
+  CHECK(read_back(ListCodec::kV3, bytes, c, num_vertices, false) == c.ids);
+
+  // A list of two: token 3, the first neighbour, one gap. Each value of the
+  // wrong kind is refused by both readers.
+  const std::vector<std::pair<uint8_t, uint64_t>> good = {
+      {kEntropyTokenBase, 3}, {kEntropyFirstBase, 4}, {kEntropyGapBase, 6}};
+  c.first_vertex = 0;
+  c.counts = {2};
+  c.ids = {2, 8};
+  REQUIRE(read_all_at_once(entropy_chunk(AnchorMode::kVertex, good), c, 100, &ids).ok());
+  CHECK(ids == c.ids);
+  for (size_t at = 0; at < good.size(); ++at) {
+    for (const uint8_t base : {kEntropyGapBase, kEntropyTokenBase, kEntropyFirstBase}) {
+      if (base == good[at].first) continue;
+      auto bad = good;
+      bad[at].first = base;
+      CAPTURE(at);
+      CAPTURE(static_cast<int>(base));
+      CHECK_FALSE(read_all_at_once(entropy_chunk(AnchorMode::kVertex, bad), c, 100, &ids).ok());
+    }
+  }
+  auto wide_gap = good;  // a gap of 2^32 or more
+  wide_gap[2].second = uint64_t{1} << 32;
+  CHECK_FALSE(read_all_at_once(entropy_chunk(AnchorMode::kVertex, wide_gap), c, 100, &ids).ok());
+  auto extra = good;  // a value after the last list
+  extra.push_back({kEntropyGapBase, 1});
+  CHECK_FALSE(read_all_at_once(entropy_chunk(AnchorMode::kVertex, extra), c, 100, &ids).ok());
+  auto short_list = good;  // the gap missing
+  short_list.pop_back();
+  CHECK_FALSE(read_all_at_once(entropy_chunk(AnchorMode::kVertex, short_list), c, 100, &ids).ok());
+}
