@@ -93,17 +93,34 @@ void EntropyWriter::put(uint8_t base, uint64_t value) {
   symbols_.push_back(static_cast<uint8_t>(base + bucket));
   if (bucket <= 1) return;
   const int bits = bucket - 1;
-  bit_buffer_ |= (value & ((uint64_t{1} << bits) - 1)) << bit_count_;  // at most 7 + 39 bits held
-  bit_count_ += bits;
-  while (bit_count_ >= 8) {
-    raw_.push_back(static_cast<uint8_t>(bit_buffer_));
-    bit_buffer_ >>= 8;
-    bit_count_ -= 8;
+  const uint64_t low = value & ((uint64_t{1} << bits) - 1);
+  if (bits > 32) {
+    append_bits(low & 0xffffffff, 32);
+    append_bits(low >> 32, bits - 32);
+  } else {
+    append_bits(low, bits);
   }
 }
 
+// Fewer than 32 bits are held between calls, so up to 32 more fit the
+// 64-bit buffer; whole 32-bit words go out least significant byte first.
+void EntropyWriter::append_bits(uint64_t low, int bits) {
+  assert(bit_count_ < 32 && bits <= 32);
+  bit_buffer_ |= low << bit_count_;
+  bit_count_ += bits;
+  if (bit_count_ < 32) return;
+  const uint8_t word[4] = {static_cast<uint8_t>(bit_buffer_), static_cast<uint8_t>(bit_buffer_ >> 8),
+                           static_cast<uint8_t>(bit_buffer_ >> 16), static_cast<uint8_t>(bit_buffer_ >> 24)};
+  raw_.insert(raw_.end(), word, word + 4);
+  bit_buffer_ >>= 32;
+  bit_count_ -= 32;
+}
+
 bool EntropyWriter::finish(std::vector<uint8_t>* out) {
-  if (bit_count_ > 0) raw_.push_back(static_cast<uint8_t>(bit_buffer_));
+  for (; bit_count_ > 0; bit_count_ -= 8) {
+    raw_.push_back(static_cast<uint8_t>(bit_buffer_));
+    bit_buffer_ >>= 8;
+  }
   bit_buffer_ = 0;
   bit_count_ = 0;
   const auto n = static_cast<unsigned int>(symbols_.size());

@@ -37,6 +37,8 @@ class EntropyWriter {
   bool finish(std::vector<uint8_t>* out);
 
  private:
+  void append_bits(uint64_t low, int bits);
+
   std::vector<uint8_t> symbols_;
   std::vector<uint8_t> raw_;
   uint64_t bit_buffer_ = 0;
