@@ -125,7 +125,6 @@ class IngestJob {
   uint64_t held_bytes() const;
   // Spaces sorted and encoded: one for an undirected or out-only graph.
   size_t built_spaces() const { return undirected_ || out_only_ ? 1 : 2; }
-  GapChoice gap_choice() const;
   Status write_in_degrees();
   bool first_pass_skips_in_space(const std::vector<RawEdge>& first_batch) const;
   size_t batch_records(size_t bytes_per_record, bool sort_phase = false) const;
@@ -627,19 +626,6 @@ uint64_t IngestJob::held_bytes() const {
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
 }
 
-// `--codec auto` on one slow disk. A graph larger than the memory budget
-// is read from the disk at every pass, so its bytes bound the runs and the
-// entropy layout's are fewest (R-MAT 24 PageRank from one emulated HDD in
-// 256 MiB: 0.94x the time of `small`). A graph that fits is cached and
-// decoded again at every pass, where `small` decodes faster (R-MAT 22:
-// entropy 1.08x). The estimate is a byte an arc, less than either stores,
-// over the two arcs of an edge (out and in, or both ways).
-GapChoice IngestJob::gap_choice() const {
-  if (!opt_.entropy_beyond_memory || opt_.gap_choice != GapChoice::kSmallest) return opt_.gap_choice;
-  const uint64_t least_bytes = 2 * manifest_.ingest.input_edges;
-  return least_bytes > opt_.memory_bytes ? GapChoice::kEntropy : GapChoice::kSmallest;
-}
-
 // Records sorted at once: what the budget leaves after the id maps, the
 // write buffers and the histograms.
 // `sort_phase`: without the permutation, which is released before sorting.
@@ -854,7 +840,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   build.interval_starts = &interval_starts_;
   build.chunk_bytes = opt_.chunk_bytes;
   build.codec = list_codec_of(opt_.format_version);
-  build.gap_choice = gap_choice();
+  build.gap_choice = opt_.gap_choice;
   build.undirected = undirected_;
   build.count_input = space == 0;  // each input edge is in the out-space once
   build.drop_self_loops = opt_.drop_self_loops;
@@ -1088,10 +1074,6 @@ Status IngestJob::run(IngestSummary* summary) {
                     std::to_string(leftovers_.bytes >> 20) + " MiB freed)";
   }
   if (!reader_notes_.empty()) summary->note += (summary->note.empty() ? "" : "\n") + reader_notes_;
-  if (opt_.entropy_beyond_memory && gap_choice() == GapChoice::kEntropy) {
-    summary->note += std::string(summary->note.empty() ? "" : "\n") +
-                     "codec auto: entropy (one slow disk, and the graph is larger than --memory: runs read its bytes)";
-  }
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
   summary->input_edges = manifest_.ingest.input_edges;

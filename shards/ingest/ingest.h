@@ -59,9 +59,6 @@ struct IngestOptions {
   // Which gap codings a chunk may take (format version 3,
   // compression/chunk_lists.h).
   GapChoice gap_choice = GapChoice::kFast;
-  // With gap_choice kSmallest: kEntropy instead when the graph will not fit
-  // in memory_bytes (`--codec auto` on one slow disk: IngestJob::gap_choice).
-  bool entropy_beyond_memory = false;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
   // 2-D blocks per space (docs/formats.md): each space's lists cut by
   // neighbour range into this many blocks; 1 = the 1-D layout; 0 = from
