@@ -137,14 +137,16 @@ TEST_CASE("api: every app's collected columns equal its --output, keyed by origi
 
 // --codec auto reads the output directory's stored device profile: one
 // slow disk gives the entropy layout, whether or not the graph fits in
-// --memory; no profile gives fast (no entropy or packed chunks).
-TEST_CASE("api: codec auto picks by the stored device profile") {
+// --memory; no profile gives fast (no entropy or packed chunks). The chunk
+// target follows the profile too.
+TEST_CASE("api: codec and chunk size auto pick by the stored device profile") {
   sgtest::TempDir dir;
   shardgraph::RmatRequest rmat;
   rmat.scale = 16;
   rmat.edge_factor = 40;  // 2.6 M edges: 5.2 M arcs, over a 4 MiB budget
   rmat.output = dir / "r.bin32";
   REQUIRE(shardgraph::generate_rmat(rmat).ok());
+  uint64_t chunk_target = 0;
   auto entropy_chunks = [&](const std::string& name, uint64_t memory_bytes, uint64_t* packed) {
     shardgraph::IngestRequest in;
     in.input = rmat.output;
@@ -156,6 +158,7 @@ TEST_CASE("api: codec auto picks by the stored device profile") {
     std::string text;
     REQUIRE(shardgraph::graph_info(in.output, true, &text).ok());
     const nlohmann::json info = nlohmann::json::parse(text);
+    chunk_target = info.at("chunk_bytes").get<uint64_t>();
     uint64_t entropy = 0;
     *packed = 0;
     for (const auto& space : info.at("spaces")) {
@@ -167,10 +170,13 @@ TEST_CASE("api: codec auto picks by the stored device profile") {
   uint64_t packed = 0;
   CHECK(entropy_chunks("uncalibrated", 4 << 20, &packed) == 0);
   CHECK(packed == 0);  // fast
+  CHECK(chunk_target == 256 * 1024);
   sg::DeviceProfile hdd;
   REQUIRE(sg::preset_profile("hdd", &hdd).ok());
   sgtest::write_text(dir / sg::kProfileFileName, hdd.to_json());
   CHECK(entropy_chunks("fits", 64 << 20, &packed) > 0);
+  // 150 MB/s times 3.3 ms, to a power of two.
+  CHECK(chunk_target == 512 * 1024);
   CHECK(entropy_chunks("larger", 4 << 20, &packed) > 0);
 }
 

@@ -5,6 +5,8 @@
 
 #include <tbb/global_control.h>
 
+#include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -99,25 +101,50 @@ Status generate_grid(const GridRequest& request) {
 
 namespace {
 
+// The stored profiles (shardgraph calibrate) of the devices the graph goes
+// to; none if one of them has none (a preset says nothing of the device).
+std::vector<sg::DeviceProfile> stored_profiles(const IngestRequest& request) {
+  std::vector<std::string> dirs = request.devices;
+  if (dirs.empty()) dirs.push_back(std::filesystem::absolute(request.output).parent_path().string());
+  std::vector<sg::DeviceProfile> profiles;
+  for (const std::string& dir : dirs) {
+    sg::DeviceProfile profile;
+    bool preset = true;
+    if (!sg::load_device_profile(dir, "ssd", &profile, &preset).ok() || preset) return {};
+    profiles.push_back(profile);
+  }
+  return profiles;
+}
+
 // Bytes or decoding: a run from one disk waits on its bytes while the CPU
 // decodes alongside, so the fewest bytes win: the entropy layout's (R-MAT
 // 22 on one emulated HDD in 256 MiB, against `small`: PageRank 0.97x, BFS
 // and WCC 0.94x the time; R-MAT 24 PageRank 0.94x; web graphs store the
 // same chunks either way). From two disks or faster ones decoding sets the
-// pace: fast. Stored profiles (shardgraph calibrate) give the devices'
-// bandwidth; without one, fast.
-sg::GapChoice auto_gap_choice(const IngestRequest& request) {
+// pace: fast. Without stored profiles, fast.
+sg::GapChoice auto_gap_choice(const std::vector<sg::DeviceProfile>& profiles) {
   constexpr double kOneDiskBytesPerSecond = 250e6;
-  std::vector<std::string> dirs = request.devices;
-  if (dirs.empty()) dirs.push_back(std::filesystem::absolute(request.output).parent_path().string());
+  if (profiles.empty()) return sg::GapChoice::kFast;
   double bandwidth = 0;
-  for (const std::string& dir : dirs) {
-    sg::DeviceProfile profile;
-    bool preset = true;
-    if (!sg::load_device_profile(dir, "ssd", &profile, &preset).ok() || preset) return sg::GapChoice::kFast;
-    bandwidth += profile.sequential_bytes_per_second;
-  }
+  for (const sg::DeviceProfile& profile : profiles) bandwidth += profile.sequential_bytes_per_second;
   return bandwidth < kOneDiskBytesPerSecond ? sg::GapChoice::kEntropy : sg::GapChoice::kFast;
+}
+
+// A chunk read pays its device's access time once, so it should take at
+// least as long to transfer: the device's bandwidth times its latency, as
+// a power of two from 256 KiB to 1 MiB (one emulated HDD of 150 MB/s and
+// 300 IOPS: 512 KiB; an SSD: 256 KiB). Fewer chunks also pay less
+// alignment and fewer coder tables (R-MAT 22, entropy: 2.803 -> 2.789
+// bytes/edge; on that HDD PageRank, BFS and WCC ran as fast). Without
+// stored profiles, 256 KiB.
+uint32_t auto_chunk_bytes(const std::vector<sg::DeviceProfile>& profiles) {
+  constexpr uint64_t kLeastBytes = 256 * 1024, kMostBytes = 1024 * 1024;
+  uint64_t bytes = kLeastBytes;
+  for (const sg::DeviceProfile& profile : profiles) {
+    const double transfer_bytes = profile.sequential_bytes_per_second * profile.latency_seconds();
+    bytes = std::max(bytes, std::bit_ceil(static_cast<uint64_t>(std::min(transfer_bytes, double(kMostBytes)))));
+  }
+  return static_cast<uint32_t>(std::min(bytes, kMostBytes));
 }
 
 }  // namespace
@@ -141,9 +168,10 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
     return Status::InvalidArgument("remap must be auto, always or never");
   o.order = request.order;
   o.memory_bytes = request.memory_bytes;
-  o.chunk_bytes = request.chunk_bytes;
+  const std::vector<sg::DeviceProfile> profiles = stored_profiles(request);
+  o.chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : auto_chunk_bytes(profiles);
   if (request.codec == "auto")
-    o.gap_choice = auto_gap_choice(request);
+    o.gap_choice = auto_gap_choice(profiles);
   else if (request.codec == "fast")
     o.gap_choice = sg::GapChoice::kFast;
   else if (request.codec == "small")

@@ -87,13 +87,15 @@ struct IngestRequest {
   std::string remap = "auto";  // dense ids for original ones: auto (when sparse or wider than 32 bits) | always | never
   std::string order = "auto";  // auto | bfds | bfs | degree | none
   uint64_t memory_bytes = uint64_t{1} << 30;
-  uint32_t chunk_bytes = 256 * 1024;
-  // How chunks code their gaps: auto (small when the devices' stored
-  // profiles add up to one disk's bandwidth, entropy then if the graph's
-  // arcs exceed memory_bytes, else fast) | fast (StreamVByte unless
-  // varints are more than 10% smaller) | small (the fewest bytes of the
-  // byte codes) | entropy (fewer still, decodes more slowly) | varint |
-  // v2 (format version 2, for shardgraph builds before version 3).
+  // Target chunk size; 0 = auto: from the devices' stored profiles, their
+  // bandwidth times their latency within 256 KiB..1 MiB (256 KiB without
+  // profiles).
+  uint32_t chunk_bytes = 0;
+  // How chunks code their gaps: auto (entropy when the devices' stored
+  // profiles add up to one disk's bandwidth, else fast) | fast
+  // (StreamVByte unless varints are more than 10% smaller) | small (the
+  // fewest bytes of the byte codes) | entropy (fewer still) | varint | v2
+  // (format version 2, for shardgraph builds before version 3).
   std::string codec = "auto";
   uint32_t intervals = 0;            // 0: from the budget
   uint32_t blocks = 0;               // 2-D blocks a space; 0: from |V| and the budget

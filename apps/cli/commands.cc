@@ -151,13 +151,17 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
       ->add_option("--memory", a.memory,
                    "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
       ->capture_default_str();
-  ingest->add_option("--chunk-bytes", a.chunk, "target chunk size")->capture_default_str();
+  ingest
+      ->add_option("--chunk-bytes", a.chunk,
+                   "target chunk size, or auto: the calibrated devices' bandwidth times their latency, 256K..1M "
+                   "(256K without a stored profile)")
+      ->capture_default_str();
   ingest
       ->add_option(
           "--codec", r.codec,
-          "gap coding of each chunk: auto (small on one calibrated disk, else fast) | fast (StreamVByte "
+          "gap coding of each chunk: auto (entropy on one calibrated disk, else fast) | fast (StreamVByte "
           "unless varints are 10% smaller) | small (fewest bytes) | entropy (fewer still where lists' bits are "
-          "entropy coded, for graphs read from one slow disk; decodes more slowly) | varint | v2 (format "
+          "entropy coded) | varint | v2 (format "
           "version 2, for older shardgraph builds)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "fast", "small", "entropy", "varint", "v2"}));
@@ -180,9 +184,11 @@ int run_ingest(IngestArgs& a) {
   shardgraph::IngestRequest& r = a.request;
   r.memory_bytes = memory_option(a.memory);
   r.remap = a.remap ? "always" : a.no_remap ? "never" : "auto";
-  const uint64_t chunk = size_option("--chunk-bytes", a.chunk);
-  if (chunk > (uint64_t{1} << 30)) throw UsageError("--chunk-bytes must be at most 1G");
-  r.chunk_bytes = static_cast<uint32_t>(chunk);
+  const uint64_t chunk = a.chunk == "auto" ? 0 : size_option("--chunk-bytes", a.chunk);
+  if (a.chunk != "auto" && (chunk < 64 || chunk > (uint64_t{1} << 30))) {
+    throw UsageError("--chunk-bytes must be auto or 64 to 1G");
+  }
+  r.chunk_bytes = static_cast<uint32_t>(chunk);  // 0: auto
   r.stripe_bytes = a.stripe == "auto" ? 0 : size_option("--stripe-bytes", a.stripe);
   if (a.blocks != "auto") {
     const uint64_t blocks = count_option("--blocks", a.blocks);

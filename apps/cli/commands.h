@@ -33,7 +33,7 @@ int run_generate(GenerateArgs& a);
 
 struct IngestArgs {
   shardgraph::IngestRequest request;
-  std::string memory = "auto", chunk = "256K", stripe = "auto", blocks = "auto";
+  std::string memory = "auto", chunk = "auto", stripe = "auto", blocks = "auto";
   bool remap = false, no_remap = false;
 };
 CLI::App* add_ingest(CLI::App& app, IngestArgs& a);
