@@ -4,14 +4,11 @@
 #include <cstring>
 #include <string>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "compression/adjacency_codec.h"
 #include "compression/bits.h"
 #include "compression/chunk_lists.h"
 #include "compression/chunk_packing.h"
+#include "compression/simd_x86.h"
 #include "compression/varint.h"
 
 namespace sg {
@@ -50,9 +47,7 @@ __attribute__((target("avx2"))) uint32_t sum_gap_groups_avx2(const uint32_t* gap
     const __m128i group_symbols = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(symbols + i));
     if (_mm_cvtsi128_si64(_mm_subs_epu8(group_symbols, largest_symbol)) != 0) break;
     const __m256i values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(gaps + i));
-    __m256i prefix = _mm256_add_epi32(values, _mm256_slli_si256(values, 4));
-    prefix = _mm256_add_epi32(prefix, _mm256_slli_si256(prefix, 8));
-    prefix = _mm256_add_epi32(prefix, _mm256_shuffle_epi32(_mm256_permute2x128_si256(prefix, prefix, 0x08), 0xff));
+    const __m256i prefix = prefix_sum_8x32(values);
     const __m256i ids = _mm256_add_epi32(prefix, _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(sum))));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), ids);
     sum += static_cast<uint32_t>(_mm256_extract_epi32(prefix, 7));
@@ -61,10 +56,6 @@ __attribute__((target("avx2"))) uint32_t sum_gap_groups_avx2(const uint32_t* gap
   return i;
 }
 
-bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
 #endif
 
 uint32_t sum_gap_groups(const uint32_t* gaps, const uint8_t* symbols, uint32_t count, uint64_t* running,

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "compression/chunk_packing.h"
+#include "compression/simd_x86.h"
 #include "compression/varint.h"
 
 extern "C" {
@@ -43,10 +40,7 @@ __attribute__((target("avx2"))) uint32_t narrow_groups_avx2(const uint8_t* symbo
     const __m256i bits = _mm256_sub_epi32(_mm256_max_epu32(bucket, one), one);
     const __m256i leading = _mm256_and_si256(_mm256_sllv_epi32(one, bits), _mm256_cmpgt_epi32(bucket, zero));
     const __m256i below = _mm256_sub_epi32(_mm256_sllv_epi32(one, bits), one);
-    // Bit offsets: an inclusive prefix sum of `bits` over the eight lanes.
-    __m256i sum = _mm256_add_epi32(bits, _mm256_slli_si256(bits, 4));
-    sum = _mm256_add_epi32(sum, _mm256_slli_si256(sum, 8));
-    sum = _mm256_add_epi32(sum, _mm256_shuffle_epi32(_mm256_permute2x128_si256(sum, sum, 0x08), 0xff));
+    const __m256i sum = prefix_sum_8x32(bits);  // each value's bits end at its lane's sum
     const __m256i offset = _mm256_add_epi32(_mm256_sub_epi32(sum, bits), _mm256_set1_epi32(static_cast<int>(bit & 7)));
     const __m256i words =
         _mm256_i32gather_epi32(reinterpret_cast<const int*>(raw + (bit >> 3)), _mm256_srli_epi32(offset, 3), 1);
@@ -59,10 +53,6 @@ __attribute__((target("avx2"))) uint32_t narrow_groups_avx2(const uint8_t* symbo
   return i;
 }
 
-bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
 #endif
 
 uint32_t narrow_groups(const uint8_t* symbols, const uint8_t* raw, uint32_t count, uint32_t* out, uint64_t* at) {
