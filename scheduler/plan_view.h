@@ -27,7 +27,6 @@ struct FrontierView {
 
   bool is_all() const { return size == universe; }
   bool listed() const { return list != nullptr; }
-  bool contains(uint32_t v) const { return bitmap_contains(bits, v); }
   bool any_in(uint32_t begin, uint32_t end) const { return bitmap_any_in(bits, begin, end); }
   // f(v) for every member, from the list when there is one.
   template <typename F>
