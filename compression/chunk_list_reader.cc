@@ -138,15 +138,7 @@ Status ChunkListReader::next(uint32_t max_count, uint32_t* count) {
   } else {
     uint64_t token = 0;
     SG_RETURN_IF_ERROR(read_token(&token));
-    if (token % 2 == 0) {
-      const uint64_t run = token / 2;
-      if (run == 0 || run - 1 > vertices_left_) return error("empty run past the chunk");
-      empty_left_ = static_cast<uint32_t>(run - 1);
-      *count = 0;
-    } else {
-      if (token / 2 >= UINT32_MAX) return error("list length out of range");
-      *count = static_cast<uint32_t>(token / 2 + 1);
-    }
+    SG_RETURN_IF_ERROR(take_token(token, count));
   }
   if (*count > max_count) return error("more edges than the index says");
   // Each neighbour takes at least one byte, or a first neighbour and
@@ -155,6 +147,22 @@ Status ChunkListReader::next(uint32_t max_count, uint32_t* count) {
       : gap_stream() ? *count > 0 && (*count - 1 > unread_gaps_ || p_ >= end_)
                      : *count > static_cast<uint64_t>(end_ - p_))
     return error("list longer than its bytes");
+  return Status::OK();
+}
+
+// What a token of codecs 2 and 3 says of the current vertex: a run of
+// empty lists (the rest of the run left in empty_left_, within the chunk's
+// vertices after this one) or its list's length.
+Status ChunkListReader::take_token(uint64_t token, uint32_t* count) {
+  if (token % 2 == 0) {
+    const uint64_t run = token / 2;
+    if (run == 0 || run - 1 > vertices_left_) return error("empty run past the chunk");
+    empty_left_ = static_cast<uint32_t>(run - 1);
+    *count = 0;
+    return Status::OK();
+  }
+  if (token / 2 >= UINT32_MAX) return error("list length out of range");
+  *count = static_cast<uint32_t>(token / 2 + 1);
   return Status::OK();
 }
 
@@ -337,28 +345,24 @@ Status ChunkListReader::decode_all_entropy(uint32_t edges, uint32_t* neighbours,
   const uint32_t vertex_count = vertices_left_;
   block_at_ = block_size_ = 0;
   uint32_t position = 0;
-  uint32_t empty = 0;
   for (uint32_t i = 0; i < vertex_count; ++i) {
     vertex_ = first_vertex + i;
+    vertices_left_ = vertex_count - 1 - i;
     if (i > 0) starts[i] = start_base + position;
-    if (empty > 0) {
-      --empty;
+    if (empty_left_ > 0) {
+      --empty_left_;
       continue;
     }
     uint64_t token = 0;
     if (!entropy_value(kEntropyTokenBase, &token)) return error("malformed list token");
-    if (token % 2 == 0) {
-      if (token == 0 || token / 2 - 1 > vertex_count - 1 - i) return error("empty run past the chunk");
-      empty = static_cast<uint32_t>(token / 2 - 1);
-      continue;
-    }
-    if (token / 2 >= edges - position) return error("more edges than the index says");
-    const auto count = static_cast<uint32_t>(token / 2 + 1);
+    uint32_t count = 0;
+    SG_RETURN_IF_ERROR(take_token(token, &count));
+    if (count == 0) continue;
+    if (count > edges - position) return error("more edges than the index says");
     SG_RETURN_IF_ERROR(decode_entropy_list(count, neighbours + position));
     position += count;
   }
   started_ = true;
-  vertices_left_ = 0;
   if (block_at_ != block_size_) return Status::Corruption("entropy stream: values left after the last list");
   if (position != edges) return Status::Corruption("edge count differs from index");
   return finish();

@@ -173,6 +173,7 @@ class ChunkListReader {
   bool entropy() const { return layout_.gaps == GapCoding::kEntropy; }
   Status open_gap_stream();
   Status read_token(uint64_t* token);
+  Status take_token(uint64_t token, uint32_t* count);
   Status read_first(uint32_t* first);
   Status first_from(uint64_t raw, uint32_t* first);
   Status decode_from_entropy(uint32_t count, uint32_t* out);

@@ -110,16 +110,8 @@ class EntropyReader {
     for (uint32_t i = 0; i < count; ++i) {
       const uint32_t bucket = static_cast<uint32_t>(symbols[i] - base);
       if (bucket > 32) return raw_bits_ + 1;
-      const int bits = kRawBits[bucket];
-      uint64_t word;
-      if constexpr (kInside) {
-        std::memcpy(&word, raw + (at >> 3), 8);
-        word >>= at & 7;
-      } else {
-        word = bits_at(at);
-      }
-      running += kLeadingOne[bucket] | (word & ((uint64_t{1} << bits) - 1));
-      at += static_cast<uint64_t>(bits);
+      running += value_at<kInside>(raw, bucket, at);
+      at += kRawBits[bucket];
       out[i] = static_cast<uint32_t>(running);
     }
     *sum = running;
@@ -134,19 +126,25 @@ class EntropyReader {
     for (; i < count; ++i) {
       const uint32_t bucket = symbols[i] & (kEntropyKindSpan - 1);
       if (bucket > 32) break;
-      const int bits = kRawBits[bucket];
-      uint64_t word;
-      if constexpr (kInside) {
-        std::memcpy(&word, raw + (at >> 3), 8);
-        word >>= at & 7;
-      } else {
-        word = bits_at(at);
-      }
-      out[i] = static_cast<uint32_t>(kLeadingOne[bucket] | (word & ((uint64_t{1} << bits) - 1)));
-      at += static_cast<uint64_t>(bits);
+      out[i] = static_cast<uint32_t>(value_at<kInside>(raw, bucket, at));
+      at += kRawBits[bucket];
     }
     *taken = i;
     return at;
+  }
+  // The value of a bucket of at most 32 whose raw bits start at bit `at`
+  // of `raw` (raw_, passed as a local): one 8-byte load there while
+  // kInside, else bits_at().
+  template <bool kInside>
+  uint64_t value_at(const uint8_t* raw, uint32_t bucket, uint64_t at) const {
+    uint64_t word;
+    if constexpr (kInside) {
+      std::memcpy(&word, raw + (at >> 3), 8);
+      word >>= at & 7;
+    } else {
+      word = bits_at(at);
+    }
+    return kLeadingOne[bucket] | (word & ((uint64_t{1} << kRawBits[bucket]) - 1));
   }
   // At least 57 raw bits from bit `at` on, zeros past the end: one load
   // while 8 bytes remain from the byte holding `at`.
