@@ -19,6 +19,7 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
                                   uint64_t base, int width_bits, bool can_grow, bool coded) {
   assert(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0 && buffer_records > 0);
   assert(width_bits >= 0 && width_bits <= 64);
+  SG_RETURN_IF_ERROR(wait_pending());
   spill_path_ = spill_path;
   SG_RETURN_IF_ERROR(File::create(spill_path, &spill_));
   bucket_count_ = bucket_count;
@@ -28,8 +29,8 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   can_grow_ = can_grow;
   slot_bucket_.clear();
   first_slot_.clear();
-  buffers_.assign(size_t{bucket_count} * buffer_records, Record{});
   scratch_.assign(coded ? buffer_records : 0, Record{});
+  point_buffers(coded);
   key_counts_.assign(coded ? size_t{1} << kMaxDigitBits : 0, 0);
   block_ends_.clear();
   fill_.assign(bucket_count, 0);
@@ -54,7 +55,7 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
     assert(first_slot_[b] < first_slot_[b + 1]);
     std::fill(slot_bucket_.begin() + first_slot_[b], slot_bucket_.begin() + first_slot_[b + 1], b);
   }
-  buffers_.assign(size_t{bucket_count_} * buffer_records, Record{});
+  point_buffers(coded);
   fill_.assign(bucket_count_, 0);
   records_.assign(bucket_count_, 0);
   segments_.assign(bucket_count_, {});
@@ -75,12 +76,50 @@ WeightedArc record_of(uint64_t arc, float weight, const WeightedArc*) { return W
 }  // namespace
 
 template <typename Record>
+void BucketRouter<Record>::point_buffers(bool coded) {
+  const size_t buffers = size_t{bucket_count_} + (coded ? 1 : 0);
+  buffers_.assign(buffers * buffer_records_, Record{});
+  buffer_of_.resize(bucket_count_);
+  for (uint32_t b = 0; b < bucket_count_; ++b) buffer_of_[b] = buffers_.data() + size_t{b} * buffer_records_;
+  spare_ = coded ? buffers_.data() + size_t{bucket_count_} * buffer_records_ : nullptr;
+  limit_.assign(bucket_count_, static_cast<uint32_t>(buffer_records_));
+  for (uint32_t b = 0; coded && b < bucket_count_; ++b) {
+    limit_[b] = static_cast<uint32_t>(std::max<uint64_t>(1, buffer_records_ * (b + 1) / bucket_count_));
+  }
+}
+
+template <typename Record>
+Status BucketRouter<Record>::wait_pending() {
+  return pending_.valid() ? pending_.get() : Status::OK();
+}
+
+template <typename Record>
 Status BucketRouter<Record>::flush(uint32_t bucket) {
-  const uint32_t count = fill_[bucket];
+  SG_RETURN_IF_ERROR(wait_pending());
+  const uint32_t count = std::exchange(fill_[bucket], 0);
+  return flush_records(bucket, buffer_of_[bucket], count);
+}
+
+template <typename Record>
+Status BucketRouter<Record>::flush_full(uint32_t bucket) {
+  if (spare_ == nullptr) return flush(bucket);
+  SG_RETURN_IF_ERROR(wait_pending());  // the spare's last flush is done
+  Record* full = std::exchange(buffer_of_[bucket], spare_);
+  spare_ = full;  // again free once this flush is done
+  const uint32_t count = std::exchange(fill_[bucket], 0);
+  limit_[bucket] = static_cast<uint32_t>(buffer_records_);
+  pending_ = std::async(std::launch::async, [this, bucket, full, count] { return flush_records(bucket, full, count); });
+  return Status::OK();
+}
+
+// Runs while routing goes on (flush_full): it touches only the spill, the
+// coding room and the bucket's segment list and counts, and reads the
+// bucket's range, which changes only in grow(), after waiting for it.
+template <typename Record>
+Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uint32_t count) {
   if (count == 0) return Status::OK();
   // Whole keys (a range starting at a key) keep only the neighbour bits the
   // segment's largest neighbour needs; otherwise the offset is kept whole.
-  Record* records = buffers_.data() + size_t{bucket} * buffer_records_;
   const uint64_t base = first_value(bucket);
   const int range_bits = static_cast<int>(std::bit_width(last_value(bucket) - base));
   uint32_t largest_neighbour = 0;
@@ -135,7 +174,6 @@ Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, s
   spill_end_ += size;
   records_[bucket] += segment.records;
   total_records_ += segment.records;
-  fill_[bucket] = 0;
   return Status::OK();
 }
 
@@ -250,16 +288,16 @@ Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
     const uint64_t base = base_;
     const int width_bits = width_bits_;
     const uint64_t bucket_count = bucket_count_;
-    const size_t capacity = buffer_records_;
-    Record* buffers = buffers_.data();
+    Record* const* buffer_of = buffer_of_.data();
+    const uint32_t* limit = limit_.data();
     uint32_t* fill = fill_.data();
     for (; i < count; ++i) {
       const uint64_t bucket = (records[i].arc - base) >> width_bits;
       if (bucket >= bucket_count) break;
       const uint32_t at = fill[bucket];
-      buffers[bucket * capacity + at] = records[i];
+      buffer_of[bucket][at] = records[i];
       fill[bucket] = at + 1;
-      if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush(static_cast<uint32_t>(bucket)));
+      if (at + 1 == limit[bucket]) SG_RETURN_IF_ERROR(flush_full(static_cast<uint32_t>(bucket)));
     }
     if (i < count) SG_RETURN_IF_ERROR(grow(records[i].arc - base_));
   }
@@ -269,7 +307,10 @@ Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
 template <typename Record>
 Status BucketRouter<Record>::finish() {
   for (uint32_t b = 0; b < bucket_count_; ++b) SG_RETURN_IF_ERROR(flush(b));
+  SG_RETURN_IF_ERROR(wait_pending());
   std::vector<Record>().swap(buffers_);
+  buffer_of_.clear();
+  spare_ = nullptr;
   return Status::OK();
 }
 

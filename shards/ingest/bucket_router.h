@@ -23,6 +23,12 @@
 // block_records records, so a bucket too large for a sort batch is read back
 // in pieces of whole blocks.
 //
+// A coded router flushes in the background: a full buffer is swapped for a
+// spare one and sorted, coded and written by a task while routing goes on
+// (one flush in flight). A single-space route (the out-only first pass of
+// an ordered ingest, undirected graphs) had one core routing and the other
+// mostly idle: sorting and coding took over half of that thread's time.
+//
 // When the distribution is known up front (a relabelling pass reads a stored
 // graph whose degrees it knows), buckets of unequal ranges (open_ranges)
 // are cut so that none outgrows a sort batch: a locality order puts the
@@ -30,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -53,9 +60,15 @@ struct SpillSegment {
 template <typename Record>
 class BucketRouter {
  public:
+  BucketRouter() = default;
+  // A flush in flight holds `this`.
+  BucketRouter(const BucketRouter&) = delete;
+  BucketRouter& operator=(const BucketRouter&) = delete;
+
   // `bucket_count` buckets (a power of two) of 2^width_bits values each,
   // the first starting at `base`; `can_grow` lets the width double.
-  // `coded` sorts and codes segments (above); it takes one more buffer.
+  // `coded` sorts and codes segments (above) in the background; it takes
+  // two more buffers (the spare and the coding room).
   Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
               int width_bits, bool can_grow, bool coded = false);
   // Buckets of unequal ranges: bucket b holds the slots [first_slot[b],
@@ -74,9 +87,8 @@ class BucketRouter {
       SG_RETURN_IF_ERROR(grow(offset));
       bucket = offset >> width_bits_;
     }
-    Record* buffer = buffers_.data() + bucket * buffer_records_;
-    buffer[fill_[bucket]++] = record;
-    if (fill_[bucket] == buffer_records_) return flush(static_cast<uint32_t>(bucket));
+    buffer_of_[bucket][fill_[bucket]++] = record;
+    if (fill_[bucket] == limit_[bucket]) return flush_full(static_cast<uint32_t>(bucket));
     return Status::OK();
   }
   // Routes records[0, count): add() in a loop with the router's fields in
@@ -110,7 +122,16 @@ class BucketRouter {
   static constexpr uint64_t kBlockRecords = 4096;
   static constexpr int kMaxDigitBits = 16;  // sort_by_key's radix digits
 
+  // Sets each bucket's buffer, and the spare when `coded`.
+  void point_buffers(bool coded);
+  // Writes a bucket's buffered records now (after any flush in flight).
   Status flush(uint32_t bucket);
+  // A bucket's buffer is full: flushed in the background when there is a
+  // spare, else now.
+  Status flush_full(uint32_t bucket);
+  // The result of the flush in flight, if any, once it is done.
+  Status wait_pending();
+  Status flush_records(uint32_t bucket, Record* records, uint32_t count);
   Status write_segment(uint32_t bucket, const void* bytes, size_t size, const SpillSegment& segment);
   Record* sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits);
   bool code_segment(const Record* records, uint32_t count, uint64_t base, int key_bits, int neighbour_bits,
@@ -129,14 +150,23 @@ class BucketRouter {
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
+  std::vector<Record*> buffer_of_;    // each bucket's buffer in buffers_
+  Record* spare_ = nullptr;           // coded: the buffer no bucket fills
   std::vector<Record> scratch_;       // coded: a buffer's records sorted or coded
   std::vector<uint32_t> key_counts_;  // coded: sort_by_key's digit counts
   std::vector<uint32_t> block_ends_;  // coded segments' blocks: byte ends from the segment's offset
   std::vector<uint32_t> fill_;
+  // Records a bucket's buffer takes before it is flushed: buffer_records_,
+  // but staggered over the first round of a coded router, so that evenly
+  // spread keys do not fill every buffer at once (one flush is in flight).
+  std::vector<uint32_t> limit_;
   std::vector<uint64_t> records_;
   std::vector<std::vector<SpillSegment>> segments_;
   uint64_t spill_end_ = 0;
   uint64_t total_records_ = 0;
+  // Declared last, so destroyed first: it waits for the flush, which uses
+  // the members above.
+  std::future<Status> pending_;
 };
 
 }  // namespace sg

@@ -1,7 +1,6 @@
 #include "shards/ingest/space_builder.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cassert>
 #include <future>
@@ -32,6 +31,12 @@ constexpr uint64_t kChunksPerPart = 4;
 // part holding millions of them would hold 5 bytes each outside the batch
 // budget. (Shorter runs stay in the parts: a run cut off costs a partial chunk.)
 constexpr uint32_t kEmptySliceVertices = 1 << 16;
+
+// An arc dropped from a list (a self-loop or duplicate): no vertex has this
+// id (at most 2^32 - 1 vertices, ids below).
+constexpr uint32_t kDroppedNeighbour = UINT32_MAX;
+void mark_dropped(uint32_t& neighbour) { neighbour = kDroppedNeighbour; }
+void mark_dropped(WeightedNeighbour& neighbour) { neighbour.id = kDroppedNeighbour; }
 
 template <typename Record>
 class SpaceBuilder {
@@ -94,6 +99,7 @@ class SpaceBuilder {
   Status append_part(size_t part);
   void encode_part(size_t part, size_t list_begin, size_t list_end, uint32_t vertex_begin, uint32_t vertex_end,
                    bool sort_lists);
+  void count_neighbours(size_t begin, size_t end);
 
   const SpaceBuildOptions& opt_;
   std::vector<SpaceOutput*> outs_;  // one per block
@@ -397,6 +403,7 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
     for (size_t k = k0; k < k1; ++k)
       encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
   });
+  if (opt_.neighbour_counts != nullptr) count_neighbours(list_begin_[first], list_begin_[end]);
   for (size_t k = 0; k < parts; ++k) {
     SG_RETURN_IF_ERROR(append_part(k));
     const SpaceBuildStats& s = part_stats_[k];
@@ -408,6 +415,27 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
   }
   next_vertex_ = std::max(next_vertex_, end_vertex);
   return Status::OK();
+}
+
+// Adds the kept neighbours of neighbours_[begin, end) to
+// opt_.neighbour_counts: each thread takes a range of ids and reads every
+// entry, so that no increment is atomic (an atomic one per arc, at random
+// addresses, took over half of the first pass's encoding).
+template <typename Record>
+void SpaceBuilder<Record>::count_neighbours(size_t begin, size_t end) {
+  constexpr size_t kRanges = 2;
+  uint32_t* counts = opt_.neighbour_counts;
+  const Neighbour* neighbours = neighbours_.data();
+  parallel_for(size_t{0}, kRanges, size_t{1}, [&](size_t r0, size_t r1) {
+    for (size_t r = r0; r < r1; ++r) {
+      const uint32_t low = static_cast<uint32_t>(uint64_t{opt_.num_vertices} * r / kRanges);
+      const uint32_t high = static_cast<uint32_t>(uint64_t{opt_.num_vertices} * (r + 1) / kRanges);
+      for (size_t k = begin; k < end; ++k) {
+        const uint32_t id = neighbour_id(neighbours[k]);  // kDroppedNeighbour is past every range
+        if (id - low < high - low) ++counts[id];
+      }
+    }
+  });
 }
 
 template <typename Record>
@@ -455,10 +483,9 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
       list[kept++] = list[j];
     }
     if (count > 0) part_carry_[part] = Carry{true, v, previous};
+    // Dropped arcs are marked for count_neighbours.
     if (opt_.neighbour_counts != nullptr) {
-      for (uint32_t j = 0; j < kept; ++j) {
-        std::atomic_ref<uint32_t>(opt_.neighbour_counts[neighbour_id(list[j])]).fetch_add(1, std::memory_order_relaxed);
-      }
+      for (uint32_t j = kept; j < count; ++j) mark_dropped(list[j]);
     }
     if (block_starts.size() == 1) {
       encoders_[0][part].add_list(v, list, kept);
