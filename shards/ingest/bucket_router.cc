@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <chrono>
 #include <cstring>
 #include <span>
 #include <utility>
@@ -29,9 +30,13 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   can_grow_ = can_grow;
   slot_bucket_.clear();
   first_slot_.clear();
-  scratch_.assign(coded ? buffer_records : 0, Record{});
+  coded_ = coded;
+  for (CodingRoom& room : rooms_) {
+    room.scratch.assign(coded ? buffer_records : 0, Record{});
+    room.key_counts.assign(coded ? size_t{1} << kMaxDigitBits : 0, 0);
+    room.block_ends.clear();
+  }
   point_buffers(coded);
-  key_counts_.assign(coded ? size_t{1} << kMaxDigitBits : 0, 0);
   block_ends_.clear();
   fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
@@ -82,10 +87,6 @@ void BucketRouter<Record>::point_buffers(bool coded) {
   buffer_of_.resize(bucket_count_);
   for (uint32_t b = 0; b < bucket_count_; ++b) buffer_of_[b] = buffers_.data() + size_t{b} * buffer_records_;
   spare_ = coded ? buffers_.data() + size_t{bucket_count_} * buffer_records_ : nullptr;
-  limit_.assign(bucket_count_, static_cast<uint32_t>(buffer_records_));
-  for (uint32_t b = 0; coded && b < bucket_count_; ++b) {
-    limit_[b] = static_cast<uint32_t>(std::max<uint64_t>(1, buffer_records_ * (b + 1) / bucket_count_));
-  }
 }
 
 template <typename Record>
@@ -97,26 +98,34 @@ template <typename Record>
 Status BucketRouter<Record>::flush(uint32_t bucket) {
   SG_RETURN_IF_ERROR(wait_pending());
   const uint32_t count = std::exchange(fill_[bucket], 0);
-  return flush_records(bucket, buffer_of_[bucket], count);
+  return flush_records(bucket, buffer_of_[bucket], count, rooms_[kCaller]);
 }
 
 template <typename Record>
 Status BucketRouter<Record>::flush_full(uint32_t bucket) {
   if (spare_ == nullptr) return flush(bucket);
+  const bool busy = pending_.valid() && pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  // A bucket's segments stay in input order (its sort is stable).
+  if (busy && pending_bucket_ != bucket) {
+    const uint32_t count = std::exchange(fill_[bucket], 0);
+    return flush_records(bucket, buffer_of_[bucket], count, rooms_[kCaller]);
+  }
   SG_RETURN_IF_ERROR(wait_pending());  // the spare's last flush is done
   Record* full = std::exchange(buffer_of_[bucket], spare_);
   spare_ = full;  // again free once this flush is done
   const uint32_t count = std::exchange(fill_[bucket], 0);
-  limit_[bucket] = static_cast<uint32_t>(buffer_records_);
-  pending_ = std::async(std::launch::async, [this, bucket, full, count] { return flush_records(bucket, full, count); });
+  pending_bucket_ = bucket;
+  pending_ = std::async(std::launch::async, [this, bucket, full, count] {
+    return flush_records(bucket, full, count, rooms_[kBackground]);
+  });
   return Status::OK();
 }
 
-// Runs while routing goes on (flush_full): it touches only the spill, the
-// coding room and the bucket's segment list and counts, and reads the
-// bucket's range, which changes only in grow(), after waiting for it.
+// Runs beside routing (flush_full) and beside another bucket's flush: it
+// touches its records and room, and the spill's shared state only in
+// write_segment; the bucket's range changes only in grow(), after waiting.
 template <typename Record>
-Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uint32_t count) {
+Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uint32_t count, CodingRoom& room) {
   if (count == 0) return Status::OK();
   // Whole keys (a range starting at a key) keep only the neighbour bits the
   // segment's largest neighbour needs; otherwise the offset is kept whole.
@@ -128,15 +137,15 @@ Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uin
   const int neighbour_bits = std::max(1, static_cast<int>(std::bit_width(largest_neighbour)));
   const bool compact = neighbour_bits < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
   const int value_bits = compact ? range_bits - 32 + neighbour_bits : range_bits;
-  if (compact && !scratch_.empty()) {
+  if (compact && coded_) {
     const int key_bits = range_bits - 32;
-    Record* sorted = sort_by_key(records, count, base, key_bits);
-    Record* other = sorted == records ? scratch_.data() : records;
+    Record* sorted = sort_by_key(records, count, base, key_bits, room);
+    Record* other = sorted == records ? room.scratch.data() : records;
     size_t size = 0;
     SpillSegment segment{};
     if (code_segment(sorted, count, base, key_bits, neighbour_bits, reinterpret_cast<uint8_t*>(other),
-                     size_t{count} * sizeof(Record), &size, &segment)) {
-      return write_segment(bucket, other, size, segment);
+                     size_t{count} * sizeof(Record), &size, &segment, room)) {
+      return write_segment(bucket, other, size, segment, &room);
     }
     records = sorted;  // a block would not decode in place: packed instead
   }
@@ -162,31 +171,39 @@ Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uin
   const size_t bytes = static_cast<size_t>(dst - reinterpret_cast<uint8_t*>(records));
   return write_segment(bucket, records, bytes,
                        SpillSegment{0, count, base, static_cast<uint8_t>(value_bytes),
-                                    static_cast<uint8_t>(compact ? neighbour_bits : 32), SpillSegment::kPacked, 0});
+                                    static_cast<uint8_t>(compact ? neighbour_bits : 32), SpillSegment::kPacked, 0},
+                       nullptr);
 }
 
 template <typename Record>
-Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, size_t size,
-                                           const SpillSegment& segment) {
-  SG_RETURN_IF_ERROR(spill_.pwrite_all(bytes, size, spill_end_));
-  segments_[bucket].push_back(segment);
-  segments_[bucket].back().offset = spill_end_;
-  spill_end_ += size;
-  records_[bucket] += segment.records;
-  total_records_ += segment.records;
-  return Status::OK();
+Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, size_t size, SpillSegment segment,
+                                           CodingRoom* room) {
+  {
+    const std::lock_guard<std::mutex> lock(write_mutex_);
+    segment.offset = spill_end_;
+    spill_end_ += size;
+    if (room != nullptr) {
+      segment.first_block = static_cast<uint32_t>(block_ends_.size());
+      block_ends_.insert(block_ends_.end(), room->block_ends.begin(), room->block_ends.end());
+    }
+    segments_[bucket].push_back(segment);
+    records_[bucket] += segment.records;
+    total_records_ += segment.records;
+  }
+  return spill_.pwrite_all(bytes, size, segment.offset);
 }
 
 // LSD radix sort by key offset between the records and the scratch buffer,
 // in one pass up to 16 key bits (a bucket of R-MAT 24's 256 has 16), else
 // in passes of equal digits; returns where the sorted records are.
 template <typename Record>
-Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits) {
+Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits,
+                                          CodingRoom& room) {
   const int passes = (key_bits + kMaxDigitBits - 1) / kMaxDigitBits;
   const int digit_bits = passes == 0 ? 0 : (key_bits + passes - 1) / passes;
   Record* from = records;
-  Record* to = scratch_.data();
-  const std::span<uint32_t> counts(key_counts_.data(), size_t{1} << digit_bits);
+  Record* to = room.scratch.data();
+  const std::span<uint32_t> counts(room.key_counts.data(), size_t{1} << digit_bits);
   for (int shift = 32; shift < 32 + key_bits; shift += digit_bits) {
     std::fill(counts.begin(), counts.end(), 0);
     const uint64_t mask = (uint64_t{1} << digit_bits) - 1;
@@ -209,10 +226,10 @@ Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint6
 template <typename Record>
 bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, uint64_t base, int key_bits,
                                         int neighbour_bits, uint8_t* out, size_t capacity, size_t* size,
-                                        SpillSegment* segment) {
+                                        SpillSegment* segment, CodingRoom& room) {
   constexpr int64_t R = sizeof(Record);
   const int rice_bits = std::max(0, key_bits - static_cast<int>(std::bit_width(count)));
-  const size_t first_block = block_ends_.size();
+  room.block_ends.clear();
   LsbBitWriter bits(out, capacity);
   for (uint32_t begin = 0; begin < count; begin += kBlockRecords) {
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kBlockRecords, count - begin));
@@ -238,10 +255,9 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
     bits.align();
     const int64_t block_bytes = static_cast<int64_t>(bits.bytes()) - block_start;
     if (bits.overflowed() || block_bytes > R * n || (n > 1 && block_bytes > R * (n - 1) + slack)) {
-      block_ends_.resize(first_block);
       return false;
     }
-    block_ends_.push_back(static_cast<uint32_t>(bits.bytes()));
+    room.block_ends.push_back(static_cast<uint32_t>(bits.bytes()));
   }
   *size = bits.bytes();
   *segment = SpillSegment{0,
@@ -250,7 +266,7 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
                           static_cast<uint8_t>(key_bits),
                           static_cast<uint8_t>(neighbour_bits),
                           static_cast<uint8_t>(rice_bits),
-                          static_cast<uint32_t>(first_block)};
+                          0};  // first_block: set when written
   return true;
 }
 
@@ -289,7 +305,7 @@ Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
     const int width_bits = width_bits_;
     const uint64_t bucket_count = bucket_count_;
     Record* const* buffer_of = buffer_of_.data();
-    const uint32_t* limit = limit_.data();
+    const size_t capacity = buffer_records_;
     uint32_t* fill = fill_.data();
     for (; i < count; ++i) {
       const uint64_t bucket = (records[i].arc - base) >> width_bits;
@@ -297,7 +313,7 @@ Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
       const uint32_t at = fill[bucket];
       buffer_of[bucket][at] = records[i];
       fill[bucket] = at + 1;
-      if (at + 1 == limit[bucket]) SG_RETURN_IF_ERROR(flush_full(static_cast<uint32_t>(bucket)));
+      if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(static_cast<uint32_t>(bucket)));
     }
     if (i < count) SG_RETURN_IF_ERROR(grow(records[i].arc - base_));
   }

@@ -24,10 +24,13 @@
 // in pieces of whole blocks.
 //
 // A coded router flushes in the background: a full buffer is swapped for a
-// spare one and sorted, coded and written by a task while routing goes on
-// (one flush in flight). A single-space route (the out-only first pass of
-// an ordered ingest, undirected graphs) had one core routing and the other
-// mostly idle: sorting and coding took over half of that thread's time.
+// spare one and sorted, coded and written by a task while routing goes on.
+// When that task is still busy, the router flushes the next full buffer
+// itself (evenly spread keys fill every buffer at about the same time), so
+// a burst of flushes is shared by two threads; each has its own coding
+// room. A single-space route (the out-only first pass of an ordered
+// ingest, undirected graphs) had one core routing and the other mostly
+// idle: sorting and coding took over half of that thread's time.
 //
 // When the distribution is known up front (a relabelling pass reads a stored
 // graph whose degrees it knows), buckets of unequal ranges (open_ranges)
@@ -37,6 +40,7 @@
 
 #include <cstdint>
 #include <future>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,8 +71,8 @@ class BucketRouter {
 
   // `bucket_count` buckets (a power of two) of 2^width_bits values each,
   // the first starting at `base`; `can_grow` lets the width double.
-  // `coded` sorts and codes segments (above) in the background; it takes
-  // two more buffers (the spare and the coding room).
+  // `coded` sorts and codes segments (above), also in the background; it
+  // takes three more buffers (the spare and two coding rooms).
   Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
               int width_bits, bool can_grow, bool coded = false);
   // Buckets of unequal ranges: bucket b holds the slots [first_slot[b],
@@ -88,7 +92,7 @@ class BucketRouter {
       bucket = offset >> width_bits_;
     }
     buffer_of_[bucket][fill_[bucket]++] = record;
-    if (fill_[bucket] == limit_[bucket]) return flush_full(static_cast<uint32_t>(bucket));
+    if (fill_[bucket] == buffer_records_) return flush_full(static_cast<uint32_t>(bucket));
     return Status::OK();
   }
   // Routes records[0, count): add() in a loop with the router's fields in
@@ -122,20 +126,30 @@ class BucketRouter {
   static constexpr uint64_t kBlockRecords = 4096;
   static constexpr int kMaxDigitBits = 16;  // sort_by_key's radix digits
 
+  // What one flush sorts and codes in (coded routers).
+  struct CodingRoom {
+    std::vector<Record> scratch;       // a buffer's records sorted or coded
+    std::vector<uint32_t> key_counts;  // sort_by_key's digit counts
+    std::vector<uint32_t> block_ends;  // the segment's blocks, until written
+  };
+  static constexpr int kCaller = 0, kBackground = 1;  // rooms_ of each thread
+
   // Sets each bucket's buffer, and the spare when `coded`.
   void point_buffers(bool coded);
   // Writes a bucket's buffered records now (after any flush in flight).
   Status flush(uint32_t bucket);
-  // A bucket's buffer is full: flushed in the background when there is a
-  // spare, else now.
+  // A bucket's buffer is full: flushed in the background when that is
+  // free, else here.
   Status flush_full(uint32_t bucket);
   // The result of the flush in flight, if any, once it is done.
   Status wait_pending();
-  Status flush_records(uint32_t bucket, Record* records, uint32_t count);
-  Status write_segment(uint32_t bucket, const void* bytes, size_t size, const SpillSegment& segment);
-  Record* sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits);
+  Status flush_records(uint32_t bucket, Record* records, uint32_t count, CodingRoom& room);
+  // Takes the segment's place in the spill (and the room's block ends)
+  // under write_mutex_, then writes it.
+  Status write_segment(uint32_t bucket, const void* bytes, size_t size, SpillSegment segment, CodingRoom* room);
+  Record* sort_by_key(Record* records, uint32_t count, uint64_t base, int key_bits, CodingRoom& room);
   bool code_segment(const Record* records, uint32_t count, uint64_t base, int key_bits, int neighbour_bits,
-                    uint8_t* out, size_t capacity, size_t* size, SpillSegment* segment);
+                    uint8_t* out, size_t capacity, size_t* size, SpillSegment* segment, CodingRoom& room);
   Status read_coded(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
   Status grow(uint64_t offset);
   static Status out_of_range() { return Status::Corruption("record outside its bucket router's range"); }
@@ -150,16 +164,13 @@ class BucketRouter {
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
-  std::vector<Record*> buffer_of_;    // each bucket's buffer in buffers_
-  Record* spare_ = nullptr;           // coded: the buffer no bucket fills
-  std::vector<Record> scratch_;       // coded: a buffer's records sorted or coded
-  std::vector<uint32_t> key_counts_;  // coded: sort_by_key's digit counts
+  std::vector<Record*> buffer_of_;  // each bucket's buffer in buffers_
+  Record* spare_ = nullptr;         // coded: the buffer no bucket fills
+  bool coded_ = false;
+  CodingRoom rooms_[2];               // coded: [kCaller], [kBackground]
+  std::mutex write_mutex_;            // the spill's end, segments, counts and block ends
   std::vector<uint32_t> block_ends_;  // coded segments' blocks: byte ends from the segment's offset
   std::vector<uint32_t> fill_;
-  // Records a bucket's buffer takes before it is flushed: buffer_records_,
-  // but staggered over the first round of a coded router, so that evenly
-  // spread keys do not fill every buffer at once (one flush is in flight).
-  std::vector<uint32_t> limit_;
   std::vector<uint64_t> records_;
   std::vector<std::vector<SpillSegment>> segments_;
   uint64_t spill_end_ = 0;
@@ -167,6 +178,7 @@ class BucketRouter {
   // Declared last, so destroyed first: it waits for the flush, which uses
   // the members above.
   std::future<Status> pending_;
+  uint32_t pending_bucket_ = 0;
 };
 
 }  // namespace sg
