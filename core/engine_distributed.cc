@@ -278,15 +278,7 @@ Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
   return Status::OK();
 }
 
-void Engine::adopt_reverse_steps() {
-  std::vector<StepStats>& theirs = reverse_->log_.steps();
-  for (StepStats& step : theirs) {
-    step.reversed = true;
-    step.iteration = log_.iteration();
-    log_.steps().push_back(std::move(step));
-  }
-  theirs.clear();
-}
+void Engine::adopt_reverse_steps() { log_.adopt_reversed(&reverse_->log_); }
 
 void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before) {
   if (log_.step_count() <= steps_before) return;  // the step planned nothing

@@ -30,8 +30,21 @@ std::vector<double> RunLog::iteration_seconds() const {
 }
 
 void RunLog::add(StepStats step) {
+  bytes_read_ += step.bytes_read();
   steps_.push_back(std::move(step));
   if (progress_) report_progress(steps_.back());
+}
+
+void RunLog::adopt_reversed(RunLog* other) {
+  for (StepStats& step : other->steps_) {
+    step.reversed = true;
+    step.iteration = iteration_;
+    const uint64_t bytes = step.bytes_read();
+    bytes_read_ += bytes;
+    other->bytes_read_ -= bytes;
+    steps_.push_back(std::move(step));
+  }
+  other->steps_.clear();
 }
 
 RunTotals RunLog::totals() const {
@@ -93,11 +106,10 @@ void RunLog::record_plan(const StepPlan& plan, StepStats* step) {
 }
 
 void RunLog::report_progress(const StepStats& step) const {
-  const RunTotals totals = this->totals();  // the folded steps' bytes too
   char line[256];
   std::snprintf(line, sizeof(line), "[%s] iteration %d  %s  active %llu  read %.1f MB  %.0f MB/s   ", label_.c_str(),
                 step.iteration, step.mode.c_str(), static_cast<unsigned long long>(step.active_vertices),
-                static_cast<double>(totals.bytes_read) / 1e6,
+                static_cast<double>(bytes_read_) / 1e6,
                 step.seconds > 0 ? static_cast<double>(step.bytes_read()) / 1e6 / step.seconds : 0.0);
   progress_(line);
 }

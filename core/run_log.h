@@ -48,6 +48,9 @@ class RunLog {
   RunTotals totals() const;
   // Records a step (or a part of one, see merge_since) and reports it.
   void add(StepStats step);
+  // Moves `other`'s kept steps to the end of this log, marked reversed and
+  // tagged with this log's iteration (a distributed run's reverse engine).
+  void adopt_reversed(RunLog* other);
   // The parts recorded since `first` merged into one step, which ends it
   // (the log is folded here, between steps, when it is full).
   void merge_since(size_t first);
@@ -67,6 +70,10 @@ class RunLog {
   std::vector<StepStats> steps_;
   uint64_t folded_steps_ = 0;
   RunTotals folded_;
+  // Bytes read by every step recorded here, for the progress line: a
+  // running total, since summing the kept steps cost up to kMaxKeptSteps
+  // additions a step. Merging and folding steps keep it.
+  uint64_t bytes_read_ = 0;
   std::string notices_;
 };
 

@@ -900,3 +900,44 @@ TEST_CASE(
   CHECK(hits == in_degree);
   CHECK(std::accumulate(hits.begin(), hits.end(), uint64_t{0}) == arcs);
 }
+
+TEST_CASE("run log: the progress line's read total counts merged, folded and adopted steps") {
+  std::vector<std::string> lines;
+  RunLog log;
+  log.open(
+      "t", [&](const std::string& line) { lines.push_back(line); }, true);
+  const auto step = [](uint64_t bytes) {
+    StepStats s;
+    s.device_bytes = {bytes, 2 * bytes};
+    s.device_requests = {1, 1};
+    return s;
+  };
+  const auto read_in_line = [](uint64_t bytes) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "read %.1f MB", static_cast<double>(bytes) / 1e6);
+    return std::string(text);
+  };
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < RunLog::kMaxKeptSteps + 10; ++i) {
+    const size_t first = log.steps().size();
+    log.add(step(1000 * (i + 1)));  // two parts, merged into one step
+    log.add(step(5000));
+    total += 3000 * (i + 1) + 15000;
+    log.merge_since(first);
+  }
+  CHECK(log.folded_steps() > 0);
+  CHECK(log.totals().bytes_read == total);
+  CHECK(lines.back().find(read_in_line(total)) != std::string::npos);
+
+  RunLog reverse;
+  reverse.add(step(7000));
+  log.add(step(0));
+  log.adopt_reversed(&reverse);
+  CHECK(reverse.steps().empty());
+  CHECK(log.steps().back().reversed);
+  total += 21000;
+  log.add(step(1000));
+  total += 3000;
+  CHECK(log.totals().bytes_read == total);
+  CHECK(lines.back().find(read_in_line(total)) != std::string::npos);
+}
