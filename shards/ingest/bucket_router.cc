@@ -30,7 +30,6 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   can_grow_ = can_grow;
   slot_bucket_.clear();
   first_slot_.clear();
-  coded_ = coded;
   for (CodingRoom& room : rooms_) {
     room.scratch.assign(coded ? buffer_records : 0, Record{});
     room.key_counts.assign(coded ? size_t{1} << kMaxDigitBits : 0, 0);
@@ -97,6 +96,11 @@ Status BucketRouter<Record>::wait_pending() {
 template <typename Record>
 Status BucketRouter<Record>::flush(uint32_t bucket) {
   SG_RETURN_IF_ERROR(wait_pending());
+  return flush_here(bucket);
+}
+
+template <typename Record>
+Status BucketRouter<Record>::flush_here(uint32_t bucket) {
   const uint32_t count = std::exchange(fill_[bucket], 0);
   return flush_records(bucket, buffer_of_[bucket], count, rooms_[kCaller]);
 }
@@ -106,10 +110,7 @@ Status BucketRouter<Record>::flush_full(uint32_t bucket) {
   if (spare_ == nullptr) return flush(bucket);
   const bool busy = pending_.valid() && pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
   // A bucket's segments stay in input order (its sort is stable).
-  if (busy && pending_bucket_ != bucket) {
-    const uint32_t count = std::exchange(fill_[bucket], 0);
-    return flush_records(bucket, buffer_of_[bucket], count, rooms_[kCaller]);
-  }
+  if (busy && pending_bucket_ != bucket) return flush_here(bucket);
   SG_RETURN_IF_ERROR(wait_pending());  // the spare's last flush is done
   Record* full = std::exchange(buffer_of_[bucket], spare_);
   spare_ = full;  // again free once this flush is done
@@ -137,7 +138,7 @@ Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uin
   const int neighbour_bits = std::max(1, static_cast<int>(std::bit_width(largest_neighbour)));
   const bool compact = neighbour_bits < 32 && range_bits >= 32 && (base & UINT32_MAX) == 0;
   const int value_bits = compact ? range_bits - 32 + neighbour_bits : range_bits;
-  if (compact && coded_) {
+  if (compact && coded()) {
     const int key_bits = range_bits - 32;
     Record* sorted = sort_by_key(records, count, base, key_bits, room);
     Record* other = sorted == records ? room.scratch.data() : records;
@@ -327,6 +328,7 @@ Status BucketRouter<Record>::finish() {
   std::vector<Record>().swap(buffers_);
   buffer_of_.clear();
   spare_ = nullptr;
+  for (CodingRoom& room : rooms_) room = CodingRoom{};  // the sort phase reads the spill without them
   return Status::OK();
 }
 

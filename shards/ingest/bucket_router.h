@@ -69,10 +69,13 @@ class BucketRouter {
   BucketRouter(const BucketRouter&) = delete;
   BucketRouter& operator=(const BucketRouter&) = delete;
 
+  // What a coded router takes besides its buckets' buffers: a spare and two
+  // coding rooms, each the size of a buffer.
+  static constexpr size_t kCodedExtraBuffers = 3;
+
   // `bucket_count` buckets (a power of two) of 2^width_bits values each,
   // the first starting at `base`; `can_grow` lets the width double.
-  // `coded` sorts and codes segments (above), also in the background; it
-  // takes three more buffers (the spare and two coding rooms).
+  // `coded` sorts and codes segments (above), also in the background.
   Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
               int width_bits, bool can_grow, bool coded = false);
   // Buckets of unequal ranges: bucket b holds the slots [first_slot[b],
@@ -98,7 +101,7 @@ class BucketRouter {
   // Routes records[0, count): add() in a loop with the router's fields in
   // registers (stores into the buffers could otherwise alias them).
   Status add_many(const Record* records, size_t count);
-  // Flushes every buffer and releases them.
+  // Flushes every buffer and releases them and the coding rooms.
   Status finish();
   // Deletes the spill file.
   void remove();
@@ -136,8 +139,11 @@ class BucketRouter {
 
   // Sets each bucket's buffer, and the spare when `coded`.
   void point_buffers(bool coded);
+  bool coded() const { return !rooms_[kCaller].scratch.empty(); }
   // Writes a bucket's buffered records now (after any flush in flight).
   Status flush(uint32_t bucket);
+  // The same, in the caller's room, beside a flush in flight.
+  Status flush_here(uint32_t bucket);
   // A bucket's buffer is full: flushed in the background when that is
   // free, else here.
   Status flush_full(uint32_t bucket);
@@ -164,9 +170,8 @@ class BucketRouter {
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
   std::vector<Record> buffers_;
-  std::vector<Record*> buffer_of_;  // each bucket's buffer in buffers_
-  Record* spare_ = nullptr;         // coded: the buffer no bucket fills
-  bool coded_ = false;
+  std::vector<Record*> buffer_of_;    // each bucket's buffer in buffers_
+  Record* spare_ = nullptr;           // coded: the buffer no bucket fills
   CodingRoom rooms_[2];               // coded: [kCaller], [kBackground]
   std::mutex write_mutex_;            // the spill's end, segments, counts and block ends
   std::vector<uint32_t> block_ends_;  // coded segments' blocks: byte ends from the segment's offset

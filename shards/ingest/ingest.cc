@@ -503,7 +503,7 @@ void IngestJob::router_shape(size_t record_bytes, size_t spaces, size_t sort_rec
                                std::max<uint64_t>(16, std::bit_floor(route_buffer_bytes(spaces) / kMinSegmentBytes)));
   }
   *buckets = static_cast<uint32_t>(count);
-  *buffer_records = route_buffer_records(record_bytes, spaces, count + 3);  // + the spare and two coding rooms
+  *buffer_records = route_buffer_records(record_bytes, spaces, count + BucketRouter<PlainArc>::kCodedExtraBuffers);
 }
 
 uint64_t IngestJob::route_buffer_bytes(size_t spaces) const {
@@ -586,7 +586,8 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
     if (ranges.first_slot.empty()) {
       SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true, coded));
     } else {
-      const size_t buffer = route_buffer_records(sizeof(Record), spaces, ranges.first_slot.size() + 3);
+      const size_t buffer = route_buffer_records(sizeof(Record), spaces,
+                                                 ranges.first_slot.size() + BucketRouter<Record>::kCodedExtraBuffers);
       SG_RETURN_IF_ERROR(
           (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, coded));
     }
