@@ -95,6 +95,25 @@ TEST_CASE("bit streams: fields and unary codes come back, and a read past the en
   CHECK(!r.failed());
   r.get(32);
   CHECK(r.failed());
+  // Fields taken from one window.
+  std::vector<uint8_t> wide(32);
+  LsbBitWriter ww(wide.data(), wide.size());
+  ww.put(3, 2);
+  ww.put((uint64_t{1} << 30) - 1, 30);
+  ww.put((1u << 24) - 2, 24);
+  ww.put(1, 1);
+  ww.align();
+  CHECK(!ww.overflowed());
+  CHECK(ww.bytes() == 8);
+  LsbBitReader wr(wide.data(), ww.bytes());
+  const uint64_t window = wr.window();
+  REQUIRE(wr.window_bits() >= 56);
+  CHECK((window & 3) == 3);
+  CHECK(((window >> 2) & ((uint64_t{1} << 30) - 1)) == (uint64_t{1} << 30) - 1);
+  CHECK(((window >> 32) & ((1u << 24) - 1)) == (1u << 24) - 2);
+  wr.consume(56);
+  CHECK(wr.get(1) == 1);
+  CHECK(!wr.failed());
   LsbBitReader limited(bytes.data(), w.bytes());
   limited.get(4);
   CHECK(!limited.failed());
@@ -128,6 +147,30 @@ TEST_CASE("spill coding: records come back exactly, whole and in pieces of block
     CHECK(coded > 0);
     check_round_trip(weighted, 4, 9000, &coded);
     CHECK(coded > 0);
+  }
+}
+
+TEST_CASE("spill coding: a record's fields in one word or field by field (long gaps, 31-bit neighbours)") {
+  // One bucket of 2^20 keys and 8192 records: Rice parameter 6. Keys step
+  // by 2500 every 20 records (a quotient of 39), neighbours alternate
+  // between small and 31 bits (32 would leave the
+  // segment packed), so records are coded both in one word
+  // (gap and neighbour within 32 bits) and field by field.
+  std::vector<PlainArc> input;
+  uint64_t state = 17;
+  for (uint32_t i = 0; i < 8192; ++i) {
+    const uint32_t neighbour = i % 2 == 0 ? i % 7 : static_cast<uint32_t>(sgtest::next_random(&state)) >> 1 | 1u << 30;
+    input.push_back(PlainArc::make(i / 20 * 2500, neighbour, 0));
+  }
+  sgtest::TempDir dir;
+  BucketRouter<PlainArc> router;
+  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, true).ok());
+  REQUIRE(router.add_many(input.data(), input.size()).ok());
+  REQUIRE(router.finish().ok());
+  for (const uint64_t piece_blocks : {0, 1}) {
+    size_t coded = 0;
+    CHECK(arcs_of(read_back(router, piece_blocks, &coded)) == arcs_of(input));
+    CHECK(coded == 1);
   }
 }
 

@@ -217,6 +217,46 @@ Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint6
   return from;
 }
 
+namespace {
+
+// A record after a block's first: its key gap (Rice code: quotient in
+// unary, then rice_bits) and its neighbour, in one put when they fit (the
+// common case: a short quotient), else field by field.
+[[gnu::always_inline]] inline void put_gap_and_neighbour(uint64_t gap, int rice_bits, uint64_t neighbour,
+                                                         int neighbour_bits, LsbBitWriter* bits) {
+  const uint64_t q = gap >> rice_bits;
+  const uint64_t rest = gap & ((uint64_t{1} << rice_bits) - 1);
+  if (q + 1 + rice_bits + neighbour_bits <= LsbBitWriter::kMaxPutBits) {
+    const int q_bits = static_cast<int>(q) + 1;
+    bits->put((neighbour << rice_bits | rest) << q_bits | uint64_t{1} << q, q_bits + rice_bits + neighbour_bits);
+    return;
+  }
+  bits->put_unary(q);
+  bits->put(rest, rice_bits);
+  bits->put(neighbour, neighbour_bits);
+}
+
+// Its reverse: the gap, and the neighbour in *neighbour; the fields are
+// taken from one refill when they lie in it.
+[[gnu::always_inline]] inline uint64_t get_gap_and_neighbour(int rice_bits, uint64_t quotient_limit, int neighbour_bits,
+                                                             uint64_t* neighbour, LsbBitReader* bits) {
+  const uint64_t window = bits->window();
+  const int q = std::countr_zero(window);
+  const int fields_bits = q + 1 + rice_bits + neighbour_bits;
+  if (fields_bits <= bits->window_bits() && static_cast<uint64_t>(q) <= quotient_limit) {
+    const uint64_t after_q = window >> (q + 1);
+    *neighbour = (after_q >> rice_bits) & ((uint64_t{1} << neighbour_bits) - 1);
+    bits->consume(fields_bits);
+    return static_cast<uint64_t>(q) << rice_bits | (after_q & ((uint64_t{1} << rice_bits) - 1));
+  }
+  const uint64_t q_long = bits->get_unary(quotient_limit);
+  const uint64_t gap = q_long << rice_bits | bits->get(rice_bits);
+  *neighbour = bits->get(neighbour_bits);
+  return gap;
+}
+
+}  // namespace
+
 // Codes sorted records in blocks into out[0, capacity). Decoding happens in
 // place (read_coded: a block range is read into the end of the records it
 // becomes and decoded from the front), so every record must be decoded
@@ -241,15 +281,14 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
       const Record& record = records[begin + i];
       const uint64_t offset = record.arc - base;
       const uint64_t key = offset >> 32;
+      const uint64_t neighbour = offset & UINT32_MAX;
       if (i == 0) {
         bits.put(key, key_bits);
+        bits.put(neighbour, neighbour_bits);
       } else {
-        const uint64_t gap = key - previous;
-        bits.put_unary(gap >> rice_bits);
-        bits.put(gap & ((uint64_t{1} << rice_bits) - 1), rice_bits);
+        put_gap_and_neighbour(key - previous, rice_bits, neighbour, neighbour_bits, &bits);
       }
       previous = key;
-      bits.put(offset & UINT32_MAX, neighbour_bits);
       if constexpr (kExtraBytes < Record >> 0) bits.put(std::bit_cast<uint32_t>(weight_of(record)), 32);
       if (i + 1 < n) slack = std::min(slack, static_cast<int64_t>(bits.bytes()) - block_start - R * i);
     }
@@ -390,13 +429,13 @@ Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t fi
     const uint64_t n = std::min<uint64_t>(kBlockRecords, count - at);
     uint64_t key = 0;
     for (uint64_t i = 0; i < n; ++i, ++at) {
+      uint64_t neighbour = 0;
       if (i == 0) {
         key = bits.get(key_bits);
+        neighbour = bits.get(segment.neighbour_bits);
       } else {
-        const uint64_t q = bits.get_unary(key_range >> rice_bits);
-        key += q << rice_bits | bits.get(rice_bits);
+        key += get_gap_and_neighbour(rice_bits, key_range >> rice_bits, segment.neighbour_bits, &neighbour, &bits);
       }
-      const uint64_t neighbour = bits.get(segment.neighbour_bits);
       float weight = 0;
       if constexpr (kExtraBytes < Record >> 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
       if (bits.failed() || key >= key_range) return Status::Corruption("spill segment block does not decode");
