@@ -57,6 +57,9 @@ TEST_CASE("malformed matrix market and binary input") {
   expect_ingest_error("d.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n", "",
                       "d.mtx:4: more entries than the header declares");
   expect_ingest_error("e.bin32", std::string("\0\0\0\0\1\0\0\0\2\0", 10), "", "e.bin32: record 2: truncated");
+  // Ids are checked a batch at a time; the first record past the limit is named.
+  expect_ingest_error("f.bin32", std::string("\0\0\0\0\1\0\0\0\2\0\0\0\xff\xff\xff\xff\3\0\0\0\xff\xff\xff\xff", 24),
+                      "--no-remap", "f.bin32: record 2: vertex id 4294967295");
 }
 
 TEST_CASE("malformed DIMACS input") {

@@ -275,7 +275,13 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
   for (uint32_t begin = 0; begin < count; begin += kBlockRecords) {
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kBlockRecords, count - begin));
     const int64_t block_start = static_cast<int64_t>(bits.bytes());
-    int64_t slack = INT64_MAX;  // min over i < n - 1 of (bytes through i) - R i
+    // slack: the min over i < n - 1 of d_i = (bytes through record i) - R i.
+    // A record of at most 8 (R - 1) bits adds fewer than R bytes, so d
+    // falls over a run of such records and the min is at a run's end:
+    // d is taken before a longer record (a long gap) and before the last.
+    int64_t slack = INT64_MAX;
+    constexpr uint64_t kShortRecordBits = 8 * (R - 1);
+    constexpr uint64_t kWeightBits = kExtraBytes < Record >> 0 ? 32 : 0;
     uint64_t previous = 0;
     for (uint32_t i = 0; i < n; ++i) {
       const Record& record = records[begin + i];
@@ -286,11 +292,14 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
         bits.put(key, key_bits);
         bits.put(neighbour, neighbour_bits);
       } else {
+        const uint64_t record_bits = ((key - previous) >> rice_bits) + 1 + rice_bits + neighbour_bits + kWeightBits;
+        if (i + 1 == n || record_bits > kShortRecordBits) {
+          slack = std::min(slack, static_cast<int64_t>(bits.bytes()) - block_start - R * (i - 1));
+        }
         put_gap_and_neighbour(key - previous, rice_bits, neighbour, neighbour_bits, &bits);
       }
       previous = key;
-      if constexpr (kExtraBytes < Record >> 0) bits.put(std::bit_cast<uint32_t>(weight_of(record)), 32);
-      if (i + 1 < n) slack = std::min(slack, static_cast<int64_t>(bits.bytes()) - block_start - R * i);
+      if constexpr (kWeightBits > 0) bits.put(std::bit_cast<uint32_t>(weight_of(record)), 32);
     }
     bits.align();
     const int64_t block_bytes = static_cast<int64_t>(bits.bytes()) - block_start;
@@ -335,10 +344,7 @@ Status BucketRouter<Record>::grow(uint64_t offset) {
 
 template <typename Record>
 Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
-  if (!slot_bucket_.empty()) {
-    for (size_t i = 0; i < count; ++i) SG_RETURN_IF_ERROR(add(records[i]));
-    return Status::OK();
-  }
+  if (!slot_bucket_.empty()) return add_many_by_slot(records, count);
   size_t i = 0;
   while (i < count) {
     const uint64_t base = base_;
@@ -356,6 +362,30 @@ Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
       if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(static_cast<uint32_t>(bucket)));
     }
     if (i < count) SG_RETURN_IF_ERROR(grow(records[i].arc - base_));
+  }
+  return Status::OK();
+}
+
+// add_many for buckets of unequal ranges (open_ranges): a slot's bucket is
+// looked up, the rest as above, with the fields in registers (R-MAT 22's
+// relabelling pass routes 134 M records this way).
+template <typename Record>
+Status BucketRouter<Record>::add_many_by_slot(const Record* records, size_t count) {
+  const uint64_t base = base_;
+  const int width_bits = width_bits_;
+  const uint32_t* slot_bucket = slot_bucket_.data();
+  const uint64_t slot_count = slot_bucket_.size();
+  Record* const* buffer_of = buffer_of_.data();
+  const size_t capacity = buffer_records_;
+  uint32_t* fill = fill_.data();
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t slot = (records[i].arc - base) >> width_bits;
+    if (slot >= slot_count) return out_of_range();
+    const uint32_t bucket = slot_bucket[slot];
+    const uint32_t at = fill[bucket];
+    buffer_of[bucket][at] = records[i];
+    fill[bucket] = at + 1;
+    if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(bucket));
   }
   return Status::OK();
 }

@@ -158,6 +158,7 @@ class BucketRouter {
                     uint8_t* out, size_t capacity, size_t* size, SpillSegment* segment, CodingRoom& room);
   Status read_coded(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
   Status grow(uint64_t offset);
+  Status add_many_by_slot(const Record* records, size_t count);
   static Status out_of_range() { return Status::Corruption("record outside its bucket router's range"); }
 
   File spill_;

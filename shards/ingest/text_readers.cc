@@ -591,14 +591,10 @@ class BinaryReader : public EdgeReader {
                                 " record)");
       }
       if (got == 0) break;
-      for (size_t at = 0; at < got; at += record_bytes_) {
-        const RawEdge edge = decode(buffer_.data() + at);
-        if (edge.src > max_id_ || edge.dst > max_id_) {
-          return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + at / record_bytes_ + 1) +
-                                  ": " + id_limit_text(edge, 0));
-        }
-        batch->push_back(edge);
-      }
+      const size_t count = got / record_bytes_;
+      const size_t first = batch->size();
+      batch->reserve(first + count);
+      if (decode_all(count, batch) > max_id_) return id_out_of_range(*batch, first);
       records_ += got / record_bytes_;
     }
     return Status::OK();
@@ -616,20 +612,38 @@ class BinaryReader : public EdgeReader {
     }
     return Status::OK();
   }
-  RawEdge decode(const char* p) const {
-    RawEdge edge{0, 0, 1.0f};
+  // The buffer's first `count` records appended to out, in a loop per
+  // record shape (a branch per field cost more than the copy); returns the
+  // largest id, which is checked once a batch.
+  uint64_t decode_all(size_t count, std::vector<RawEdge>* out) const {
     if (id_bytes_ == 4) {
-      uint32_t s, d;
-      std::memcpy(&s, p, 4);
-      std::memcpy(&d, p + 4, 4);
-      edge.src = s;
-      edge.dst = d;
-    } else {
-      std::memcpy(&edge.src, p, 8);
-      std::memcpy(&edge.dst, p + 8, 8);
+      return shape_.weighted ? decode_records<uint32_t, true>(count, out) : decode_records<uint32_t, false>(count, out);
     }
-    if (shape_.weighted) std::memcpy(&edge.weight, p + 2 * id_bytes_, 4);
-    return edge;
+    return shape_.weighted ? decode_records<uint64_t, true>(count, out) : decode_records<uint64_t, false>(count, out);
+  }
+  template <typename Id, bool kWeighted>
+  uint64_t decode_records(size_t count, std::vector<RawEdge>* out) const {
+    constexpr size_t kRecordBytes = 2 * sizeof(Id) + (kWeighted ? sizeof(float) : 0);
+    const char* p = buffer_.data();
+    uint64_t largest = 0;
+    for (size_t i = 0; i < count; ++i, p += kRecordBytes) {
+      Id src, dst;
+      std::memcpy(&src, p, sizeof(Id));
+      std::memcpy(&dst, p + sizeof(Id), sizeof(Id));
+      float weight = 1.0f;
+      if constexpr (kWeighted) std::memcpy(&weight, p + 2 * sizeof(Id), sizeof(float));
+      out->push_back(RawEdge{src, dst, weight});
+      largest = std::max<uint64_t>(largest, std::max<uint64_t>(src, dst));
+    }
+    return largest;
+  }
+  // The first record of batch[first, end) past the id limit, worded (the
+  // batch's largest id is past it, so one is).
+  Status id_out_of_range(const std::vector<RawEdge>& batch, size_t first) const {
+    size_t i = first;
+    while (i + 1 < batch.size() && batch[i].src <= max_id_ && batch[i].dst <= max_id_) ++i;
+    return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + (i - first) + 1) + ": " +
+                            id_limit_text(batch[i], 0));
   }
 
   ByteSource source_;
