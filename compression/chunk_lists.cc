@@ -19,11 +19,11 @@ constexpr uint64_t kMaxTokenBytes = 5;
 
 // Walks the lists' parts in stored order, calling sink.token(t) per token
 // (codec 1: per vertex its length), sink.first(z) per list with its first
-// neighbour zigzagged against its anchor, then sink.gaps(p, bytes) with
-// its varint gaps. The one place that decides runs and anchors when writing.
+// neighbour zigzagged against its anchor, then sink.gaps(p, n) with its
+// n gaps. The one place that decides runs and anchors when writing.
 template <typename Sink>
 void visit_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const ChunkListParts& parts, Sink& sink) {
-  const uint8_t* gaps = parts.gaps;
+  const uint32_t* gaps = parts.gaps;
   size_t list = 0;
   bool have_previous = false;
   uint32_t previous_first = 0;
@@ -48,9 +48,8 @@ void visit_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, const 
     const uint32_t anchor =
         codec != ListCodec::kV1 && mode == AnchorMode::kPreviousFirst && have_previous ? previous_first : vertex;
     sink.first(zigzag_offset(first, anchor));
-    const uint32_t gap_bytes = parts.gap_bytes[list];
-    sink.gaps(gaps, gap_bytes);  // a one-neighbour list has no gaps (gaps may be null)
-    gaps += gap_bytes;
+    sink.gaps(gaps, count - 1);  // a one-neighbour list has no gaps (gaps may be null)
+    gaps += count - 1;
     have_previous = true;
     previous_first = first;
     ++list;
@@ -68,19 +67,18 @@ uint8_t* write_lists(ListCodec codec, AnchorMode mode, uint32_t first_vertex, co
     bool with_gaps;
     void token(uint64_t t) { dst = put_varint64(dst, t); }
     void first(uint64_t z) { dst = put_varint64(dst, z); }
-    void gaps(const uint8_t* p, uint32_t bytes) {
-      if (!with_gaps || bytes == 0) return;
-      std::memcpy(dst, p, bytes);
-      dst += bytes;
+    void gaps(const uint32_t* p, uint32_t n) {
+      if (!with_gaps) return;
+      for (uint32_t i = 0; i < n; ++i) dst = put_varint64(dst, p[i]);
     }
   } sink{dst, with_gaps};
   visit_lists(codec, mode, first_vertex, parts, sink);
   return sink.dst;
 }
 
-// Writes the parts' varint gaps (minus `minus` each) as one StreamVByte
-// stream of `gaps` values at `dst`, a bounded batch at a time so no
-// chunk-sized scratch is needed; returns the end.
+// Writes the parts' `gaps` gaps (minus `minus` each) as one StreamVByte
+// stream at `dst`, a bounded batch at a time so no chunk-sized scratch is
+// needed; returns the end.
 uint8_t* write_gap_stream(SvbLengths lengths, uint32_t minus, const ChunkListParts& parts, uint64_t gaps,
                           uint8_t* dst) {
   constexpr uint32_t kBatch = 1024;  // a multiple of 4: batches' control bytes join up
@@ -88,18 +86,13 @@ uint8_t* write_gap_stream(SvbLengths lengths, uint32_t minus, const ChunkListPar
   uint8_t coded[svb_max_bytes(kBatch)];
   uint8_t* control = dst;
   uint8_t* data = dst + svb_control_bytes(gaps);
-  uint64_t total = 0;
-  for (uint32_t bytes : parts.gap_bytes) total += bytes;
-  const uint8_t* p = parts.gaps;
-  const uint8_t* end = parts.gaps + total;
-  while (p < end) {
-    uint32_t n = 0;
-    while (n < kBatch && p < end) {
-      uint32_t gap = 0;
-      p = get_varint32(p, end, &gap);
-      assert(p != nullptr && gap >= minus);
-      batch[n++] = gap - minus;
+  for (uint64_t done = 0; done < gaps;) {
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kBatch, gaps - done));
+    for (uint32_t i = 0; i < n; ++i) {
+      assert(parts.gaps[done + i] >= minus);
+      batch[i] = parts.gaps[done + i] - minus;
     }
+    done += n;
     const size_t control_bytes = svb_control_bytes(n);
     const size_t coded_bytes = svb_encode(lengths, batch, n, coded);
     std::memcpy(control, coded, control_bytes);
@@ -143,14 +136,8 @@ bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkL
     EntropyWriter& writer;
     void token(uint64_t t) { writer.put(kEntropyTokenBase, t); }
     void first(uint64_t z) { writer.put(kEntropyFirstBase, z); }
-    void gaps(const uint8_t* p, uint32_t bytes) {
-      const uint8_t* end = p + bytes;
-      while (p < end) {
-        uint32_t gap = 0;
-        p = get_varint32(p, end, &gap);
-        assert(p != nullptr);
-        writer.put(kEntropyGapBase, gap);
-      }
+    void gaps(const uint32_t* p, uint32_t n) {
+      for (uint32_t i = 0; i < n; ++i) writer.put(kEntropyGapBase, p[i]);
     }
   };
   thread_local EntropyWriter writer;
@@ -166,21 +153,25 @@ bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkL
 
 }  // namespace
 
-GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst) {
-  GapSizes sizes;
-  uint8_t* p = dst;
+// Sizes by compares, without branches, so the loop vectorizes.
+GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint32_t* gaps) {
+  uint64_t varint_bytes = 0, stream_bytes = 0, runs_bytes = 0;
+  uint32_t zeros = 0;
   for (uint32_t i = 1; i < count; ++i) {
     const uint32_t gap = ids[i] - ids[i - 1];
-    p = put_varint64(p, gap);
-    sizes.bytes[1] += svb_value_bytes(SvbLengths::k1234, gap);
-    if (gap == 0) {
-      sizes.repeats = true;
-    } else {
-      sizes.bytes[2] += svb_value_bytes(SvbLengths::k0124, gap - 1);
-    }
+    gaps[i - 1] = gap;
+    varint_bytes += 1u + (gap >= 1u << 7) + (gap >= 1u << 14) + (gap >= 1u << 21) + (gap >= 1u << 28);
+    stream_bytes += 1u + (gap >= 1u << 8) + (gap >= 1u << 16) + (gap >= 1u << 24);
+    // StreamVByteRuns codes gap - 1 in 0, 1, 2 or 4 bytes (a zero gap: none).
+    runs_bytes += (gap >= 2u) + (gap >= (1u << 8) + 1) + 2u * (gap >= (1u << 16) + 1);
+    zeros += gap == 0;
   }
+  GapSizes sizes;
   sizes.gaps = count > 0 ? count - 1 : 0;
-  sizes.bytes[0] = static_cast<uint64_t>(p - dst);
+  sizes.bytes[0] = varint_bytes;
+  sizes.bytes[1] = stream_bytes;
+  sizes.bytes[2] = runs_bytes;
+  sizes.repeats = zeros > 0;
   return sizes;
 }
 
@@ -257,7 +248,7 @@ void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_verte
     return;
   }
   uint64_t gap_total = 0;
-  for (uint32_t bytes : parts.gap_bytes) gap_total += bytes;
+  for (uint32_t count : parts.counts) gap_total += count > 0 ? count - 1 : 0;
   const size_t start = out->size();
   // At most: per list its count and first neighbour; per vertex a count
   // (codec 1) or per run of empty lists one token (a run before each list
@@ -266,7 +257,7 @@ void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_verte
   // buffer keeps its largest size.
   const uint64_t lists = parts.firsts.size();
   const uint64_t counts = codec == ListCodec::kV1 ? parts.counts.size() : 2 * lists + 1;
-  out->resize(start + 1 + counts * kMaxTokenBytes + lists * kMaxTokenBytes + gap_total);
+  out->resize(start + 1 + counts * kMaxTokenBytes + lists * kMaxTokenBytes + gap_total * kMaxVarint32Bytes);
   uint8_t* dst = out->data() + start;
   if (codec != ListCodec::kV1) *dst++ = ChunkLayout{layout.anchor, GapCoding::kVarint}.byte();
   dst = write_lists(codec, layout.anchor, first_vertex, parts, true, dst);
@@ -275,18 +266,16 @@ void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_verte
 
 void encode_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_vertex, std::span<const uint32_t> counts,
                         const uint32_t* neighbours, std::vector<uint8_t>* out) {
-  std::vector<uint32_t> firsts, gap_bytes;
-  std::vector<uint8_t> gaps;
+  std::vector<uint32_t> firsts, gaps;
   for (uint32_t count : counts) {
     if (count == 0) continue;
     firsts.push_back(neighbours[0]);
     const size_t at = gaps.size();
-    gaps.resize(at + uint64_t{count} * kMaxVarint32Bytes);
-    gap_bytes.push_back(static_cast<uint32_t>(encode_gaps(neighbours, count, gaps.data() + at).bytes[0]));
-    gaps.resize(at + gap_bytes.back());
+    gaps.resize(at + count - 1);
+    encode_gaps(neighbours, count, gaps.data() + at);
     neighbours += count;
   }
-  write_chunk_lists(codec, layout, first_vertex, ChunkListParts{counts, firsts, gap_bytes, gaps.data()}, out);
+  write_chunk_lists(codec, layout, first_vertex, ChunkListParts{counts, firsts, gaps.data()}, out);
 }
 
 }  // namespace sg

@@ -75,9 +75,11 @@ struct GapSizes {
   uint64_t bytes[kGapCodings] = {0, 0, 0};  // varint; StreamVByte data bytes (no control bytes)
   bool repeats = false;                     // a gap of zero: StreamVByteRuns cannot code it
 };
-// Codes the gaps of ids[0..count) (sorted) at `dst` as varints (room for
-// 5 * count bytes) and sizes them in every coding.
-GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint8_t* dst);
+// Writes the count - 1 gaps of ids[0..count) (sorted) at `gaps` and sizes
+// them in every coding. They are kept whole (4 bytes each) until the chunk
+// is written: a coding that would be decoded again to be recoded cost
+// more than the bytes.
+GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint32_t* gaps);
 
 // Which gap codings the encoder may pick for a chunk.
 enum class GapChoice : uint8_t {
@@ -123,13 +125,12 @@ class ChunkListSizer {
 
 // Appends a chunk's lists, from their parts, to `out`: per vertex from
 // `first_vertex` its list length (`counts`), per non-empty list its first
-// neighbour (`firsts`) and its varint gaps (`gap_bytes` long, back to back
-// in `gaps`). Codec 1 ignores `layout`, codec 2 its gap coding.
+// neighbour (`firsts`) and its count - 1 gaps (back to back in `gaps`).
+// Codec 1 ignores `layout`, codec 2 its gap coding.
 struct ChunkListParts {
   std::span<const uint32_t> counts;
   std::span<const uint32_t> firsts;
-  std::span<const uint32_t> gap_bytes;
-  const uint8_t* gaps = nullptr;
+  const uint32_t* gaps = nullptr;
 };
 void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_vertex, const ChunkListParts& parts,
                        std::vector<uint8_t>* out);

@@ -248,7 +248,7 @@ ChunkListSizer size_lists(const ChunkLists& c, GapChoice choice) {
     if (count == 0) {
       sizer.add_empty();
     } else {
-      std::vector<uint8_t> gaps(uint64_t{count} * kMaxVarint32Bytes);
+      std::vector<uint32_t> gaps(count);
       sizer.add_list(ids[0], count, encode_gaps(ids, count, gaps.data()));
     }
     ids += count;

@@ -54,7 +54,6 @@ void ChunkEncoder::open_chunk(uint32_t vertex) {
   chunk_.first_vertex = vertex;
   counts_.clear();
   firsts_.clear();
-  gap_bytes_.clear();
   gaps_.clear();
   weights_.clear();
   sizer_.reset(vertex, codec_ == ListCodec::kV3 ? gap_choice_ : GapChoice::kVarintOnly);
@@ -70,7 +69,7 @@ void ChunkEncoder::close_chunk() {
   bytes_.insert(bytes_.end(), weight_bytes, weight_bytes + (weighted_ ? 4 * weights_.size() : 0));
   ChunkLayout layout = sizer_.best_layout();
   const size_t layout_at = bytes_.size();
-  const ChunkListParts parts{counts_, firsts_, gap_bytes_, gaps_.data()};
+  const ChunkListParts parts{counts_, firsts_, gaps_.data()};
   write_chunk_lists(codec_, layout, entry.first_vertex, parts, &bytes_);
   assert(bytes_.size() - entry.offset == payload_bytes());
   if (packs()) layout = pack_smallest(parts, layout, layout_at);
@@ -192,7 +191,7 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
     for (uint32_t i = 0; i < count; ++i) list_ids_[i] = neighbour_id(neighbours[i]);
     ids = list_ids_.data();
   }
-  list_gaps_.resize(uint64_t{count} * kMaxVarint32Bytes);
+  list_gaps_.resize(count);
   const GapSizes gap_sizes = encode_gaps(ids, count, list_gaps_.data());
   const uint64_t gap_bytes = gap_sizes.bytes[0];
   // The chunk's coded size with the list; the list opens a new chunk when
@@ -222,8 +221,7 @@ void ChunkEncoder::append_list(uint32_t vertex, const Neighbour* neighbours, uin
   sizer_ = sizer;
   counts_.push_back(count);
   firsts_.push_back(ids[0]);
-  gap_bytes_.push_back(static_cast<uint32_t>(gap_bytes));
-  gaps_.insert(gaps_.end(), list_gaps_.begin(), list_gaps_.begin() + static_cast<long>(gap_bytes));
+  gaps_.insert(gaps_.end(), list_gaps_.begin(), list_gaps_.begin() + (count - 1));
   if (weighted_) {
     for (uint32_t i = 0; i < count; ++i) weights_.push_back(neighbour_weight(neighbours[i]));
   }

@@ -113,13 +113,12 @@ class ChunkEncoder {
   // ChunkListParts), its weights, and its coded size so far.
   std::vector<uint32_t> counts_;
   std::vector<uint32_t> firsts_;
-  std::vector<uint32_t> gap_bytes_;
-  std::vector<uint8_t> gaps_;
+  std::vector<uint32_t> gaps_;
   std::vector<float> weights_;
-  ChunkListSizer sizer_;            // codecs 2 and 3
-  uint64_t lists_bytes_ = 0;        // coded, without weights
-  std::vector<uint32_t> list_ids_;  // one list's ids
-  std::vector<uint8_t> list_gaps_;  // one list's coded gaps
+  ChunkListSizer sizer_;             // codecs 2 and 3
+  uint64_t lists_bytes_ = 0;         // coded, without weights
+  std::vector<uint32_t> list_ids_;   // one list's ids
+  std::vector<uint32_t> list_gaps_;  // one list's gaps
 
   std::vector<uint8_t> bytes_;
   std::vector<uint8_t> pack_scratch_;  // one chunk's lists, while another layout is tried
