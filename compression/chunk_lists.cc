@@ -153,17 +153,17 @@ bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkL
 
 }  // namespace
 
-// Sizes by compares, without branches, so the loop vectorizes.
+// The sizes are compares without branches, so the loop vectorizes.
 GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint32_t* gaps) {
   uint64_t varint_bytes = 0, stream_bytes = 0, runs_bytes = 0;
   uint32_t zeros = 0;
   for (uint32_t i = 1; i < count; ++i) {
     const uint32_t gap = ids[i] - ids[i - 1];
     gaps[i - 1] = gap;
-    varint_bytes += 1u + (gap >= 1u << 7) + (gap >= 1u << 14) + (gap >= 1u << 21) + (gap >= 1u << 28);
-    stream_bytes += 1u + (gap >= 1u << 8) + (gap >= 1u << 16) + (gap >= 1u << 24);
-    // StreamVByteRuns codes gap - 1 in 0, 1, 2 or 4 bytes (a zero gap: none).
-    runs_bytes += (gap >= 2u) + (gap >= (1u << 8) + 1) + 2u * (gap >= (1u << 16) + 1);
+    varint_bytes += static_cast<uint32_t>(varint32_length(gap));
+    stream_bytes += svb_value_bytes(SvbLengths::k1234, gap);
+    // StreamVByteRuns codes gap - 1; it cannot code a zero gap (repeats).
+    runs_bytes += (gap != 0) * svb_value_bytes(SvbLengths::k0124, gap - 1);
     zeros += gap == 0;
   }
   GapSizes sizes;

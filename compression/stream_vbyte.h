@@ -30,10 +30,11 @@ constexpr size_t svb_control_bytes(uint64_t count) { return static_cast<size_t>(
 // The most bytes `count` values take.
 constexpr size_t svb_max_bytes(uint64_t count) { return svb_control_bytes(count) + 4 * static_cast<size_t>(count); }
 
-// Bytes value takes in the data stream.
+// Bytes value takes in the data stream; compares summed, without
+// branches, so a loop sizing many values vectorizes (encode_gaps).
 inline uint32_t svb_value_bytes(SvbLengths lengths, uint32_t value) {
-  if (lengths == SvbLengths::k1234) return value < (1u << 8) ? 1 : value < (1u << 16) ? 2 : value < (1u << 24) ? 3 : 4;
-  return value == 0 ? 0 : value < (1u << 8) ? 1 : value < (1u << 16) ? 2 : 4;
+  if (lengths == SvbLengths::k1234) return 1u + (value >= 1u << 8) + (value >= 1u << 16) + (value >= 1u << 24);
+  return (value != 0) + (value >= 1u << 8) + 2u * (value >= 1u << 16);
 }
 
 // Writes values[0..count) at `out` (room for svb_control_bytes(count) +

@@ -30,6 +30,12 @@ inline int varint_length(uint64_t value) {
   return bytes;
 }
 
+// varint_length of a 32-bit value by compares, without a loop, so a loop
+// sizing many values vectorizes (encode_gaps).
+inline int varint32_length(uint32_t value) {
+  return 1 + (value >= 1u << 7) + (value >= 1u << 14) + (value >= 1u << 21) + (value >= 1u << 28);
+}
+
 // Returns the byte after the varint, or nullptr when the bytes in [p, end)
 // do not hold a valid varint whose value fits in `max_bits` bits.
 const uint8_t* get_varint_slow(const uint8_t* p, const uint8_t* end, int max_bits, uint64_t* value);

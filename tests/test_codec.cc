@@ -27,6 +27,7 @@ TEST_CASE("varint round trip at every length boundary") {
     uint8_t buf[kMaxVarint64Bytes];
     uint8_t* end = put_varint64(buf, v);
     CHECK(end - buf == varint_length(v));
+    if (v <= UINT32_MAX) CHECK(end - buf == varint32_length(static_cast<uint32_t>(v)));
     uint64_t back = 0;
     CHECK(get_varint64(buf, end, &back) == end);
     CHECK(back == v);

@@ -595,7 +595,7 @@ class BinaryReader : public EdgeReader {
       const size_t first = batch->size();
       batch->reserve(first + count);
       if (decode_all(count, batch) > max_id_) return id_out_of_range(*batch, first);
-      records_ += got / record_bytes_;
+      records_ += count;
     }
     return Status::OK();
   }
