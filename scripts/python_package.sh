@@ -4,6 +4,8 @@
 #   scripts/python_package.sh [--test] [VENV_DIR]   (default: build-venv/)
 # The environment gets the build requirements and the test extras from PyPI;
 # the package installs `import shardgraph` and the `shardgraph` command.
+# SHARDGRAPH_PYTHON_CMAKE_DEFINES="NAME=VALUE ..." adds CMake definitions
+# (scripts/test.sh passes its compiler and ccache this way).
 # Prints a line per phase and the build's progress every tenth of the way.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,8 +26,10 @@ say "installing the build and test requirements from PyPI"
 say "building and installing the package (about 3 minutes on 2 cores)"
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 # Warnings are errors, as in every other build here.
+defines=(-C cmake.define.SHARDGRAPH_WERROR=ON)
+for d in ${SHARDGRAPH_PYTHON_CMAKE_DEFINES:-}; do defines+=(-C "cmake.define.$d"); done
 if ! "$venv/bin/pip" install -v --no-build-isolation --disable-pip-version-check \
-    -C cmake.define.SHARDGRAPH_WERROR=ON "$root" 2>&1 | tee "$log" |
+    "${defines[@]}" "$root" 2>&1 | tee "$log" |
     awk -F'[][/]' '/^ *\[[0-9]+\/[0-9]+\]/ { p = int(10 * $2 / $3); if (p > last) { last = p; printf "python: build %d%% (%d of %d steps)\n", 10 * p, $2, $3 > "/dev/stderr" } }'; then
   tail -n 60 "$log" >&2
   exit 1

@@ -8,13 +8,15 @@ packages=(g++ cmake ninja-build pkg-config libtbb-dev liburing-dev libcli11-dev 
 # --mpi: Open MPI too, for distributed runs and their tests; --format:
 # clang-format, for the format check (scripts/test.sh asks for both; the
 # single-machine build needs neither); --python: what the Python package
-# needs to build in a virtual environment, and chromium for its report test.
+# needs to build in a virtual environment, and chromium for its report test;
+# --ccache: the compiler cache scripts/test.sh shares between two builds.
 for flag in "$@"; do
   case $flag in
     --mpi) packages+=(libopenmpi-dev openmpi-bin) ;;
     --format) packages+=(clang-format) ;;
     --python) packages+=(python3-venv python3-dev python3-pip chromium) ;;
-    *) echo "setup.sh: unknown flag $flag (--mpi, --format, --python)" >&2; exit 2 ;;
+    --ccache) packages+=(ccache) ;;
+    *) echo "setup.sh: unknown flag $flag (--mpi, --format, --python, --ccache)" >&2; exit 2 ;;
   esac
 done
 

@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # Each stage's line says how long the command has run so far.
 stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 stage "setup (Debian packages)"
-"$root/scripts/setup.sh" --mpi --format
+"$root/scripts/setup.sh" --mpi --format --ccache
 
 # ctest splits names at ';' and would then run no case at all.
 if grep -n 'TEST_CASE("[^"]*;' "$root"/tests/*.cc; then
@@ -16,12 +16,21 @@ if grep -n 'TEST_CASE("[^"]*;' "$root"/tests/*.cc; then
   exit 1
 fi
 
+# The release build and the Python package compile most sources with the
+# same command, so the second takes the first's objects from ccache. The
+# cache lives in the tree (build-ccache/): a fresh clone starts cold, and
+# the times CI reports are those of one build, not of earlier runs.
+export CCACHE_DIR="$root/build-ccache"
+cached_compiler=(CMAKE_CXX_COMPILER="$(readlink -f "$(command -v c++)")" CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
 stage "release build"
-"$root/scripts/build.sh" "$root/build"
+"$root/scripts/build.sh" "$root/build" "${cached_compiler[@]/#/-D}"
 (cd "$root/build" && ctest --output-on-failure -j 2)
 
 stage "Python package (build-venv/)"
-"$root/scripts/python_package.sh" --test "$root/build-venv"
+SHARDGRAPH_PYTHON_CMAKE_DEFINES="${cached_compiler[*]}" \
+  "$root/scripts/python_package.sh" --test "$root/build-venv"
+ccache --show-stats | grep -iE '^(cacheable calls|  hits|  misses)' | sed 's/^ */ccache: /' >&2 || true
 
 if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   stage "ASan+UBSan build"
