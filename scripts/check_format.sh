@@ -10,5 +10,5 @@ cd "$root"
 bad=0
 while IFS= read -r file; do
   clang-format --dry-run --Werror "$file" >/dev/null 2>&1 || { echo "not formatted: $file (clang-format -i $file)"; bad=1; }
-done < <(git ls-files '*.cc' '*.h' 2>/dev/null || find . -path ./build -prune -o \( -name '*.cc' -o -name '*.h' \) -print)
+done < <(git ls-files '*.cc' '*.h' 2>/dev/null || find . -path './build*' -prune -o \( -name '*.cc' -o -name '*.h' \) -print)
 exit $bad
