@@ -437,6 +437,18 @@ Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, u
 }
 
 template <typename Record>
+void BucketRouter<Record>::discard(uint32_t bucket) const {
+  for (const SpillSegment& segment : segments_[bucket]) {
+    assert(segment.records > 0);
+    uint64_t bytes = segment.records * (segment.value_bytes + kExtraBytes<Record>);
+    if (segment.rice_bits != SpillSegment::kPacked) {
+      bytes = block_ends_[segment.first_block + (segment.records - 1) / kBlockRecords];
+    }
+    spill_.punch_hole(segment.offset, bytes);
+  }
+}
+
+template <typename Record>
 Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t first, uint64_t count,
                                         Record* out) const {
   assert(first % kBlockRecords == 0 && (count % kBlockRecords == 0 || first + count == segment.records));

@@ -189,6 +189,7 @@ Status SpaceBuilder<Record>::read_group(const BucketRouter<Record>& router, cons
       SG_RETURN_IF_ERROR(router.read(segment, 0, segment.records, out + at));
       at += segment.records;
     }
+    router.discard(b);
   }
   *count = at;
   return Status::OK();
@@ -211,6 +212,7 @@ Status SpaceBuilder<Record>::read_in_pieces(const BucketRouter<Record>& router, 
       done += take;
     }
   }
+  router.discard(bucket);
   return Status::OK();
 }
 

@@ -149,6 +149,15 @@ Status File::sync() const {
   return Status::OK();
 }
 
+bool File::punch_hole(uint64_t offset, uint64_t bytes) const {
+  constexpr uint64_t kPage = 4096;
+  const uint64_t begin = (offset + kPage - 1) / kPage * kPage;
+  const uint64_t end = (offset + bytes) / kPage * kPage;
+  if (end <= begin) return false;
+  return ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(begin),
+                     static_cast<off_t>(end - begin)) == 0;
+}
+
 Status File::size(uint64_t* bytes) const {
   struct stat st {};
   if (::fstat(fd_, &st) != 0) return Status::IOError(path_ + ": stat: " + errno_text(errno));

@@ -35,6 +35,10 @@ class File {
   Status pwrite_all(const void* data, size_t bytes, uint64_t offset) const;
   Status pread_all(void* data, size_t bytes, uint64_t offset) const;
   Status sync() const;
+  // Frees the whole pages of [offset, offset + bytes): reads there return
+  // zeros. Best effort (a file system without hole punching keeps them);
+  // true when the pages were freed.
+  bool punch_hole(uint64_t offset, uint64_t bytes) const;
   Status size(uint64_t* bytes) const;
   Status close();
 
