@@ -123,9 +123,9 @@ class BucketRouter {
   // multiple of block_records() and ends at one or at the segment's end.
   Status read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
   // Frees the spill file's pages of a bucket whose records were all read
-  // (they are not read again): the space's output, written next, takes
-  // pages just freed instead of new ones, and the spill and the output are
-  // not both held whole. Changes no state of the router, only the file's.
+  // (they are not read again), so that the spill and the output are never
+  // both held whole, on disk or in the page cache. Best effort; changes no
+  // state of the router, only the file's.
   void discard(uint32_t bucket) const;
   static constexpr uint64_t block_records() { return kBlockRecords; }
   uint64_t spilled_bytes() const { return spill_end_; }
