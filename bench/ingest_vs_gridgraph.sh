@@ -14,9 +14,23 @@ edges=$1; vertices=$2; mem=$3; rounds=${4:-3}; gg=${5:-}; parts=${6:-8}
 orders=${7:-none bfds}; work=${8:-$(dirname "$edges")}
 sg=${SG_BIN:-$root/build/shardgraph}; sg_name=${SG_NAME:-shardgraph}
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install time)" >&2; exit 2; }
-record() {  # name order seconds rss_kib bytes
-  printf '{"bench":"ingest-vs-gridgraph","system":"%s","order":"%s","input":"%s","memory":"%s","seconds":%s,"peak_rss_bytes":%s,"bytes":%s,"round":%s}\n' \
-    "$1" "$2" "$(basename "$edges")" "$mem" "$3" "$(($4 * 1024))" "$5" "$round"
+record() {  # name order seconds rss_kib bytes [phases_json]
+  printf '{"bench":"ingest-vs-gridgraph","system":"%s","order":"%s","input":"%s","memory":"%s","seconds":%s,"peak_rss_bytes":%s,"bytes":%s,"round":%s,"phases":%s}\n' \
+    "$1" "$2" "$(basename "$edges")" "$mem" "$3" "$(($4 * 1024))" "$5" "$round" "${6:-{\}}"
+}
+# Seconds per phase from ingest's summary line ("unordered: route 1.93 s
+# (...), sort 2.93 s (...); order 2.01 s (...); relabel: route ..."), as
+# {"unordered route": 1.93, ...}: how the time splits against GridGraph's.
+phases() {
+  python3 -c '
+import json, re, sys
+inner = re.search(r"sort batches, [0-9.]+ s \((.*)\), peak RSS", sys.stdin.read())
+out = {}
+for group in (inner.group(1).split("; ") if inner else []):
+    prefix = re.match(r"(\w+): ", group)
+    for name, secs in re.findall(r"(?:^|, |: )(route|sort|order|commit|remap ids) ([0-9.]+) s", group):
+        out[(prefix.group(1) + " " if prefix else "") + name] = float(secs)
+print(json.dumps(out, separators=(",", ":")))' < "$1"
 }
 for round in $(seq 1 "$rounds"); do
   if [ -n "$gg" ]; then
@@ -31,7 +45,7 @@ for round in $(seq 1 "$rounds"); do
     /usr/bin/time -f "%e %M" -o "$work/time.txt" "$sg" ingest "$edges" -o "$work/sg-graph" --memory "$mem" --order "$order" >"$work/sg.txt"
     read -r secs rss < "$work/time.txt"
     echo "# $(cat "$work/sg.txt")" >&2
-    record "$sg_name" "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)"
+    record "$sg_name" "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)" "$(phases "$work/sg.txt")"
     rm -rf "$work/sg-graph"
   done
 done
