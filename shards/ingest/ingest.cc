@@ -446,6 +446,21 @@ Status IngestJob::translate_batch(const std::vector<RawEdge>& batch, std::vector
   return Status::OK();
 }
 
+// A space's records of `arcs` into `out` (keyed by source for the
+// out-space, by destination for the in-space; an undirected arc also
+// reversed); returns how many. A loop of its own: pushed back beside the
+// histogram's counts, every store could alias the other's fields, which
+// were reloaded each arc (R-MAT 22: this part's samples fell by about 30 %).
+template <bool kBySource, typename Record>
+size_t space_records_of(const std::vector<Arc>& arcs, bool undirected, Record* out) {
+  size_t n = 0;
+  for (const Arc& a : arcs) {
+    out[n++] = kBySource ? Record::make(a.src, a.dst, a.weight) : Record::make(a.dst, a.src, a.weight);
+    if (undirected && a.src != a.dst) out[n++] = Record::make(a.dst, a.src, a.weight);
+  }
+  return n;
+}
+
 // Each space's records of a batch, routed in parallel (one space a thread).
 template <typename Record>
 Status IngestJob::route_batch(const std::vector<Arc>& arcs, std::vector<BucketRouter<Record>>* routers,
@@ -456,18 +471,12 @@ Status IngestJob::route_batch(const std::vector<Arc>& arcs, std::vector<BucketRo
   parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) {
       std::vector<Record>& records = (*space_records)[s];
-      VertexHistogram& histogram = (*histograms)[s];
-      records.clear();
-      for (const Arc& a : arcs) {
-        const uint32_t key = s == 0 ? a.src : a.dst;
-        records.push_back(Record::make(key, s == 0 ? a.dst : a.src, a.weight));
-        histogram.add(key);
-        if (undirected_ && a.src != a.dst) {
-          records.push_back(Record::make(a.dst, a.src, a.weight));
-          histogram.add(a.dst);
-        }
-      }
-      status[s] = (*routers)[s].add_many(records.data(), records.size());
+      const size_t most = undirected_ ? 2 * arcs.size() : arcs.size();
+      if (records.size() < most) records.resize(most);  // grows once: batches keep their size
+      const size_t count = s == 0 ? space_records_of<true>(arcs, undirected_, records.data())
+                                  : space_records_of<false>(arcs, undirected_, records.data());
+      (*histograms)[s].add_keys(records.data(), count);
+      status[s] = (*routers)[s].add_many(records.data(), count);
     }
   });
   for (const Status& st : status) SG_RETURN_IF_ERROR(st);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "shards/ingest/arc_record.h"
+
 namespace sg {
 
 class VertexHistogram {
@@ -16,6 +18,18 @@ class VertexHistogram {
   void add(uint32_t vertex) {
     if ((vertex >> shift_) >= kBlocks) grow_to(vertex);
     ++counts_[vertex >> shift_];
+  }
+  // add() of every record's key, with the histogram's fields in registers
+  // (each count's store could otherwise alias them): the widest key first.
+  template <typename Record>
+  void add_keys(const Record* records, size_t count) {
+    if (count == 0) return;
+    uint32_t largest = 0;
+    for (size_t i = 0; i < count; ++i) largest = std::max(largest, arc_key(records[i].arc));
+    cover(largest);
+    uint64_t* counts = counts_.data();
+    const int shift = shift_;
+    for (size_t i = 0; i < count; ++i) ++counts[arc_key(records[i].arc) >> shift];
   }
   // Widens the blocks until `vertex` has one (vertices declared beyond the
   // largest id seen, e.g. by a "# Nodes:" header).
