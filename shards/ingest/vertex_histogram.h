@@ -1,5 +1,5 @@
 // Arc counts per block of consecutive vertex ids: what ingest needs to choose
-// intervals that balance edges, without a per-vertex array. 2^16 blocks whose
+// intervals that balance edges, without a per-vertex array. 2^12 blocks whose
 // width doubles (pairs merge) as larger ids arrive.
 #pragma once
 
@@ -15,12 +15,9 @@ class VertexHistogram {
  public:
   static constexpr uint32_t kBlocks = 1 << 12;  // 32 KiB: stays in L1 while routing
 
-  void add(uint32_t vertex) {
-    if ((vertex >> shift_) >= kBlocks) grow_to(vertex);
-    ++counts_[vertex >> shift_];
-  }
-  // add() of every record's key, with the histogram's fields in registers
-  // (each count's store could otherwise alias them): the widest key first.
+  // Counts every record's key, the histogram's fields in registers (each
+  // count's store could otherwise alias them): widened for the largest key
+  // first.
   template <typename Record>
   void add_keys(const Record* records, size_t count) {
     if (count == 0) return;
