@@ -6,7 +6,11 @@
 #   bench/ab_outputs.sh OLD_BIN NEW_BIN [WORKDIR] [MEMORIES]   (default "64M 16M":
 #   the second keeps the larger graphs partly out of the chunk cache)
 # Prints one JSON line per dataset and app; exits 1 if any output differs.
-# The graph is ingested by NEW_BIN (or by OLD_BIN when SG_INGEST_WITH=old).
+# The graph is ingested by NEW_BIN (or by OLD_BIN when SG_INGEST_WITH=old;
+# with SG_INGEST_WITH=each, each build ingests its own copy and runs on it:
+# for changes to ingest, whose results must not change either).
+# SG_DATASETS_LIST replaces bench/datasets.list (lines name|file|options; a
+# file with a leading / is taken as it is, e.g. a generated R-MAT input).
 # Betweenness runs on one thread: its push steps add path counts with atomic
 # float adds in thread order, so with two threads even one binary's runs
 # differ in the last bits. SSSP takes --unit-weights on unweighted graphs.
@@ -17,17 +21,26 @@ work=${3:-$(mktemp -d)}; memories=${4:-64M 16M}
 data="$root/../shared/datasets"
 [ -d "$data" ] || { echo "no datasets at $data; skipped" >&2; exit 0; }
 mkdir -p "$work"
-ingest_bin=$new
-[ "${SG_INGEST_WITH:-new}" = old ] && ingest_bin=$old
+ingest_with=${SG_INGEST_WITH:-new}
+list=${SG_DATASETS_LIST:-$root/bench/datasets.list}
+graph_of() {  # side -> the graph that side runs on
+  if [ "$ingest_with" = each ]; then echo "$work/$name.$1"; else echo "$work/$name"; fi
+}
 apps="pagerank pagerank-delta spmv bfs wcc sssp kcore betweenness cdlp lcc triangles"
 differ=0
 while IFS='|' read -r name file opts; do
-  [ -f "$data/$name/$file" ] || { echo "missing $name/$file; skipped" >&2; continue; }
+  input=$data/$name/$file
+  [ "${file#/}" != "$file" ] && input=$file
+  [ -f "$input" ] || { echo "missing $input; skipped" >&2; continue; }
   echo "== $name" >&2
-  rm -rf "$work/$name"
-  # shellcheck disable=SC2086
-  "$ingest_bin" ingest "$data/$name/$file" -o "$work/$name" --memory 256M $opts >/dev/null
-  weighted=$("$ingest_bin" info --json "$work/$name" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["weighted"]))')
+  rm -rf "$work/$name" "$work/$name.old" "$work/$name.new"
+  for side in old new; do
+    bin=$old; [ $side = new ] && bin=$new
+    [ "$ingest_with" = each ] || { [ "$ingest_with" = $side ] || continue; }
+    # shellcheck disable=SC2086
+    "$bin" ingest "$input" -o "$(graph_of $side)" --memory 256M $opts >/dev/null 2>&1
+  done
+  weighted=$("$new" info --json "$(graph_of new)" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["weighted"]))')
   for mem in $memories; do
   for app in $apps; do
     if [ "$app" = triangles ] && [[ " $opts " != *" --undirected "* ]]; then continue; fi
@@ -40,7 +53,7 @@ while IFS='|' read -r name file opts; do
         bin=$old; [ $side = new ] && bin=$new
         rm -f "$work/$side.out"
         # shellcheck disable=SC2086
-        "$bin" run "$app" "$work/$name" --memory "$mem" --io "$io" --output "$work/$side.out" $extra \
+        "$bin" run "$app" "$(graph_of $side)" --memory "$mem" --io "$io" --output "$work/$side.out" $extra \
           >/dev/null 2>"$work/$side.err" && echo 0 >"$work/$side.rc" || echo $? >"$work/$side.rc"
         grep -h 'error' "$work/$side.err" >>"$work/$side.rc" || true
       done
@@ -57,6 +70,6 @@ while IFS='|' read -r name file opts; do
       "$name" "$app" "$runs" "$same" "$refused" "$mem"
   done
   done
-  rm -rf "$work/$name"
-done < <(grep -v '^#' "$root/bench/datasets.list")
+  rm -rf "$work/$name" "$work/$name.old" "$work/$name.new"
+done < <(grep -v '^#' "$list")
 exit $differ

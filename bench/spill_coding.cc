@@ -51,7 +51,8 @@ bool one_round(const std::vector<PlainArc>& arcs, uint32_t buckets, const std::s
                double* read_s) {
   BucketRouter<PlainArc> router;
   const auto start = std::chrono::steady_clock::now();
-  Status s = router.open(spill, buckets, kBufferRecords, 0, 32 + kIdBits - std::countr_zero(buckets), false, true);
+  Status s = router.open(spill, buckets, kBufferRecords, 0, 32 + kIdBits - std::countr_zero(buckets), false,
+                         SpillForm::kCoded);
   if (s.ok()) s = router.add_many(arcs.data(), arcs.size());
   if (s.ok()) s = router.finish();
   *route_s = seconds_since(start);

@@ -70,7 +70,48 @@ uint64_t random_offset(uint64_t i, uint64_t bytes, uint64_t file_bytes) {
   return (x % (file_bytes / bytes)) * bytes;
 }
 
+// The probe's scratch file: written with O_DIRECT when the file system has
+// it (*direct), synced.
+Status write_probe_file(const std::string& dir, uint64_t bytes, File* file, bool* direct) {
+  *direct = true;
+  SG_RETURN_IF_ERROR(File::create_unnamed(dir + "/.shardgraph-probe", file, direct));
+  AlignedBuffer block(4 << 20);
+  for (size_t i = 0; i < block.size(); ++i) block.data()[i] = static_cast<uint8_t>(i * 131 + 7);  // not compressible
+  // Plain writes: a measurement, not data, so injected faults (SHARDGRAPH_FAULTS) stay with the ingest.
+  for (uint64_t at = 0; at < bytes; at += block.size()) {
+    if (::pwrite(file->fd(), block.data(), block.size(), static_cast<off_t>(at)) != static_cast<ssize_t>(block.size()))
+      return Status::IOError(dir + ": device probe: write: " + errno_text(errno));
+  }
+  return ::fdatasync(file->fd()) == 0 ? Status::OK()
+                                      : Status::IOError(dir + ": device probe: sync: " + errno_text(errno));
+}
+
 }  // namespace
+
+Status probe_device(const std::string& dir, DeviceProfile* profile) {
+  constexpr uint64_t kFileBytes = 32 << 20, kSequentialBytes = 4 << 20, kLargeBytes = 1 << 20;
+  File file;
+  bool direct = false;
+  SG_RETURN_IF_ERROR(write_probe_file(dir, kFileBytes, &file, &direct));
+  profile->device_class = "probed";
+  profile->source = "probe";
+  profile->random_reads.clear();
+  if (!direct) {  // the page cache is all a read can reach: memory
+    profile->sequential_bytes_per_second = 10e9;
+    profile->random_reads = {{4096, 1e-6}, {kLargeBytes, 1e-6 + static_cast<double>(kLargeBytes) / 10e9}};
+    return file.close();
+  }
+  Status status;
+  const double sequential = measure(file.fd(), kSequentialBytes, 1, kFileBytes / kSequentialBytes, 1.0,
+                                    sequential_offset, kFileBytes, &status);
+  const double small = measure(file.fd(), 4096, 4, 64, 0.5, random_offset, kFileBytes, &status);
+  const double large = measure(file.fd(), kLargeBytes, 4, 16, 0.5, random_offset, kFileBytes, &status);
+  SG_RETURN_IF_ERROR(status);
+  if (sequential <= 0 || small <= 0 || large <= 0) return Status::IOError(dir + ": the device probe read nothing");
+  profile->sequential_bytes_per_second = static_cast<double>(kSequentialBytes) / sequential;
+  profile->random_reads = {{4096, small}, {kLargeBytes, std::max(large, small)}};
+  return file.close();
+}
 
 Status calibrate_device(const std::string& dir, const CalibrateOptions& options, DeviceProfile* profile) {
   const std::string path = dir + "/.shardgraph-calibrate.tmp";

@@ -110,6 +110,8 @@ void check_case(const Case& c, uint64_t seed) {
                                     GapChoice::kEntropy};
   o.gap_choice = kChoices[seed % 4];
   CAPTURE(static_cast<int>(o.gap_choice));
+  o.direct_io = (seed >> 3) % 2 == 1;  // a packed O_DIRECT spill and device files
+  CAPTURE(o.direct_io);
   for (uint32_t d = 0; d < c.devices && c.devices > 1; ++d) {
     std::filesystem::create_directory(dir / ("d" + std::to_string(d)));
     o.devices.push_back(dir / ("d" + std::to_string(d)));

@@ -27,6 +27,7 @@ struct Config {
   std::string order = "none";
   int format_version = kFormatVersion;
   uint32_t blocks = 1;
+  bool direct_io = false;  // packed spill, O_DIRECT spill and device files
 };
 
 std::vector<Arc> random_arcs(uint64_t* state, uint64_t n, size_t m, bool weighted) {
@@ -104,6 +105,7 @@ void check_config(const Config& c, uint64_t seed) {
   o.order = c.order;
   o.format_version = c.format_version;
   o.blocks = c.blocks;
+  o.direct_io = c.direct_io;
   o.memory_bytes = 8 << 20;
   if (c.devices > 1) {
     for (uint32_t d = 0; d < c.devices; ++d) {
@@ -183,6 +185,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.order = std::vector<std::string>{"none", "degree", "bfs", "bfds", "auto"}[(r >> 24) % 5];
     c.format_version = (r >> 27) % 4 == 0 ? static_cast<int>(1 + (r >> 29) % 2) : kFormatVersion;
     c.blocks = 1 + static_cast<uint32_t>((r >> 29) % 3);
+    c.direct_io = (r >> 33) & 1;
     check_config(c, sgtest::next_random(&state));
   }
 }

@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "core/chunk_cache.h"
+#include "scheduler/calibrate.h"
 #include "scheduler/cost_model.h"
 #include "scheduler/device_profile.h"
 #include "shards/ingest/ingest.h"
@@ -118,6 +120,23 @@ TEST_CASE("presets and profile JSON round trip") {
   DeviceProfile bad;
   CHECK_FALSE(preset_profile("floppy", &bad).ok());
   CHECK_FALSE(DeviceProfile::from_json("{}", "y.json", &bad).ok());
+}
+
+TEST_CASE("a device probe measures a directory: a sequential rate and request times that grow with size") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  DeviceProfile probed;
+  const Status s = probe_device(dir.string(), &probed);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  CHECK(probed.device_class == "probed");
+  CHECK(probed.sequential_bytes_per_second > 1e6);
+  REQUIRE(probed.random_reads.size() == 2);
+  CHECK(probed.latency_seconds() > 0);
+  CHECK(probed.request_seconds(1 << 20) >= probed.request_seconds(4096));
+  CHECK(probed.request_seconds(64 << 20) > probed.request_seconds(1 << 20));
+  DeviceProfile back;  // stored as calibrate stores its profile
+  REQUIRE(DeviceProfile::from_json(probed.to_json(), "p.json", &back).ok());
+  CHECK(back.device_class == "probed");
+  CHECK_FALSE(probe_device((dir / "no-such-directory").string(), &probed).ok());
 }
 
 TEST_CASE("default stripe depth gives every device at least 32 stripes, 1 to 8 MiB") {

@@ -50,11 +50,11 @@ std::vector<Record> read_back(const BucketRouter<Record>& router, uint64_t piece
 }
 
 template <typename Record>
-void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t buffer_records,
-                      size_t* coded_segments) {
+void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t buffer_records, size_t* coded_segments,
+                      SpillForm form = SpillForm::kCoded) {
   sgtest::TempDir dir;
   BucketRouter<Record> router;
-  REQUIRE(router.open(dir / "spill", buckets, buffer_records, 0, 32, true, true).ok());
+  REQUIRE(router.open(dir / "spill", buckets, buffer_records, 0, 32, true, form).ok());
   REQUIRE(router.add_many(input.data(), input.size()).ok());
   REQUIRE(router.finish().ok());
   CHECK(router.total_records() == input.size());
@@ -149,7 +149,42 @@ TEST_CASE("spill coding: records come back exactly, whole and in pieces of block
     CHECK(coded > 0);
     check_round_trip(weighted, 4, 9000, &coded);
     CHECK(coded > 0);
+    // Direct: packed, through aligned staging, read in pieces of any size.
+    check_round_trip(plain, 16, 12000, &coded, SpillForm::kDirect);
+    CHECK(coded == 0);
+    check_round_trip(weighted, 4, 9000, &coded, SpillForm::kDirect);
+    CHECK(coded == 0);
   }
+}
+
+TEST_CASE("spill, direct: segments start at 4 KiB boundaries; pieces longer than the read stage come back") {
+  // 300,000 records in one bucket of one large buffer: one segment larger
+  // than the 1 MiB read stage, then the rest after finish().
+  std::vector<PlainArc> input;
+  uint64_t state = 5;
+  for (uint32_t i = 0; i < 300000; ++i) {
+    input.push_back(PlainArc::make(static_cast<uint32_t>(sgtest::next_random(&state) % 100000),
+                                   static_cast<uint32_t>(sgtest::next_random(&state)) >> 1, 0));
+  }
+  sgtest::TempDir dir;
+  BucketRouter<PlainArc> router;
+  REQUIRE(router.open(dir / "spill", 2, 200000, 0, 52, false, SpillForm::kDirect).ok());
+  REQUIRE(router.add_many(input.data(), input.size()).ok());
+  REQUIRE(router.finish().ok());
+  size_t segments = 0;
+  for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+    for (const SpillSegment& segment : router.segments(b)) {
+      CHECK(segment.offset % 4096 == 0);
+      ++segments;
+    }
+  }
+  CHECK(segments >= 2);
+  CHECK(router.spilled_bytes() % 4096 == 0);
+  for (const uint64_t piece_blocks : {0, 1, 7}) {
+    size_t coded = 0;
+    CHECK(arcs_of(read_back(router, piece_blocks, &coded)) == arcs_of(input));
+  }
+  router.remove();
 }
 
 TEST_CASE("spill coding: a record's fields in one word or field by field (long gaps, 31-bit neighbours)") {
@@ -166,7 +201,7 @@ TEST_CASE("spill coding: a record's fields in one word or field by field (long g
   }
   sgtest::TempDir dir;
   BucketRouter<PlainArc> router;
-  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, true).ok());
+  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, SpillForm::kCoded).ok());
   REQUIRE(router.add_many(input.data(), input.size()).ok());
   REQUIRE(router.finish().ok());
   for (const uint64_t piece_blocks : {0, 1}) {
@@ -186,7 +221,7 @@ TEST_CASE("spill coding: a block that would not decode in place is packed instea
   input.push_back(PlainArc::make((1u << 20) - 1, 6, 0));
   sgtest::TempDir dir;
   BucketRouter<PlainArc> router;
-  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, true).ok());
+  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, SpillForm::kCoded).ok());
   REQUIRE(router.add_many(input.data(), input.size()).ok());
   REQUIRE(router.finish().ok());
   size_t coded = 0;
@@ -203,7 +238,7 @@ TEST_CASE("spill coding: a discarded bucket's pages are freed, and the other buc
   }
   sgtest::TempDir dir;
   BucketRouter<PlainArc> router;
-  REQUIRE(router.open(dir / "spill", 2, 50000, 0, 42, false, true).ok());  // keys 0-1023, then 1024-2047
+  REQUIRE(router.open(dir / "spill", 2, 50000, 0, 42, false, SpillForm::kCoded).ok());  // keys 0-1023, then 1024-2047
   REQUIRE(router.add_many(input.data(), input.size()).ok());
   REQUIRE(router.finish().ok());
   const auto allocated_bytes = [&] {

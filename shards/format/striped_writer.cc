@@ -8,14 +8,18 @@
 
 namespace sg {
 
-Status StripedWriter::open(const std::vector<std::string>& device_paths, StripeLayout layout, size_t buffer_bytes) {
+Status StripedWriter::open(const std::vector<std::string>& device_paths, StripeLayout layout, size_t buffer_bytes,
+                           bool direct) {
   layout_ = layout;
   files_.clear();
   files_.resize(device_paths.size());
   for (size_t d = 0; d < device_paths.size(); ++d) {
     SG_RETURN_IF_ERROR(File::create(device_paths[d], &files_[d]));
+    // Without O_DIRECT (tmpfs) the same aligned writes go through the page cache.
+    if (direct) (void)set_direct(files_[d].fd());
   }
-  buffer_.assign(std::max<size_t>(buffer_bytes, kAlignBytes), 0);
+  // Whole blocks, so that every flush but the last writes aligned pieces.
+  buffer_.allocate(align_up(std::max<size_t>(buffer_bytes, kAlignBytes), kAlignBytes));
   buffered_ = 0;
   buffer_logical_start_ = 0;
   logical_offset_ = 0;
@@ -47,12 +51,16 @@ Status StripedWriter::pad_to(uint64_t alignment) {
   return Status::OK();
 }
 
+// Pieces end at stripe and buffer boundaries, both whole blocks, except at
+// the stream's end: there a piece is written to the end of its block (the
+// buffer's zeros or earlier bytes; finish() cuts each file to its size).
 Status StripedWriter::flush() {
   Status status;
   layout_.split(buffer_logical_start_, buffered_, [&](const StripePiece& piece) {
     if (!status.ok()) return;
-    status = files_[piece.device].pwrite_all(buffer_.data() + (piece.logical_offset - buffer_logical_start_),
-                                             piece.bytes, piece.device_offset);
+    const size_t at = static_cast<size_t>(piece.logical_offset - buffer_logical_start_);
+    const size_t bytes = std::min<size_t>(static_cast<size_t>(align_up(piece.bytes, kAlignBytes)), buffer_.size() - at);
+    status = files_[piece.device].pwrite_all(buffer_.data() + at, bytes, piece.device_offset);
   });
   buffer_logical_start_ += buffered_;
   buffered_ = 0;

@@ -11,18 +11,23 @@
 #include <utility>
 
 #include "compression/bit_stream.h"
+#include "shards/format/striping.h"
 #include "shards/ingest/arc_record.h"
 
 namespace sg {
 
 template <typename Record>
 Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records,
-                                  uint64_t base, int width_bits, bool can_grow, bool coded) {
+                                  uint64_t base, int width_bits, bool can_grow, SpillForm form) {
   assert(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0 && buffer_records > 0);
   assert(width_bits >= 0 && width_bits <= 64);
   SG_RETURN_IF_ERROR(wait_pending());
   spill_path_ = spill_path;
   SG_RETURN_IF_ERROR(File::create(spill_path, &spill_));
+  // Where the file system has no O_DIRECT (tmpfs) the aligned writes and
+  // reads simply go through the page cache.
+  if (form == SpillForm::kDirect) (void)set_direct(spill_.fd());
+  form_ = form;
   bucket_count_ = bucket_count;
   buffer_records_ = buffer_records;
   base_ = base;
@@ -31,11 +36,13 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   slot_bucket_.clear();
   first_slot_.clear();
   for (CodingRoom& room : rooms_) {
-    room.scratch.assign(coded ? buffer_records : 0, Record{});
-    room.key_counts.assign(coded ? size_t{1} << kMaxDigitBits : 0, 0);
+    room.scratch.assign(coded() ? buffer_records : 0, Record{});
+    room.key_counts.assign(coded() ? size_t{1} << kMaxDigitBits : 0, 0);
     room.block_ends.clear();
+    // Packing stores eight bytes per record: a record's bytes of slack.
+    if (direct()) room.stage.allocate(align_up((buffer_records + 1) * sizeof(Record), kAlignBytes));
   }
-  point_buffers(coded);
+  point_buffers();
   block_ends_.clear();
   fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
@@ -47,10 +54,10 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
 
 template <typename Record>
 Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot,
-                                         uint32_t slot_count, int slot_bits, size_t buffer_records, bool coded) {
+                                         uint32_t slot_count, int slot_bits, size_t buffer_records, SpillForm form) {
   assert(!first_slot.empty() && first_slot[0] == 0 && first_slot.back() < slot_count);
   assert(slot_bits >= 0 && slot_bits < 64 && (uint64_t{slot_count} << slot_bits >> slot_bits) == slot_count);
-  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false, coded));
+  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false, form));
   bucket_count_ = static_cast<uint32_t>(first_slot.size());
   first_slot_ = first_slot;
   first_slot_.push_back(slot_count);
@@ -59,7 +66,7 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
     assert(first_slot_[b] < first_slot_[b + 1]);
     std::fill(slot_bucket_.begin() + first_slot_[b], slot_bucket_.begin() + first_slot_[b + 1], b);
   }
-  point_buffers(coded);
+  point_buffers();
   fill_.assign(bucket_count_, 0);
   records_.assign(bucket_count_, 0);
   segments_.assign(bucket_count_, {});
@@ -77,15 +84,45 @@ float weight_of(const WeightedArc& r) { return r.weight; }
 PlainArc record_of(uint64_t arc, float, const PlainArc*) { return PlainArc{arc}; }
 WeightedArc record_of(uint64_t arc, float weight, const WeightedArc*) { return WeightedArc{arc, weight}; }
 
+// A packed segment's record layout: its value in value_bytes (the key
+// offset above the neighbour bits when those are fewer than 32), then the
+// weight.
+struct PackedFields {
+  explicit PackedFields(const SpillSegment& segment)
+      : base(segment.base),
+        value_bytes(segment.value_bytes),
+        neighbour_bits(segment.neighbour_bits),
+        compact(segment.neighbour_bits < 32),
+        neighbour_mask((uint64_t{1} << segment.neighbour_bits) - 1),
+        value_mask(segment.value_bytes == 8 ? UINT64_MAX : (uint64_t{1} << (8 * segment.value_bytes)) - 1) {}
+  // Loads eight bytes at `src`.
+  template <typename Record>
+  Record unpack(const uint8_t* src) const {
+    uint64_t value = 0;
+    std::memcpy(&value, src, sizeof(value));
+    value &= value_mask;
+    float weight = 0;
+    if constexpr (kExtraBytes < Record >> 0) std::memcpy(&weight, src + value_bytes, sizeof(weight));
+    const uint64_t offset = compact ? (value >> neighbour_bits) << 32 | (value & neighbour_mask) : value;
+    return record_of(base + offset, weight, static_cast<const Record*>(nullptr));
+  }
+  uint64_t base;
+  size_t value_bytes;
+  int neighbour_bits;
+  bool compact;
+  uint64_t neighbour_mask, value_mask;
+};
+
 }  // namespace
 
 template <typename Record>
-void BucketRouter<Record>::point_buffers(bool coded) {
-  const size_t buffers = size_t{bucket_count_} + (coded ? 1 : 0);
+void BucketRouter<Record>::point_buffers() {
+  const bool spare = form_ != SpillForm::kPacked;
+  const size_t buffers = size_t{bucket_count_} + (spare ? 1 : 0);
   buffers_.assign(buffers * buffer_records_, Record{});
   buffer_of_.resize(bucket_count_);
   for (uint32_t b = 0; b < bucket_count_; ++b) buffer_of_[b] = buffers_.data() + size_t{b} * buffer_records_;
-  spare_ = coded ? buffers_.data() + size_t{bucket_count_} * buffer_records_ : nullptr;
+  spare_ = spare ? buffers_.data() + size_t{bucket_count_} * buffer_records_ : nullptr;
 }
 
 template <typename Record>
@@ -151,6 +188,17 @@ Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uin
     records = sorted;  // a block would not decode in place: packed instead
   }
   const size_t value_bytes = static_cast<size_t>(std::max(1, (value_bits + 7) / 8));
+  const SpillSegment packed{0,
+                            count,
+                            base,
+                            static_cast<uint8_t>(value_bytes),
+                            static_cast<uint8_t>(compact ? neighbour_bits : 32),
+                            SpillSegment::kPacked,
+                            0};
+  if (direct()) {
+    const size_t bytes = pack_to_stage(records, count, base, compact, neighbour_bits, value_bytes, room);
+    return write_segment(bucket, room.stage.data(), bytes, packed, nullptr);
+  }
   // Packed in place: a record's packed bytes never reach past its own slot.
   uint8_t* dst = reinterpret_cast<uint8_t*>(records);
   for (uint32_t i = 0; i < count; ++i) {
@@ -170,10 +218,28 @@ Status BucketRouter<Record>::flush_records(uint32_t bucket, Record* records, uin
     }
   }
   const size_t bytes = static_cast<size_t>(dst - reinterpret_cast<uint8_t*>(records));
-  return write_segment(bucket, records, bytes,
-                       SpillSegment{0, count, base, static_cast<uint8_t>(value_bytes),
-                                    static_cast<uint8_t>(compact ? neighbour_bits : 32), SpillSegment::kPacked, 0},
-                       nullptr);
+  return write_segment(bucket, records, bytes, packed, nullptr);
+}
+
+// A direct router's segment, packed as flush_records packs in place, into
+// the room's stage; the bytes up to the next 4 KiB boundary are written too.
+template <typename Record>
+size_t BucketRouter<Record>::pack_to_stage(const Record* records, uint32_t count, uint64_t base, bool compact,
+                                           int neighbour_bits, size_t value_bytes, CodingRoom& room) const {
+  uint8_t* dst = room.stage.data();
+  assert(size_t{count} * (value_bytes + kExtraBytes<Record>)+sizeof(uint64_t) <= room.stage.size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t offset = records[i].arc - base;
+    const uint64_t value = compact ? (offset >> 32) << neighbour_bits | (offset & UINT32_MAX) : offset;
+    std::memcpy(dst, &value, sizeof(value));
+    dst += value_bytes;
+    if constexpr (kExtraBytes < Record >> 0) {
+      const float weight = weight_of(records[i]);
+      std::memcpy(dst, &weight, sizeof(weight));
+      dst += sizeof(weight);
+    }
+  }
+  return static_cast<size_t>(dst - room.stage.data());
 }
 
 template <typename Record>
@@ -182,6 +248,8 @@ Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, s
   {
     const std::lock_guard<std::mutex> lock(write_mutex_);
     segment.offset = spill_end_;
+    // A direct segment fills whole blocks: its stage's slack is written too.
+    if (direct()) size = static_cast<size_t>(align_up(size, kAlignBytes));
     spill_end_ += size;
     if (room != nullptr) {
       segment.first_block = static_cast<uint32_t>(block_ends_.size());
@@ -413,25 +481,38 @@ template <typename Record>
 Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const {
   assert(first + count <= segment.records);
   if (segment.rice_bits != SpillSegment::kPacked) return read_coded(segment, first, count, out);
+  if (direct()) return read_direct(segment, first, count, out);
   const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
   uint8_t* bytes = reinterpret_cast<uint8_t*>(out);
   SG_RETURN_IF_ERROR(spill_.pread_all(bytes, count * record_bytes, segment.offset + first * record_bytes));
   // Unpacked in place from the last record: each lands at or after where
   // its packed bytes were, past every record not yet unpacked.
-  const bool compact = segment.neighbour_bits < 32;
-  const uint64_t neighbour_mask = (uint64_t{1} << segment.neighbour_bits) - 1;
-  const uint64_t value_mask = segment.value_bytes == 8 ? UINT64_MAX : (uint64_t{1} << (8 * segment.value_bytes)) - 1;
-  for (uint64_t i = count; i-- > 0;) {
-    // Eight bytes loaded, value_bytes kept: the load stays inside `out`
-    // and before any record already unpacked.
-    const uint8_t* src = bytes + i * record_bytes;
-    uint64_t value = 0;
-    std::memcpy(&value, src, sizeof(value));
-    value &= value_mask;
-    float weight = 0;
-    if constexpr (kExtraBytes < Record >> 0) std::memcpy(&weight, src + segment.value_bytes, sizeof(weight));
-    const uint64_t offset = compact ? (value >> segment.neighbour_bits) << 32 | (value & neighbour_mask) : value;
-    out[i] = record_of(segment.base + offset, weight, out);
+  const PackedFields fields(segment);
+  // Eight bytes loaded per record, value_bytes kept: from the last record,
+  // each load stays inside `out` and before any record already unpacked.
+  for (uint64_t i = count; i-- > 0;) out[i] = fields.unpack<Record>(bytes + i * record_bytes);
+  return Status::OK();
+}
+
+// Records [first, first + count) of a direct segment, through the read
+// stage: whole aligned blocks, as many records at a time as it holds.
+template <typename Record>
+Status BucketRouter<Record>::read_direct(const SpillSegment& segment, uint64_t first, uint64_t count,
+                                         Record* out) const {
+  const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
+  // The last record's eight-byte load may reach a block past the range.
+  if (read_stage_.size() == 0) read_stage_.allocate(read_stage_bytes(buffer_records_));
+  const uint64_t per_read = (read_stage_.size() - 3 * kAlignBytes) / record_bytes;
+  const PackedFields fields(segment);
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t take = std::min(count - done, per_read);
+    const uint64_t begin = segment.offset + (first + done) * record_bytes;
+    const uint64_t aligned_begin = begin / kAlignBytes * kAlignBytes;
+    const uint64_t aligned_end = align_up(begin + take * record_bytes, kAlignBytes);
+    SG_RETURN_IF_ERROR(spill_.pread_all(read_stage_.data(), aligned_end - aligned_begin, aligned_begin));
+    const uint8_t* src = read_stage_.data() + (begin - aligned_begin);
+    for (uint64_t i = 0; i < take; ++i) out[done + i] = fields.unpack<Record>(src + i * record_bytes);
+    done += take;
   }
   return Status::OK();
 }
@@ -441,6 +522,7 @@ void BucketRouter<Record>::discard(uint32_t bucket) const {
   for (const SpillSegment& segment : segments_[bucket]) {
     assert(segment.records > 0);
     uint64_t bytes = segment.records * (segment.value_bytes + kExtraBytes<Record>);
+    if (direct()) bytes = align_up(bytes, kAlignBytes);
     if (segment.rice_bits != SpillSegment::kPacked) {
       bytes = block_ends_[segment.first_block + (segment.records - 1) / kBlockRecords];
     }

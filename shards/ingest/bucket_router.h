@@ -32,12 +32,21 @@
 // ingest, undirected graphs) had one core routing and the other mostly
 // idle: sorting and coding took over half of that thread's time.
 //
+// A direct router (a disk faster than the coder: an NVMe drive, or one
+// the page cache sits in front of) packs segments as above without sorting
+// or coding them, and writes and reads them with O_DIRECT through aligned
+// staging rooms: the spill then costs no page-cache copies and takes no
+// page-cache memory (on the machine of docs/benchmarks.md, writing new
+// page-cache pages took 2.6 s of system time a GB). Its segments start at
+// 4 KiB-aligned offsets. It flushes in the background like a coded router.
+//
 // When the distribution is known up front (a relabelling pass reads a stored
 // graph whose degrees it knows), buckets of unequal ranges (open_ranges)
 // are cut so that none outgrows a sort batch: a locality order puts the
 // hubs first, and equal ranges would overflow the first buckets many times.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <future>
 #include <mutex>
@@ -45,6 +54,7 @@
 #include <vector>
 
 #include "compression/status.h"
+#include "shards/util/aligned_buffer.h"
 #include "shards/util/file_util.h"
 
 namespace sg {
@@ -61,6 +71,10 @@ struct SpillSegment {
   uint32_t first_block;    // coded: its first block's entry in the router's block ends
 };
 
+// How a router writes its segments (above): packed (a sub-router's spill,
+// read once, soon), coded (a disk slower than the coder), or direct.
+enum class SpillForm { kPacked, kCoded, kDirect };
+
 template <typename Record>
 class BucketRouter {
  public:
@@ -69,20 +83,25 @@ class BucketRouter {
   BucketRouter(const BucketRouter&) = delete;
   BucketRouter& operator=(const BucketRouter&) = delete;
 
-  // What a coded router takes besides its buckets' buffers: a spare and two
-  // coding rooms, each the size of a buffer.
+  // What a coded or direct router takes besides its buckets' buffers: a
+  // spare and two coding (or staging) rooms, each the size of a buffer.
   static constexpr size_t kCodedExtraBuffers = 3;
+  // A direct router's staging room for reads: a bucket buffer's bytes,
+  // within these bounds, and two blocks.
+  static constexpr size_t kMinReadStageBytes = 64 << 10, kMaxReadStageBytes = 1 << 20;
+  static constexpr size_t read_stage_bytes(size_t buffer_records) {
+    return std::clamp(buffer_records * sizeof(Record), kMinReadStageBytes, kMaxReadStageBytes) + 2 * 4096;
+  }
 
   // `bucket_count` buckets (a power of two) of 2^width_bits values each,
   // the first starting at `base`; `can_grow` lets the width double.
-  // `coded` sorts and codes segments (above), also in the background.
   Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
-              int width_bits, bool can_grow, bool coded = false);
+              int width_bits, bool can_grow, SpillForm form = SpillForm::kPacked);
   // Buckets of unequal ranges: bucket b holds the slots [first_slot[b],
   // first_slot[b + 1]) of 2^slot_bits values each, from value 0; the last
   // runs to slot_count. first_slot starts at 0 and grows.
   Status open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot, uint32_t slot_count,
-                     int slot_bits, size_t buffer_records, bool coded = false);
+                     int slot_bits, size_t buffer_records, SpillForm form = SpillForm::kPacked);
 
   Status add(const Record& record) {
     const uint64_t offset = record.arc - base_;
@@ -134,17 +153,25 @@ class BucketRouter {
   static constexpr uint64_t kBlockRecords = 4096;
   static constexpr int kMaxDigitBits = 16;  // sort_by_key's radix digits
 
-  // What one flush sorts and codes in (coded routers).
+  // What one flush sorts and codes in (coded routers), or packs a segment
+  // into for an aligned write (direct routers).
   struct CodingRoom {
     std::vector<Record> scratch;       // a buffer's records sorted or coded
     std::vector<uint32_t> key_counts;  // sort_by_key's digit counts
     std::vector<uint32_t> block_ends;  // the segment's blocks, until written
+    AlignedBuffer stage;               // direct: the packed segment
   };
   static constexpr int kCaller = 0, kBackground = 1;  // rooms_ of each thread
 
-  // Sets each bucket's buffer, and the spare when `coded`.
-  void point_buffers(bool coded);
-  bool coded() const { return !rooms_[kCaller].scratch.empty(); }
+  // Sets each bucket's buffer, and the spare of a coded or direct router.
+  void point_buffers();
+  bool coded() const { return form_ == SpillForm::kCoded; }
+  bool direct() const { return form_ == SpillForm::kDirect; }
+  // Packs records[0, count) into the room's stage from `base`; returns the
+  // packed bytes.
+  size_t pack_to_stage(const Record* records, uint32_t count, uint64_t base, bool compact, int neighbour_bits,
+                       size_t value_bytes, CodingRoom& room) const;
+  Status read_direct(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
   // Writes a bucket's buffered records now (after any flush in flight).
   Status flush(uint32_t bucket);
   // The same, in the caller's room, beside a flush in flight.
@@ -168,6 +195,8 @@ class BucketRouter {
 
   File spill_;
   std::string spill_path_;
+  SpillForm form_ = SpillForm::kPacked;
+  mutable AlignedBuffer read_stage_;  // direct: allocated at the first read
   uint32_t bucket_count_ = 0;
   size_t buffer_records_ = 0;
   uint64_t base_ = 0;

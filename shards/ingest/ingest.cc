@@ -7,6 +7,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -123,6 +124,7 @@ class IngestJob {
   Status open_routers(size_t sort_records, std::vector<BucketRouter<Record>>* routers) const;
   uint64_t estimated_records_per_space() const;
   uint64_t held_bytes() const;
+  bool direct_io() const { return opt_.direct_io; }
   // Spaces sorted and encoded: one for an undirected or out-only graph.
   size_t built_spaces() const { return undirected_ || out_only_ ? 1 : 2; }
   Status write_in_degrees();
@@ -587,18 +589,19 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
   size_t buffer_records = 0;
   router_shape(sizeof(Record), spaces, sort_records, &buckets, &buffer_records);
   // Coded segments are read back in whole blocks: a sort batch holds some.
-  const bool coded = sort_records >= 2 * BucketRouter<Record>::block_records();
+  SpillForm form = sort_records >= 2 * BucketRouter<Record>::block_records() ? SpillForm::kCoded : SpillForm::kPacked;
+  if (direct_io()) form = SpillForm::kDirect;
   for (size_t s = 0; s < spaces; ++s) {
     const std::string path = temp_dir_ + "/" + names[s] + ".spill";
     BucketRanges ranges;
     SG_RETURN_IF_ERROR(known_bucket_ranges(s, sort_records, &ranges));
     if (ranges.first_slot.empty()) {
-      SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true, coded));
+      SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true, form));
     } else {
       const size_t buffer = route_buffer_records(sizeof(Record), spaces,
                                                  ranges.first_slot.size() + BucketRouter<Record>::kCodedExtraBuffers);
       SG_RETURN_IF_ERROR(
-          (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, coded));
+          (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, form));
     }
   }
   return Status::OK();
@@ -631,7 +634,9 @@ uint64_t IngestJob::held_bytes() const {
   const size_t spaces = built_spaces();
   const size_t blocks = std::max<size_t>(block_starts_.size(), 1);
   const size_t parts = encoder_parts(blocks, opt_.chunk_bytes, opt_.memory_bytes / spaces);
-  return id_map_.size() * sizeof(uint64_t) + kFixedBytes + (permutation_ != nullptr ? permutation_->held_bytes() : 0) +
+  const uint64_t read_stages = direct_io() ? spaces * BucketRouter<WeightedArc>::read_stage_bytes(SIZE_MAX / 16) : 0;
+  return id_map_.size() * sizeof(uint64_t) + kFixedBytes + read_stages +
+         (permutation_ != nullptr ? permutation_->held_bytes() : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
 }
@@ -842,7 +847,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   for (size_t b = 0; b < blocks; ++b) {
     const std::string& degree_file = (*metas)[b].degree_file;
     SG_RETURN_IF_ERROR(outs[b].open(paths[b], StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths[b].size())),
-                                    degree_file.empty() ? "" : temp_dir_ + "/" + degree_file));
+                                    degree_file.empty() ? "" : temp_dir_ + "/" + degree_file, direct_io()));
     out_pointers.push_back(&outs[b]);
   }
   SpaceBuildOptions build;
@@ -1040,6 +1045,9 @@ Status IngestJob::commit() {
   }
   for (const std::string& dir : device_dirs_) {
     if (dir != ".") SG_RETURN_IF_ERROR(fsync_directory(dir));
+  }
+  for (const auto& [name, contents] : opt_.graph_files) {
+    SG_RETURN_IF_ERROR(write_file_atomic(temp_dir_ + "/" + name, contents.data(), contents.size()));
   }
   const std::string json = manifest_.to_json();
   SG_RETURN_IF_ERROR(write_file_atomic(temp_dir_ + "/manifest.json", json.data(), json.size()));

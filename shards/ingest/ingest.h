@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compression/status.h"
@@ -59,6 +60,13 @@ struct IngestOptions {
   // Which gap codings a chunk may take (format version 3,
   // compression/chunk_lists.h).
   GapChoice gap_choice = GapChoice::kFast;
+  // For a disk faster than the spill's coder: the spill packed, not sorted
+  // and coded (bucket_router.h), and it and the graph's device files
+  // written with O_DIRECT, not through the page cache.
+  bool direct_io = false;
+  // Files written into the graph directory as they are (name, contents):
+  // the device profile its runs use (a probe of the output's directory).
+  std::vector<std::pair<std::string, std::string>> graph_files;
   uint32_t intervals = 0;  // 0 = derive from the memory budget
   // 2-D blocks per space (docs/formats.md): each space's lists cut by
   // neighbour range into this many blocks; 1 = the 1-D layout; 0 = from

@@ -9,8 +9,8 @@ constexpr size_t kDegreeBufferEntries = 1 << 16;
 }  // namespace
 
 Status SpaceOutput::open(const std::vector<std::string>& device_paths, StripeLayout layout,
-                         const std::string& degree_path) {
-  SG_RETURN_IF_ERROR(out_.open(device_paths, layout, kWriteBufferBytes));
+                         const std::string& degree_path, bool direct) {
+  SG_RETURN_IF_ERROR(out_.open(device_paths, layout, kWriteBufferBytes, direct));
   degrees_ = !degree_path.empty();
   if (!degrees_) return Status::OK();
   SG_RETURN_IF_ERROR(File::create(degree_path, &degree_file_));

@@ -20,7 +20,9 @@ class SpaceOutput {
  public:
   // An empty `degree_path` writes no degree file (a block after a blocked
   // space's first).
-  Status open(const std::vector<std::string>& device_paths, StripeLayout layout, const std::string& degree_path);
+  // `direct`: the device files written with O_DIRECT (striped_writer.h).
+  Status open(const std::vector<std::string>& device_paths, StripeLayout layout, const std::string& degree_path,
+              bool direct = false);
   Status append(const ChunkEncoder& part);
   // Checks that every vertex got its degree; flushes and syncs everything.
   Status finish(uint32_t num_vertices);
