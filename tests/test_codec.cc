@@ -365,6 +365,25 @@ TEST_CASE("chunk lists (codec 2): runs of empty lists take one token, and malfor
   }
 }
 
+TEST_CASE("StreamVByte: our encoder writes libstreamvbyte's bytes, in both length sets, every length") {
+  uint64_t state = 91;
+  for (int round = 0; round < 600; ++round) {
+    const uint32_t count = static_cast<uint32_t>(round < 80 ? round : sgtest::next_random(&state) % 3000);
+    std::vector<uint32_t> values(count);
+    for (uint32_t& v : values) {  // every byte length, zeros included
+      const uint64_t r = sgtest::next_random(&state);
+      v = static_cast<uint32_t>(r >> 32) >> (8 * (r % 5));
+    }
+    for (const SvbLengths lengths : {SvbLengths::k1234, SvbLengths::k0124}) {
+      std::vector<uint8_t> ours(svb_max_bytes(count)), theirs(svb_max_bytes(count) + 16);
+      const size_t written = svb_encode(lengths, values.data(), count, ours.data());
+      const size_t expected = svb_encode_reference(lengths, values.data(), count, theirs.data());
+      REQUIRE(written == expected);
+      CHECK(std::equal(ours.begin(), ours.begin() + static_cast<long>(written), theirs.begin()));
+    }
+  }
+}
+
 TEST_CASE("StreamVByte: our decoder reads what libstreamvbyte writes, in both length sets") {
   uint64_t state = 77;
   for (int round = 0; round < 400; ++round) {
