@@ -113,6 +113,11 @@ Status probe_device(const std::string& dir, DeviceProfile* profile) {
   return file.close();
 }
 
+std::string probed_class(const DeviceProfile& probed) {
+  if (probed.sequential_bytes_per_second < 300e6) return "hdd";
+  return probed.sequential_bytes_per_second < 1.2e9 ? "ssd" : "nvme";
+}
+
 Status calibrate_device(const std::string& dir, const CalibrateOptions& options, DeviceProfile* profile) {
   const std::string path = dir + "/.shardgraph-calibrate.tmp";
   Status status = write_scratch(path, options.file_bytes);

@@ -137,6 +137,12 @@ TEST_CASE("a device probe measures a directory: a sequential rate and request ti
   REQUIRE(DeviceProfile::from_json(probed.to_json(), "p.json", &back).ok());
   CHECK(back.device_class == "probed");
   CHECK_FALSE(probe_device((dir / "no-such-directory").string(), &probed).ok());
+  probed.sequential_bytes_per_second = 149e6;  // the emulated HDD of docs/benchmarks.md
+  CHECK(probed_class(probed) == "hdd");
+  probed.sequential_bytes_per_second = 520e6;
+  CHECK(probed_class(probed) == "ssd");
+  probed.sequential_bytes_per_second = 1.5e9;
+  CHECK(probed_class(probed) == "nvme");
 }
 
 TEST_CASE("default stripe depth gives every device at least 32 stripes, 1 to 8 MiB") {

@@ -102,18 +102,22 @@ Status generate_grid(const GridRequest& request) {
 namespace {
 
 // The profile of a device directory: the stored one (shardgraph
-// calibrate), else a short probe (probe_device), said in *note; *probed
-// says which. False when neither works (a directory that does not exist:
-// ingest then says so).
+// calibrate), else the preset of the class a short probe puts it in
+// (probe_device, probed_class), said in *note; *probed says which. False when neither works (a directory that does not
+// exist: ingest then says so).
 bool device_profile(const std::string& dir, sg::DeviceProfile* profile, bool* probed, std::string* note) {
   bool preset = true;
   *probed = false;
   if (sg::load_device_profile(dir, "ssd", profile, &preset).ok() && !preset) return true;
-  if (!sg::probe_device(dir, profile).ok()) return false;
+  sg::DeviceProfile measured;
+  if (!sg::probe_device(dir, &measured).ok()) return false;
+  const std::string device_class = sg::probed_class(measured);
+  if (!sg::preset_profile(device_class, profile).ok()) return false;
   *probed = true;
   char text[256];
-  std::snprintf(text, sizeof(text), "%s has no stored profile: probed %.0f MB/s, %.2f ms a 4 KiB read", dir.c_str(),
-                profile->sequential_bytes_per_second / 1e6, profile->latency_seconds() * 1e3);
+  std::snprintf(text, sizeof(text), "%s has no stored profile: probed %.0f MB/s, %.2f ms a 4 KiB read: the '%s' preset",
+                dir.c_str(), measured.sequential_bytes_per_second / 1e6, measured.latency_seconds() * 1e3,
+                device_class.c_str());
   *note += (note->empty() ? "" : "; ") + std::string(text);
   return true;
 }
