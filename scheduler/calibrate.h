@@ -21,10 +21,10 @@ struct CalibrateOptions {
 Status calibrate_device(const std::string& dir, const CalibrateOptions& options, DeviceProfile* profile);
 
 // A short measurement of a device never calibrated, for ingest's automatic
-// choices (about 0.05 s on a fast disk, 0.8 s on one of 150 MB/s and 300
-// I/Os a second): a 32 MiB unnamed scratch file written and synced, read
-// back in 4 MiB requests (the sequential rate) and at random offsets in 4
-// KiB and 1 MiB requests. A file system without O_DIRECT (tmpfs) is memory:
+// choices (about 0.1 s on a fast disk, 1 s on one of 150 MB/s and 300 I/Os
+// a second): a 64 MiB unnamed scratch file written and synced, read back
+// in 4 MiB requests (the sequential rate, past the first 16 MiB) and at
+// random offsets in 4 KiB requests (the latency). A file system without O_DIRECT (tmpfs) is memory:
 // 10 GB/s and 1 us. device_class "probed"; the profile is not stored here.
 Status probe_device(const std::string& dir, DeviceProfile* profile);
 // The preset class a probe falls in, by its sequential rate: hdd below 300

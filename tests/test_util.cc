@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include "scheduler/device_profile.h"
+
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,7 +90,12 @@ int run_cli(const std::string& args, std::string* output, const std::string& env
 
 std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    // A device profile is the directory's, not an ingest's leftover: ingest
+    // probes a directory without one once and stores the result there.
+    if (entry.path().filename() == sg::kProfileFileName) continue;
+    names.push_back(entry.path().filename().string());
+  }
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -43,6 +43,7 @@ std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind);
 int run_cli(const std::string& args, std::string* output, const std::string& env = "");
 
 // Files in `dir` (names only), to check nothing is left behind.
+// Entry names, sorted, without a stored device profile.
 std::vector<std::string> list_dir(const std::string& dir);
 
 uint64_t next_random(uint64_t* state);

@@ -102,8 +102,9 @@ Status generate_grid(const GridRequest& request) {
 namespace {
 
 // The profile of a device directory: the stored one (shardgraph
-// calibrate), else the preset of the class a short probe puts it in
-// (probe_device, probed_class), said in *note; *probed says which. False when neither works (a directory that does not
+// calibrate, or an earlier probe), else the preset of the class a short
+// probe puts it in (probe_device, probed_class), stored there so that the
+// directory is probed once, and said in *note; *probed says which. False when neither works (a directory that does not
 // exist: ingest then says so).
 bool device_profile(const std::string& dir, sg::DeviceProfile* profile, bool* probed, std::string* note) {
   bool preset = true;
@@ -114,10 +115,12 @@ bool device_profile(const std::string& dir, sg::DeviceProfile* profile, bool* pr
   const std::string device_class = sg::probed_class(measured);
   if (!sg::preset_profile(device_class, profile).ok()) return false;
   *probed = true;
-  char text[256];
-  std::snprintf(text, sizeof(text), "%s has no stored profile: probed %.0f MB/s, %.2f ms a 4 KiB read: the '%s' preset",
-                dir.c_str(), measured.sequential_bytes_per_second / 1e6, measured.latency_seconds() * 1e3,
-                device_class.c_str());
+  const std::string json = profile->to_json();
+  const bool stored = sg::write_file_atomic(dir + "/" + sg::kProfileFileName, json.data(), json.size()).ok();
+  char text[320];
+  std::snprintf(text, sizeof(text), "%s: probed %.0f MB/s, %.2f ms a 4 KiB read: the '%s' preset%s", dir.c_str(),
+                measured.sequential_bytes_per_second / 1e6, measured.latency_seconds() * 1e3, device_class.c_str(),
+                stored ? (std::string(", stored there as ") + sg::kProfileFileName).c_str() : "");
   *note += (note->empty() ? "" : "; ") + std::string(text);
   return true;
 }
@@ -134,7 +137,7 @@ std::vector<sg::DeviceProfile> device_profiles(const IngestRequest& request, sg:
   if (request.devices.empty()) {
     if (probed) {
       *graph_profile = spill->to_json();
-      *note += " (kept in the graph for its runs; shardgraph calibrate measures fully)";
+      *note += " and in the graph for its runs (shardgraph calibrate measures fully)";
     }
     return {*spill};
   }
