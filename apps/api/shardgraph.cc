@@ -127,18 +127,16 @@ bool device_profile(const std::string& dir, sg::DeviceProfile* profile, bool* pr
 
 // The profiles of the spill's directory (the output's parent) and of the
 // devices the graph goes to (the same one without --device); none if one
-// of them has none. A probe of the output's parent is kept in the graph
-// (*graph_profile), so that its runs price reads by the same measurement.
+// of them has none. Without --device the graph keeps its directory's
+// profile (*graph_profile), so that its runs price reads by it too.
 std::vector<sg::DeviceProfile> device_profiles(const IngestRequest& request, sg::DeviceProfile* spill,
                                                std::string* graph_profile, std::string* note) {
   const std::string parent = std::filesystem::absolute(request.output).parent_path().string();
   bool probed = false;
   if (!device_profile(parent, spill, &probed, note)) return {};
   if (request.devices.empty()) {
-    if (probed) {
-      *graph_profile = spill->to_json();
-      *note += " and in the graph for its runs (shardgraph calibrate measures fully)";
-    }
+    *graph_profile = spill->to_json();
+    if (probed) *note += " and in the graph for its runs (shardgraph calibrate measures fully)";
     return {*spill};
   }
   std::vector<sg::DeviceProfile> profiles;
