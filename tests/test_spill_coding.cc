@@ -1,5 +1,6 @@
 // The spill's coded segments (bucket_router.cc): a router's records come back
-// exactly, whole or in pieces of whole blocks, plain and weighted; a segment
+// exactly, whole or in pieces of whole blocks, plain and weighted, segment by
+// segment or a bucket at a time (runs of adjacent segments); a segment
 // whose blocks would not decode in place falls back to the packed form; and
 // an ingest whose bucket outgrows the sort batch reads coded segments in
 // pieces and stores every arc; a bucket read whole and discarded frees its
@@ -73,6 +74,24 @@ void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t
     }
     *coded_segments = coded;
   }
+  // Whole buckets, a run of adjacent segments a read (read_bucket): the
+  // same records, and a bucket's segments in fewer runs than segments
+  // when it has several (they fill 1 MiB extents in turn).
+  std::vector<Record> whole;
+  size_t segments = 0, runs = 0;
+  for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+    std::vector<Record> out(router.records(b));
+    const Status s = router.read_bucket(b, out.data());
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    whole.insert(whole.end(), out.begin(), out.end());
+    const std::vector<SpillSegment>& list = router.segments(b);
+    for (size_t i = 0; i < list.size(); ++i) {
+      ++segments;
+      runs += i == 0 || list[i].offset != list[i - 1].offset + list[i - 1].bytes;
+    }
+  }
+  CHECK(arcs_of(whole) == arcs_of(input));
+  if (segments > 2 * router.bucket_count()) CHECK(runs < segments);
   router.remove();
 }
 

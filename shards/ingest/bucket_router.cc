@@ -47,7 +47,9 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
   segments_.assign(bucket_count, {});
+  extents_.assign(bucket_count, {});
   spill_end_ = 0;
+  written_bytes_ = 0;
   total_records_ = 0;
   return Status::OK();
 }
@@ -70,6 +72,7 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
   fill_.assign(bucket_count_, 0);
   records_.assign(bucket_count_, 0);
   segments_.assign(bucket_count_, {});
+  extents_.assign(bucket_count_, {});
   return Status::OK();
 }
 
@@ -247,10 +250,17 @@ Status BucketRouter<Record>::write_segment(uint32_t bucket, const void* bytes, s
                                            CodingRoom* room) {
   {
     const std::lock_guard<std::mutex> lock(write_mutex_);
-    segment.offset = spill_end_;
     // A direct segment fills whole blocks: its stage's slack is written too.
     if (direct()) size = static_cast<size_t>(align_up(size, kAlignBytes));
-    spill_end_ += size;
+    Extent& extent = extents_[bucket];
+    if (extent.used + size > extent.capacity) {  // a new extent at the file's end
+      extent = Extent{spill_end_, 0, std::max<uint64_t>(kExtentBytes, align_up(size, kAlignBytes))};
+      spill_end_ += extent.capacity;
+    }
+    segment.offset = extent.offset + extent.used;
+    segment.bytes = size;
+    extent.used += size;
+    written_bytes_ += size;
     if (room != nullptr) {
       segment.first_block = static_cast<uint32_t>(block_ends_.size());
       block_ends_.insert(block_ends_.end(), room->block_ends.begin(), room->block_ends.end());
@@ -406,6 +416,7 @@ Status BucketRouter<Record>::grow(uint64_t offset) {
       records_[b] = 0;
     }
     ++width_bits_;
+    std::fill(extents_.begin(), extents_.end(), Extent{});  // joined buckets start new extents
   }
   return Status::OK();
 }
@@ -501,7 +512,7 @@ Status BucketRouter<Record>::read_direct(const SpillSegment& segment, uint64_t f
                                          Record* out) const {
   const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
   // The last record's eight-byte load may reach a block past the range.
-  if (read_stage_.size() == 0) read_stage_.allocate(read_stage_bytes(buffer_records_));
+  read_stage();
   const uint64_t per_read = (read_stage_.size() - 3 * kAlignBytes) / record_bytes;
   const PackedFields fields(segment);
   for (uint64_t done = 0; done < count;) {
@@ -519,15 +530,7 @@ Status BucketRouter<Record>::read_direct(const SpillSegment& segment, uint64_t f
 
 template <typename Record>
 void BucketRouter<Record>::discard(uint32_t bucket) const {
-  for (const SpillSegment& segment : segments_[bucket]) {
-    assert(segment.records > 0);
-    uint64_t bytes = segment.records * (segment.value_bytes + kExtraBytes<Record>);
-    if (direct()) bytes = align_up(bytes, kAlignBytes);
-    if (segment.rice_bits != SpillSegment::kPacked) {
-      bytes = block_ends_[segment.first_block + (segment.records - 1) / kBlockRecords];
-    }
-    spill_.punch_hole(segment.offset, bytes);
-  }
+  for (const SpillSegment& segment : segments_[bucket]) spill_.punch_hole(segment.offset, segment.bytes);
 }
 
 template <typename Record>
@@ -540,9 +543,18 @@ Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t fi
   const uint64_t begin_byte = first == 0 ? 0 : block_ends_[block - 1];
   const uint64_t size = block_ends_[end_block - 1] - begin_byte;
   if (size > count * sizeof(Record)) return Status::Corruption("spill segment larger than its records");
-  uint8_t* const records_begin = reinterpret_cast<uint8_t*>(out);
-  uint8_t* const coded = records_begin + count * sizeof(Record) - size;
+  // Read into the end of the room the records take, decoded from the front
+  // (code_segment checked that no record's bytes are overwritten before
+  // they are decoded).
+  uint8_t* const coded = reinterpret_cast<uint8_t*>(out) + count * sizeof(Record) - size;
   SG_RETURN_IF_ERROR(spill_.pread_all(coded, size, segment.offset + begin_byte));
+  return decode_coded(segment, block, end_block, count, coded, out);
+}
+
+template <typename Record>
+Status BucketRouter<Record>::decode_coded(const SpillSegment& segment, size_t block, size_t end_block, uint64_t count,
+                                          const uint8_t* coded, Record* out) const {
+  const uint64_t begin_byte = block == segment.first_block ? 0 : block_ends_[block - 1];
   const int key_bits = segment.value_bytes;
   const int rice_bits = segment.rice_bits;
   const uint64_t key_range = uint64_t{1} << key_bits;  // key_bits <= 32
@@ -563,8 +575,56 @@ Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t fi
       float weight = 0;
       if constexpr (kExtraBytes < Record >> 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
       if (bits.failed() || key >= key_range) return Status::Corruption("spill segment block does not decode");
-      assert(records_begin + (at + 1) * sizeof(Record) <= bits.loaded_end() || i + 1 == n);
       out[at] = record_of(segment.base + (key << 32 | neighbour), weight, out);
+    }
+  }
+  return Status::OK();
+}
+
+template <typename Record>
+Status BucketRouter<Record>::decode_segment(const SpillSegment& segment, const uint8_t* bytes, Record* out) const {
+  if (segment.rice_bits != SpillSegment::kPacked) {
+    const size_t end_block = segment.first_block + (segment.records - 1) / kBlockRecords + 1;
+    return decode_coded(segment, segment.first_block, end_block, segment.records, bytes, out);
+  }
+  const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
+  const PackedFields fields(segment);
+  for (uint64_t i = 0; i < segment.records; ++i) out[i] = fields.unpack<Record>(bytes + i * record_bytes);
+  return Status::OK();
+}
+
+template <typename Record>
+uint8_t* BucketRouter<Record>::read_stage() const {
+  if (read_stage_.size() == 0) read_stage_.allocate(read_stage_bytes(buffer_records_));
+  return read_stage_.data();
+}
+
+// Runs of adjacent segments (a bucket's extents), each read at once into the
+// stage and decoded from there; a segment larger than the stage is read on
+// its own, in place.
+template <typename Record>
+Status BucketRouter<Record>::read_bucket(uint32_t bucket, Record* out) const {
+  const std::vector<SpillSegment>& segments = segments_[bucket];
+  uint8_t* const stage = read_stage();
+  // Room for the last record's eight-byte load past the run.
+  const uint64_t room = read_stage_.size() - 2 * kAlignBytes;
+  uint64_t at = 0;
+  for (size_t i = 0; i < segments.size();) {
+    const uint64_t begin = segments[i].offset;
+    uint64_t end = begin;
+    size_t j = i;
+    while (j < segments.size() && segments[j].offset == end && end + segments[j].bytes - begin <= room) {
+      end += segments[j++].bytes;
+    }
+    if (j == i) {
+      SG_RETURN_IF_ERROR(read(segments[i], 0, segments[i].records, out + at));
+      at += segments[i++].records;
+      continue;
+    }
+    SG_RETURN_IF_ERROR(spill_.pread_all(stage, end - begin, begin));
+    for (; i < j; ++i) {
+      SG_RETURN_IF_ERROR(decode_segment(segments[i], stage + (segments[i].offset - begin), out + at));
+      at += segments[i].records;
     }
   }
   return Status::OK();

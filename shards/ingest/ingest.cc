@@ -241,7 +241,8 @@ uint64_t IngestJob::estimated_records_per_space() const {
 }
 
 // What ingest holds besides its batches and buffers: id maps, the
-// permutation of a relabelling pass, 4 MiB of read and write buffers, and
+// permutation of a relabelling pass, 4 MiB of read and write buffers, the
+// routers' read stages (BucketRouter::read_bucket), and
 // the spaces' encoders and outputs (space_build_fixed_bytes: at 16 MiB,
 // R-MAT 20's sort held 1.36x the budget before they were counted).
 uint64_t IngestJob::held_bytes() const {
@@ -249,7 +250,7 @@ uint64_t IngestJob::held_bytes() const {
   const size_t spaces = built_spaces();
   const size_t blocks = std::max<size_t>(block_starts_.size(), 1);
   const size_t parts = encoder_parts(blocks, opt_.chunk_bytes, opt_.memory_bytes / spaces);
-  const uint64_t read_stages = direct_io() ? spaces * BucketRouter<WeightedArc>::read_stage_bytes(SIZE_MAX / 16) : 0;
+  const uint64_t read_stages = spaces * BucketRouter<WeightedArc>::read_stage_bytes(SIZE_MAX / 16);
   return ids_.id_map().size() * sizeof(uint64_t) + kFixedBytes + read_stages +
          (permutation_ != nullptr ? permutation_->held_bytes() : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +

@@ -185,10 +185,8 @@ Status SpaceBuilder<Record>::read_group(const BucketRouter<Record>& router, cons
                                         size_t* count) const {
   size_t at = 0;
   for (uint32_t b = group.first; b <= group.last; ++b) {
-    for (const SpillSegment& segment : router.segments(b)) {
-      SG_RETURN_IF_ERROR(router.read(segment, 0, segment.records, out + at));
-      at += segment.records;
-    }
+    SG_RETURN_IF_ERROR(router.read_bucket(b, out + at));
+    at += router.records(b);
     router.discard(b);
   }
   *count = at;
