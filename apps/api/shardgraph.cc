@@ -196,6 +196,12 @@ uint32_t auto_chunk_bytes(const std::vector<sg::DeviceProfile>& profiles) {
 }  // namespace
 
 Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks) {
+  if (request.threads < 0 || request.threads > 1024) return Status::InvalidArgument("threads must be 1 to 1024");
+  std::unique_ptr<tbb::global_control> limit;
+  if (request.threads > 0) {
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<size_t>(request.threads));
+  }
   sg::IngestOptions o;
   o.input = request.input;
   o.output = request.output;

@@ -87,12 +87,12 @@ struct IngestRequest {
   std::string remap = "auto";  // dense ids for original ones: auto (when sparse or wider than 32 bits) | always | never
   std::string order = "auto";  // auto | bfds | bfs | degree | none
   uint64_t memory_bytes = uint64_t{1} << 30;
-  // Target chunk size; 0 = auto: from the devices' stored profiles, their
-  // bandwidth times their latency within 256 KiB..1 MiB (256 KiB without
-  // profiles).
+  // Target chunk size; 0 = auto: from the devices' profiles (stored by
+  // calibrate, or a short probe on first use), their bandwidth times their
+  // latency within 256 KiB..1 MiB.
   uint32_t chunk_bytes = 0;
-  // How chunks code their gaps: auto (entropy when the devices' stored
-  // profiles add up to one disk's bandwidth, else fast) | fast
+  // How chunks code their gaps: auto (entropy when the devices' profiles
+  // add up to one disk's bandwidth, else fast) | fast
   // (StreamVByte unless varints are more than 10% smaller) | small (the
   // fewest bytes of the byte codes) | entropy (fewer still) | varint | v2
   // (format version 2, for shardgraph builds before version 3).
@@ -101,6 +101,7 @@ struct IngestRequest {
   uint32_t blocks = 0;               // 2-D blocks a space; 0: from |V| and the budget
   std::vector<std::string> devices;  // device directories for edge data
   uint64_t stripe_bytes = 0;         // 0: chosen from the space size
+  int threads = 0;                   // compute threads, 1 to 1024; 0: all cores
 };
 struct IngestReport {
   uint64_t vertices = 0, edges = 0;

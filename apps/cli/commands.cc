@@ -153,13 +153,13 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
       ->capture_default_str();
   ingest
       ->add_option("--chunk-bytes", a.chunk,
-                   "target chunk size, or auto: the calibrated devices' bandwidth times their latency, 256K..1M "
-                   "(256K without a stored profile)")
+                   "target chunk size, or auto: the devices' bandwidth times their latency, 256K..1M (a device "
+                   "never calibrated is probed once: docs/usage.md)")
       ->capture_default_str();
   ingest
       ->add_option(
           "--codec", r.codec,
-          "gap coding of each chunk: auto (entropy on one calibrated disk, else fast) | fast (StreamVByte "
+          "gap coding of each chunk: auto (entropy on one slow disk, else fast) | fast (StreamVByte "
           "unless varints are 10% smaller) | small (fewest bytes) | entropy (fewer still where lists' bits are "
           "entropy coded) | varint | v2 (format "
           "version 2, for older shardgraph builds)")
@@ -173,6 +173,8 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
                    "half of --memory, else ranges of 4 bytes a vertex in a quarter of it")
       ->capture_default_str();
   ingest->add_option("--device", r.devices, "device directory for edge data (repeatable)");
+  ingest->add_option("--threads", r.threads, "compute threads, 1 to 1024 (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   ingest
       ->add_option("--stripe-bytes", a.stripe,
                    "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")

@@ -14,7 +14,7 @@ from .progress import sink
 from .result import Result
 
 _INGEST_OPTIONS = {"format", "weights", "undirected", "drop_self_loops", "dedup", "remap", "order", "chunk_bytes",
-                   "codec", "intervals", "blocks", "devices", "stripe_bytes"}
+                   "codec", "intervals", "blocks", "devices", "stripe_bytes", "threads"}
 _RUN_OPTIONS = {"source", "iterations", "tolerance", "threads", "io", "io_backend", "device_class", "cache",
                 "decoded_cache", "unit_weights", "parents", "top", "scratch_dir", "output", "graphalytics_output",
                 "stats", "window_bytes"}
@@ -52,7 +52,7 @@ def ingest(input, output, memory="auto", progress="auto", **options):
     Graphalytics .v/.e, binary) and returns it opened. Options are the
     CLI's: format, weights, undirected, drop_self_loops, dedup, remap
     ("auto", True/"always", False/"never"), order, chunk_bytes, codec,
-    intervals, blocks, devices, stripe_bytes."""
+    intervals, blocks, devices, stripe_bytes, threads."""
     _check_options(options, _INGEST_OPTIONS, "ingest")
     request = dict(options, input=os.fspath(input), output=os.fspath(output), memory_bytes=memory_bytes(memory))
     remap = request.get("remap", "auto")

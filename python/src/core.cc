@@ -140,6 +140,7 @@ shardgraph::IngestRequest ingest_request(const nb::dict& d) {
   r.blocks = get<uint32_t>(d, "blocks", r.blocks);
   r.devices = get<std::vector<std::string>>(d, "devices", r.devices);
   r.stripe_bytes = get<uint64_t>(d, "stripe_bytes", r.stripe_bytes);
+  r.threads = get<int>(d, "threads", r.threads);
   return r;
 }
 
