@@ -16,8 +16,9 @@
 //     manifest last and rename the temporary directory into place.
 // Any failure (bad line, full disk, signal) removes everything written.
 //
-// The job (ingest.cc) ties together units named for what they hold: the
-// ids (id_translation.h), the budget's plan (ingest_plan.h), routing
+// The job (ingest_job.h: ingest.cc runs it, ingest_build.cc routes and
+// sorts) ties together units named for what they hold: the ids
+// (id_translation.h), the budget's plan (ingest_plan.h), routing
 // (bucket_router.h), sorting and encoding (space_builder.h), and the
 // directories with their commit and cleanup (graph_files.h).
 #pragma once
