@@ -599,6 +599,18 @@ uint8_t* BucketRouter<Record>::read_stage() const {
   return read_stage_.data();
 }
 
+template <typename Record>
+void BucketRouter<Record>::prefetch_bucket(uint32_t bucket) const {
+  if (direct()) return;
+  const std::vector<SpillSegment>& segments = segments_[bucket];
+  for (size_t i = 0; i < segments.size();) {
+    const uint64_t begin = segments[i].offset;
+    uint64_t end = begin;
+    while (i < segments.size() && segments[i].offset == end) end += segments[i++].bytes;
+    spill_.prefetch(begin, end - begin);
+  }
+}
+
 // Runs of adjacent segments (a bucket's extents), each read at once into the
 // stage and decoded from there; a segment larger than the stage is read on
 // its own, in place.

@@ -155,6 +155,13 @@ class BucketRouter {
   // Reads all of a bucket's records into `out` (room for records(bucket)),
   // a run of adjacent segments a request.
   Status read_bucket(uint32_t bucket, Record* out) const;
+  // Has the kernel read a bucket's segments ahead into the page cache, so
+  // that read_bucket later finds them there (not for a direct router,
+  // whose reads bypass the page cache). It costs no memory of the budget's
+  // own, only page cache: two spaces sorted at once had each waited on its
+  // reads in turn (R-MAT 24's relabelling sort on an emulated HDD: 23.4 s
+  // for 11.7 s of reads and about as much CPU).
+  void prefetch_bucket(uint32_t bucket) const;
   // Frees the spill file's pages of a bucket whose records were all read
   // (they are not read again), so that the spill and the output are never
   // both held whole, on disk or in the page cache. Best effort; changes no

@@ -147,6 +147,8 @@ Status SpaceBuilder<Record>::process_router(const BucketRouter<Record>& router, 
       reading = std::async(std::launch::async, [this, &router, next = groups[g + 1], &read_count] {
         return read_group(router, next, spare_.data(), &read_count);
       });
+    } else if (g + 1 < groups.size()) {  // no spare batch: the page cache reads ahead
+      for (uint32_t b = groups[g + 1].first; b <= groups[g + 1].last; ++b) router.prefetch_bucket(b);
     }
     // A failed batch still waits for the read in flight (the future's
     // destructor blocks) before spare_ can go.

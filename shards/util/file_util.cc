@@ -158,6 +158,10 @@ bool File::punch_hole(uint64_t offset, uint64_t bytes) const {
                      static_cast<off_t>(end - begin)) == 0;
 }
 
+void File::prefetch(uint64_t offset, uint64_t bytes) const {
+  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes), POSIX_FADV_WILLNEED);
+}
+
 Status File::size(uint64_t* bytes) const {
   struct stat st {};
   if (::fstat(fd_, &st) != 0) return Status::IOError(path_ + ": stat: " + errno_text(errno));

@@ -39,6 +39,9 @@ class File {
   // zeros. Best effort (a file system without hole punching keeps them);
   // true when the pages were freed.
   bool punch_hole(uint64_t offset, uint64_t bytes) const;
+  // Asks the kernel to read [offset, offset + bytes) into the page cache in
+  // the background (posix_fadvise WILLNEED). Best effort.
+  void prefetch(uint64_t offset, uint64_t bytes) const;
   Status size(uint64_t* bytes) const;
   Status close();
 
