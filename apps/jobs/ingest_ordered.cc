@@ -7,6 +7,7 @@
 
 #include "apps/kernels/kernels.h"
 #include "shards/format/remove_graph.h"
+#include "shards/ingest/graph_edge_reader.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/ingest/permutation.h"
 #include "shards/ingest/vertex_order.h"
@@ -39,8 +40,9 @@ struct DropGraphOnExit {
 
 // What a traversal order read, for the ingest summary.
 struct OrderStats {
-  size_t steps = 0;
+  size_t steps = 0;  // the engine's
   uint64_t bytes_read = 0;
+  uint64_t residual_bytes = 0;  // the lists the last steps took from memory
 };
 
 // Opens the hidden unordered graph, out-only or whole, without loading
@@ -101,10 +103,60 @@ Status degree_permutation(const Graph& graph, uint64_t memory_bytes, Permutation
   return Permutation::open(path, n, memory_bytes / 2, source_window, block_vertices, permutation);
 }
 
+// The residual of a bfds traversal (traversal_order.cc): the out-lists of
+// the vertices it can still step from, read from the graph in one pass
+// once the engine (and its cache) is gone. Taken when the graph is more
+// than twice what the engine holds (each later step would read most of it
+// again: R-MAT 24 in 176 MiB) and the lists fit the engine's memory; not on
+// R-MAT 22 in 256M, whose graph the engine mostly caches. `force` (tests)
+// takes it whatever the sizes.
+Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64_t engine_bytes, bool force,
+                     const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs, ResidualLists* lists,
+                     bool* taken, OrderStats* stats) {
+  uint64_t graph_bytes = 0;
+  for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
+  const uint64_t lists_bytes = vertices * (sizeof(uint32_t) + sizeof(uint64_t)) + arcs * sizeof(uint32_t);
+  if (!graph.directed() || lists_bytes > engine_bytes / 2) return Status::OK();
+  if (!force && graph_bytes <= 2 * engine_bytes) return Status::OK();
+  stats->steps = (*engine)->step_count();
+  stats->bytes_read = (*engine)->run_totals().bytes_read;
+  engine->reset();
+  std::unique_ptr<EdgeReader> reader;
+  SG_RETURN_IF_ERROR(open_graph_edge_reader(graph.dir(), &reader));
+  reader->set_memory_budget(engine_bytes / 2);
+  lists->vertices.reserve(vertices);
+  lists->begin.reserve(vertices + 1);
+  lists->neighbours.reserve(arcs);
+  lists->begin = {0};
+  std::vector<RawEdge> batch;
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader->next_batch(&batch, 1 << 16));
+    if (batch.empty()) break;
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    for (const RawEdge& e : batch) {  // by source, ascending
+      const uint32_t u = static_cast<uint32_t>(e.src);
+      if (!live(u)) continue;
+      if (lists->vertices.empty() || lists->vertices.back() != u) {
+        lists->vertices.push_back(u);
+        lists->begin.push_back(lists->begin.back());
+      }
+      lists->neighbours.push_back(static_cast<uint32_t>(e.dst));
+      lists->begin.back() += 1;
+    }
+  }
+  if (lists->vertices.size() != vertices || lists->neighbours.size() != arcs) {
+    return Status::Corruption(graph.dir() + ": the order's residual lists do not match the graph's degrees");
+  }
+  stats->bytes_read += reader->bytes_read();
+  stats->residual_bytes = lists_bytes;
+  *taken = true;
+  return Status::OK();
+}
+
 // A traversal order (bfds, bfs) of `graph` into `permutation`, or nothing
 // when it does not fit `memory_bytes` (*needed_bytes says what it takes).
-Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t memory_bytes, Permutation* permutation,
-                             uint64_t* needed_bytes, OrderStats* stats) {
+Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool force_residual,
+                             Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats) {
   const uint64_t ranks = graph.num_vertices() * kTraversalBytesPerVertex;
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
   // With the sixteenth kept aside below.
@@ -117,7 +169,7 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t mem
   // 3.49 GB and took 28.6 -> 24.4 s with an eighth instead of a half.
   const uint64_t work =
       std::clamp<uint64_t>((memory_bytes - ranks - engine_minimum) / 8, kMinimumWorkBytes, uint64_t{256} << 20);
-  Engine engine;
+  auto engine = std::make_unique<Engine>();
   EngineOptions options;
   // Less 2 MiB: the level's keys and the root list are vectors whose
   // capacity runs ahead of their use by a little; and less a sixteenth for
@@ -127,13 +179,20 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t mem
   options.memory_bytes = memory_bytes - ranks - work - kMinimumWorkBytes * 2 - memory_bytes / 16;
   options.label = "order";
   options.quiet = true;  // the hidden graph is not the user's: no notes about it
-  SG_RETURN_IF_ERROR(engine.open(graph, options));
+  SG_RETURN_IF_ERROR(engine->open(graph, options));
   const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
+  const ResidualSource residual = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
+                                      ResidualLists* lists, bool* taken) {
+    return take_residual(graph, &engine, options.memory_bytes, force_residual, live, vertices, arcs, lists, taken,
+                         stats);
+  };
   std::vector<uint32_t> new_id;
-  SG_RETURN_IF_ERROR(traversal_order(&engine, kind, work, &new_id));
+  SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual));
   *permutation = Permutation(std::move(new_id));
-  stats->steps = engine.step_count();
-  stats->bytes_read = engine.run_totals().bytes_read;
+  if (engine != nullptr) {
+    stats->steps = engine->step_count();
+    stats->bytes_read = engine->run_totals().bytes_read;
+  }
   return Status::OK();
 }
 
@@ -142,13 +201,14 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t mem
 // order, which fits out of core; *applied says which order was computed.
 // Leaves `permutation` empty and says in *needed_bytes what it would take
 // when no order fits.
-Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, Permutation* permutation,
-                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
+Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, bool force_residual,
+                     Permutation* permutation, VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
   Graph graph;
   SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
   *applied = order;
   if (order != VertexOrder::kDegree) {
-    SG_RETURN_IF_ERROR(traversal_permutation(graph, order, memory_bytes, permutation, needed_bytes, stats));
+    SG_RETURN_IF_ERROR(
+        traversal_permutation(graph, order, memory_bytes, force_residual, permutation, needed_bytes, stats));
     if (permutation->size() != 0) return Status::OK();
   }
   *applied = VertexOrder::kDegree;
@@ -222,8 +282,8 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   VertexOrder applied = order;
   uint64_t order_bytes = 0;
   OrderStats order_stats;
-  SG_RETURN_IF_ERROR(
-      compute_order(unordered.path, order, options.memory_bytes, &permutation, &applied, &order_bytes, &order_stats));
+  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, options.order_residual_always,
+                                   &permutation, &applied, &order_bytes, &order_stats));
   if (permutation.size() == 0) {
     // The unordered graph becomes the output (completed first if out-only).
     SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
@@ -265,9 +325,14 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   if (!first_summary.note.empty())
     summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
   summary->seconds = seconds_since(start);
-  char order_text[128];
-  std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read); relabel: ", order_seconds,
-                order_stats.steps, static_cast<double>(order_stats.bytes_read) / 1e9);
+  char residual[64] = "";
+  if (order_stats.residual_bytes > 0) {
+    std::snprintf(residual, sizeof(residual), ", then %.1f MB of lists in memory",
+                  static_cast<double>(order_stats.residual_bytes) / 1e6);
+  }
+  char order_text[160];
+  std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read%s); relabel: ", order_seconds,
+                order_stats.steps, static_cast<double>(order_stats.bytes_read) / 1e9, residual);
   std::string phases = "unordered: ";
   phases.append(first_summary.phases).append(order_text).append(summary->phases);
   summary->phases = std::move(phases);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -58,6 +59,21 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
 // Vertex orders for ingest (apps/traversal_order.cc): new_id[old_id]. Needs
 // new_id (4 bytes a vertex) and `work_bytes` besides the engine's budget.
 enum class TraversalOrder { kBfds, kBfs };
-Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id);
+
+// The out-lists of the vertices a bfds traversal can still step from,
+// held in memory (traversal_order.cc: the residual).
+struct ResidualLists {
+  std::vector<uint32_t> vertices;  // ascending, each with at least one arc
+  std::vector<uint64_t> begin;     // into neighbours; vertices.size() + 1 entries
+  std::vector<uint32_t> neighbours;
+};
+// Offered, once, the live vertices (`live(v)`: not yet numbered, or in the
+// next level), their count with out-arcs and their out-arcs: fills `lists`
+// with those vertices' out-lists and sets *taken, after which the
+// traversal no longer uses its engine; or leaves *taken false.
+using ResidualSource = std::function<Status(const std::function<bool(uint32_t)>& live, uint64_t live_vertices,
+                                            uint64_t live_arcs, ResidualLists* lists, bool* taken)>;
+Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id,
+                       const ResidualSource& residual = {});
 
 }  // namespace sg

@@ -63,6 +63,9 @@ struct IngestOptions {
   size_t sort_buffer_edges = 0;
   // Buckets per router (rounded down to a power of two); 0 = from the budget.
   size_t route_buckets = 0;
+  // Tests: a bfds order takes its residual into memory whenever offered,
+  // whatever the graph's size (apps/jobs/ingest_ordered.cc).
+  bool order_residual_always = false;
   // An ordered ingest's first pass: asked once the input is routed and the
   // vertex count known; true = build only the out-space and the in-degrees
   // (an out-only graph, Manifest::out_only, which is all its traversal
