@@ -246,6 +246,20 @@ Status complete_into_place(const IngestOptions& options, DropGraphOnExit* unorde
   return Status::OK();
 }
 
+// The summary's phases: the first pass's, the order's, the relabelling's.
+std::string ordered_phases(const std::string& first, double order_seconds, const OrderStats& stats,
+                           const std::string& relabel) {
+  char residual[64] = "";
+  if (stats.residual_bytes > 0) {
+    std::snprintf(residual, sizeof(residual), ", then %.1f MB of lists in memory",
+                  static_cast<double>(stats.residual_bytes) / 1e6);
+  }
+  char order_text[160];
+  std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read%s); relabel: ", order_seconds,
+                stats.steps, static_cast<double>(stats.bytes_read) / 1e9, residual);
+  return "unordered: " + first + order_text + relabel;
+}
+
 }  // namespace
 
 Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
@@ -325,17 +339,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   if (!first_summary.note.empty())
     summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
   summary->seconds = seconds_since(start);
-  char residual[64] = "";
-  if (order_stats.residual_bytes > 0) {
-    std::snprintf(residual, sizeof(residual), ", then %.1f MB of lists in memory",
-                  static_cast<double>(order_stats.residual_bytes) / 1e6);
-  }
-  char order_text[160];
-  std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read%s); relabel: ", order_seconds,
-                order_stats.steps, static_cast<double>(order_stats.bytes_read) / 1e9, residual);
-  std::string phases = "unordered: ";
-  phases.append(first_summary.phases).append(order_text).append(summary->phases);
-  summary->phases = std::move(phases);
+  summary->phases = ordered_phases(first_summary.phases, order_seconds, order_stats, summary->phases);
   return Status::OK();
 }
 
