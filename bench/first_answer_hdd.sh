@@ -11,7 +11,9 @@
 # EDGES: a bin32 edge list on the emulated disk; GG_BIN: the bin/ directory
 # of a GridGraph build made outside this repository ("" skips it); P its
 # preprocess partitions. SG_BINS="name=path ..." runs several shardgraph
-# builds (default: this tree's as "shardgraph"). WORKDIR defaults to the
+# builds (default: this tree's as "shardgraph"); those named in
+# SG_NO_PROFILE run without the directory's stored device profile (moved
+# aside and back), as on a disk never calibrated. WORKDIR defaults to the
 # edge list's directory (the emulated disk).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,7 +63,12 @@ for round in $(seq 1 "$rounds"); do
   for pair in $bins; do
     name=${pair%%=*}; bin=${pair#*=}
     rm -rf "$work/sg-graph"
+    aside=0
+    if [[ " ${SG_NO_PROFILE:-} " == *" $name "* ]] && [ -f "$work/shardgraph-device.json" ]; then
+      mv "$work/shardgraph-device.json" "$tmp/profile.json"; aside=1
+    fi
     timed ingest "$bin" ingest "$edges" -o "$work/sg-graph"
+    [ $aside = 1 ] && mv "$tmp/profile.json" "$work/shardgraph-device.json"
     ingest=$(cat "$tmp/secs")
     timed bfs "$bin" run bfs "$work/sg-graph" --source "$source"
     record "$name" "$ingest" "$(cat "$tmp/secs")"
