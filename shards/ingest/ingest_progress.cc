@@ -1,16 +1,30 @@
 #include "shards/ingest/ingest_progress.h"
 
+#include <sys/resource.h>
+
 #include <cstdio>
 
 #include "shards/util/process_memory.h"
 
 namespace sg {
+namespace {
+
+// User and system CPU seconds of the whole process so far.
+double process_cpu_seconds() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
 
 void IngestProgress::begin_phase(const std::string& name, uint64_t total_units) {
   end();
   open_ = true;
-  phases_.push_back(Phase{name, 0, 0, {}});
+  phases_.push_back(Phase{name, 0, 0, 0, {}});
   phase_start_ = last_print_ = Clock::now();
+  phase_cpu_start_ = process_cpu_seconds();
   total_units_ = total_units;
   edges_ = 0;
   if (sink_) sink_("ingest: " + name);
@@ -42,6 +56,7 @@ void IngestProgress::end() {
   open_ = false;
   if (sink_) sink_("");
   phases_.back().seconds = std::chrono::duration<double>(Clock::now() - phase_start_).count();
+  phases_.back().cpu_seconds = process_cpu_seconds() - phase_cpu_start_;
   phases_.back().peak_rss_bytes = peak_rss_bytes();
 }
 
@@ -52,8 +67,9 @@ void IngestProgress::add_detail(const std::string& text) {
 std::string IngestProgress::summary() const {
   std::string text;
   for (const Phase& p : phases_) {
-    char part[128];
-    std::snprintf(part, sizeof(part), "%s%s %.2f s (peak %llu MiB", text.empty() ? "" : ", ", p.name.c_str(), p.seconds,
+    char part[160];
+    std::snprintf(part, sizeof(part), "%s%s %.2f s (%.1f cores, peak %llu MiB", text.empty() ? "" : ", ",
+                  p.name.c_str(), p.seconds, p.seconds > 0 ? p.cpu_seconds / p.seconds : 0.0,
                   static_cast<unsigned long long>(p.peak_rss_bytes >> 20));
     text += part + p.details + ")";
   }

@@ -23,7 +23,9 @@ class IngestProgress {
   void end();
   // Adds a figure to the open phase's parentheses (e.g. "spilled 0.91 GB").
   void add_detail(const std::string& text);
-  // "route 1.2 s (peak 40 MiB, spilled 0.91 GB), sort 0.8 s (peak 60 MiB), ..."
+  // "route 1.2 s (1.8 cores, peak 40 MiB, spilled 0.91 GB), sort 0.8 s (...), ...":
+  // cores = the process's CPU time (user and system, all threads) over the
+  // phase's wall time.
   std::string summary() const;
 
  private:
@@ -31,6 +33,7 @@ class IngestProgress {
   struct Phase {
     std::string name;
     double seconds = 0;
+    double cpu_seconds = 0;       // the process's, user and system
     uint64_t peak_rss_bytes = 0;  // VmHWM when the phase ended
     std::string details;          // ", spilled 0.91 GB"
   };
@@ -39,6 +42,7 @@ class IngestProgress {
   bool open_ = false;
   std::vector<Phase> phases_;
   Clock::time_point phase_start_{}, last_print_{};
+  double phase_cpu_start_ = 0;
   uint64_t total_units_ = 0, edges_ = 0;
 };
 
