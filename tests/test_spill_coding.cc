@@ -176,7 +176,7 @@ TEST_CASE("spill coding: records come back exactly, whole and in pieces of block
   }
 }
 
-TEST_CASE("spill, direct: segments start at 4 KiB boundaries; pieces longer than the read stage come back") {
+TEST_CASE("spill, direct: segments start at 4 KiB boundaries, and pieces longer than the read stage come back") {
   // 300,000 records in one bucket of one large buffer: one segment larger
   // than the 1 MiB read stage, then the rest after finish().
   std::vector<PlainArc> input;
