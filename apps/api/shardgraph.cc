@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "apps/jobs/generate.h"
 #include "apps/jobs/graph_info.h"
@@ -101,26 +102,28 @@ Status generate_grid(const GridRequest& request) {
 
 namespace {
 
+// Device profiles a successful ingest stores: (directory, JSON).
+using ProbedProfiles = std::vector<std::pair<std::string, std::string>>;
+
 // The profile of a device directory: the stored one (shardgraph
 // calibrate, or an earlier probe), else the preset of the class a short
-// probe puts it in (probe_device, probed_class), stored there so that the
-// directory is probed once, and said in *note; *probed says which. False when neither works (a directory that does not
-// exist: ingest then says so).
-bool device_profile(const std::string& dir, sg::DeviceProfile* profile, bool* probed, std::string* note) {
+// probe puts it in (probe_device, probed_class), said in *note and added
+// to *probed (stored there once the ingest succeeds, so that the
+// directory is probed once and a failed ingest leaves nothing behind).
+// False when neither works (a directory that does not exist: ingest then
+// says so).
+bool device_profile(const std::string& dir, sg::DeviceProfile* profile, ProbedProfiles* probed, std::string* note) {
   bool preset = true;
-  *probed = false;
   if (sg::load_device_profile(dir, "ssd", profile, &preset).ok() && !preset) return true;
   sg::DeviceProfile measured;
   if (!sg::probe_device(dir, &measured).ok()) return false;
   const std::string device_class = sg::probed_class(measured);
   if (!sg::preset_profile(device_class, profile).ok()) return false;
-  *probed = true;
-  const std::string json = profile->to_json();
-  const bool stored = sg::write_file_atomic(dir + "/" + sg::kProfileFileName, json.data(), json.size()).ok();
+  probed->emplace_back(dir, profile->to_json());
   char text[320];
-  std::snprintf(text, sizeof(text), "%s: probed %.0f MB/s, %.2f ms a 4 KiB read: the '%s' preset%s", dir.c_str(),
-                measured.sequential_bytes_per_second / 1e6, measured.latency_seconds() * 1e3, device_class.c_str(),
-                stored ? (std::string(", stored there as ") + sg::kProfileFileName).c_str() : "");
+  std::snprintf(text, sizeof(text), "%s: probed %.0f MB/s, %.2f ms a 4 KiB read: the '%s' preset, stored there as %s",
+                dir.c_str(), measured.sequential_bytes_per_second / 1e6, measured.latency_seconds() * 1e3,
+                device_class.c_str(), sg::kProfileFileName);
   *note += (note->empty() ? "" : "; ") + std::string(text);
   return true;
 }
@@ -130,19 +133,18 @@ bool device_profile(const std::string& dir, sg::DeviceProfile* profile, bool* pr
 // of them has none. Without --device the graph keeps its directory's
 // profile (*graph_profile), so that its runs price reads by it too.
 std::vector<sg::DeviceProfile> device_profiles(const IngestRequest& request, sg::DeviceProfile* spill,
-                                               std::string* graph_profile, std::string* note) {
+                                               std::string* graph_profile, ProbedProfiles* probed, std::string* note) {
   const std::string parent = std::filesystem::absolute(request.output).parent_path().string();
-  bool probed = false;
-  if (!device_profile(parent, spill, &probed, note)) return {};
+  if (!device_profile(parent, spill, probed, note)) return {};
   if (request.devices.empty()) {
     *graph_profile = spill->to_json();
-    if (probed) *note += " and in the graph for its runs (shardgraph calibrate measures fully)";
+    if (!probed->empty()) *note += " and in the graph for its runs (shardgraph calibrate measures fully)";
     return {*spill};
   }
   std::vector<sg::DeviceProfile> profiles;
   for (const std::string& dir : request.devices) {
     sg::DeviceProfile profile;
-    if (!device_profile(dir, &profile, &probed, note)) return {};
+    if (!device_profile(dir, &profile, probed, note)) return {};
     profiles.push_back(profile);
   }
   return profiles;
@@ -222,8 +224,9 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   o.memory_bytes = request.memory_bytes;
   std::string device_note, graph_profile;
   sg::DeviceProfile spill_profile;
+  ProbedProfiles probed;
   const std::vector<sg::DeviceProfile> profiles =
-      device_profiles(request, &spill_profile, &graph_profile, &device_note);
+      device_profiles(request, &spill_profile, &graph_profile, &probed, &device_note);
   o.direct_io = auto_direct_io(spill_profile, profiles);
   if (!graph_profile.empty()) o.graph_files.emplace_back(sg::kProfileFileName, graph_profile);
   o.chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : auto_chunk_bytes(profiles);
@@ -249,6 +252,9 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   const sg::ScopedStopPoll stop(callbacks.stop);
   sg::IngestSummary summary;
   SG_RETURN_IF_ERROR(sg::ingest_ordered(o, &summary));
+  for (const auto& [dir, json] : probed) {
+    (void)sg::write_file_atomic(dir + "/" + sg::kProfileFileName, json.data(), json.size());  // best effort
+  }
   if (!device_note.empty()) summary.note = summary.note.empty() ? device_note : device_note + "\n" + summary.note;
   *report = IngestReport{summary.num_vertices, summary.num_edges, summary.intervals, summary.stored_bytes,
                          summary.sorted_runs,  summary.seconds,   summary.phases,    summary.note};
