@@ -372,7 +372,7 @@ TEST_CASE("StreamVByte: our encoder writes libstreamvbyte's bytes, in both lengt
     std::vector<uint32_t> values(count);
     for (uint32_t& v : values) {  // every byte length, zeros included
       const uint64_t r = sgtest::next_random(&state);
-      v = static_cast<uint32_t>(r >> 32) >> (8 * (r % 5));
+      v = static_cast<uint32_t>((r >> 32) >> (8 * (r % 5)));
     }
     for (const SvbLengths lengths : {SvbLengths::k1234, SvbLengths::k0124}) {
       std::vector<uint8_t> ours(svb_max_bytes(count)), theirs(svb_max_bytes(count) + 16);
