@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

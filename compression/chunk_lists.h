@@ -41,8 +41,8 @@
 #include <span>
 #include <vector>
 
+#include "base/status.h"
 #include "compression/entropy_stream.h"
-#include "compression/status.h"
 #include "compression/stream_vbyte.h"
 
 namespace sg {

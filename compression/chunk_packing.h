@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

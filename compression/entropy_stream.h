@@ -18,7 +18,7 @@
 #include <cstring>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

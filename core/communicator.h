@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "core/chunk_cache.h"
 #include "core/communicator.h"
 #include "core/edge_step.h"
@@ -36,7 +37,6 @@
 #include "scheduler/step_planner.h"
 #include "shards/format/graph.h"
 #include "shards/io/chunk_stream.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 

@@ -4,8 +4,8 @@
 #include <cassert>
 #include <cstring>
 
+#include "base/interrupt.h"
 #include "compression/checksum.h"
-#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/interrupt.h"
+#include "base/parallel.h"
+#include "base/process_memory.h"
 #include "scheduler/step_planner.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/parallel.h"
-#include "shards/util/process_memory.h"
 
 namespace sg {
 namespace {

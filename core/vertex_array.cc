@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "shards/util/fault_injection.h"
-#include "shards/util/file_util.h"
-#include "shards/util/interrupt.h"
+#include "base/fault_injection.h"
+#include "base/file_util.h"
+#include "base/interrupt.h"
 
 namespace sg {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

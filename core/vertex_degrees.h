@@ -6,11 +6,11 @@
 
 #include <cstdint>
 
+#include "base/file_util.h"
 #include "core/memory_budget.h"
 #include "core/vertex_array.h"
 #include "core/vertex_residency.h"
 #include "shards/format/graph.h"
-#include "shards/util/file_util.h"
 
 namespace sg {
 

@@ -6,8 +6,8 @@
 
 #include <tbb/task_arena.h>
 
+#include "base/parallel.h"
 #include "compression/bits.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 

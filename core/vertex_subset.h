@@ -9,7 +9,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
-#include "shards/util/bitmap.h"
+#include "base/bitmap.h"
 
 namespace sg {
 

@@ -5,10 +5,10 @@
 #include <mutex>
 #include <numeric>
 
+#include "base/parallel.h"
 #include "compression/checksum.h"
 #include "compression/chunk_lists.h"
 #include "compression/varint.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

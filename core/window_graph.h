@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 #include "core/vertex_subset.h"
 #include "shards/format/graph.h"
 #include "shards/io/chunk_stream.h"

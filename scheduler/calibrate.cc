@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "shards/util/aligned_buffer.h"
-#include "shards/util/file_util.h"
+#include "base/aligned_buffer.h"
+#include "base/file_util.h"
 
 namespace sg {
 namespace {

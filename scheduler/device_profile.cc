@@ -1,5 +1,5 @@
 #include "scheduler/device_profile.h"
-#include "shards/util/file_util.h"
+#include "base/file_util.h"
 
 #include <algorithm>
 #include <fstream>

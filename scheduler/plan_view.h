@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/bitmap.h"
 #include "scheduler/cost_model.h"
 #include "scheduler/step_plan.h"
 #include "shards/format/graph.h"
 #include "shards/io/chunk_stream.h"
-#include "shards/util/bitmap.h"
 
 namespace sg {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "base/enum_names.h"
 #include "scheduler/range_plan.h"
-#include "shards/util/enum_names.h"
 
 namespace sg {
 namespace {

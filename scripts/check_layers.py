@@ -8,11 +8,13 @@ import re
 import sys
 
 LAYERS = [
+    "include/shardgraph/status.h",  # the public Status: includes nothing of the tree
+    "base",
     "compression",
-    "shards/util", "shards/format", "shards/io", "shards/ingest",
+    "shards/format", "shards/io", "shards/ingest",
     "scheduler",
     "core",
-    "apps/kernels", "apps/jobs", "apps/run", "apps/api", "apps/cli",
+    "apps/kernels", "apps/jobs", "apps/run", "include/shardgraph/shardgraph.h", "apps/api", "apps/cli",
     "python/src",  # the Python extension module, over the API only (beside the CLI)
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -29,10 +31,9 @@ def layer_of(path):
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = []
-    for top in ("compression", "shards", "scheduler", "core", "apps", "python/src"):
+    for top in ("include", "base", "compression", "shards", "scheduler", "core", "apps", "python/src"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             files += [os.path.relpath(os.path.join(dirpath, n), root) for n in names if n.endswith((".h", ".cc"))]
-    api_header = "apps/api/shardgraph.h"
     problems = []
     units = {}  # unit (path without extension) -> units it includes
     for f in sorted(files):
@@ -44,8 +45,8 @@ def main():
         unit = os.path.splitext(f)[0]
         deps = units.setdefault(unit, set())
         for inc in INCLUDE.findall(text):
-            if inc == "shardgraph.h":
-                inc = api_header
+            if inc.startswith("shardgraph/"):
+                inc = "include/" + inc  # a public header, found through include/
             theirs = layer_of(inc)
             if theirs is None:
                 continue  # a test or third-party header

@@ -1,4 +1,4 @@
-// The library API (apps/api/shardgraph.h), as a program outside the CLI
+// The library API (include/shardgraph/shardgraph.h), as a program outside the CLI
 // uses it: generate, ingest, run every app with typed columns, progress
 // and stop callbacks, errors as values.
 #include <doctest/doctest.h>
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scheduler/device_profile.h"
-#include "shardgraph.h"
+#include "shardgraph/shardgraph.h"
 #include "test_util.h"
 
 namespace {

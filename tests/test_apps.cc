@@ -19,7 +19,7 @@
 #include "apps/kernels/kernels.h"
 #include "core/run_log.h"
 #include "reference.h"
-#include "shardgraph.h"
+#include "shardgraph/shardgraph.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -1,4 +1,4 @@
-// I/O fault injection (shards/util/fault_injection.h):
+// I/O fault injection (base/fault_injection.h):
 // SHARDGRAPH_FAULTS makes the Nth read or write fail (EIO, ENOSPC) or move
 // fewer bytes. Every app, on both I/O backends, and ingest either gives the
 // fault-free result (short transfers are continued) or stops with exit 1

@@ -9,11 +9,11 @@
 #include <numeric>
 
 #include "apps/jobs/ingest_ordered.h"
+#include "base/interrupt.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/list_sort.h"
 #include "shards/ingest/permutation.h"
 #include "shards/ingest/vertex_order.h"
-#include "shards/util/interrupt.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -1,7 +1,7 @@
 // The library API over the jobs and the run layer: each call converts its
 // request, sets the caller's progress sink and stop poll for its duration,
 // and converts the result.
-#include "shardgraph.h"
+#include "shardgraph/shardgraph.h"
 
 #include <tbb/global_control.h>
 
@@ -22,6 +22,8 @@
 #include "apps/jobs/partition.h"
 #include "apps/run/app_table.h"
 #include "apps/run/run_app.h"
+#include "base/interrupt.h"
+#include "base/process_memory.h"
 #include "scheduler/calibrate.h"
 #include "scheduler/device_profile.h"
 #include "shards/format/graph.h"
@@ -31,8 +33,6 @@
 #include "shards/ingest/edge_reader.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/ingest/open_input.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/process_memory.h"
 
 namespace shardgraph {
 

@@ -1,4 +1,4 @@
-// The CLI's subcommands over the library API (apps/api/shardgraph.h): each
+// The CLI's subcommands over the library API (include/shardgraph/shardgraph.h): each
 // has its arguments, a function that adds it to the parser, and one that
 // runs it. Exit codes: 0 ok, 1 runtime error, 2 usage error; errors are one
 // line on stderr.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "shardgraph.h"
+#include "shardgraph/shardgraph.h"
 
 namespace sgcli {
 

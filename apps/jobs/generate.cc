@@ -7,9 +7,9 @@
 #include <numeric>
 #include <vector>
 
-#include "shards/util/file_util.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/parallel.h"
+#include "base/file_util.h"
+#include "base/interrupt.h"
+#include "base/parallel.h"
 
 namespace sg {
 namespace {

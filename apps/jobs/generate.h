@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

@@ -6,13 +6,13 @@
 #include <filesystem>
 
 #include "apps/kernels/kernels.h"
+#include "base/file_util.h"
+#include "base/interrupt.h"
 #include "shards/format/remove_graph.h"
 #include "shards/ingest/graph_edge_reader.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/ingest/permutation.h"
 #include "shards/ingest/vertex_order.h"
-#include "shards/util/file_util.h"
-#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {

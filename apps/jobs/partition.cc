@@ -8,14 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/file_util.h"
+#include "base/interrupt.h"
 #include "shards/format/graph.h"
 #include "shards/format/manifest.h"
 #include "shards/format/sealed_json.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/ingest.h"
 #include "shards/ingest/leftovers.h"
-#include "shards/util/file_util.h"
-#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {

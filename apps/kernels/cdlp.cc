@@ -15,7 +15,7 @@
 
 #include "apps/kernels/kernels.h"
 #include "apps/kernels/neighbour_blocks.h"
-#include "shards/util/parallel.h"
+#include "base/parallel.h"
 
 namespace sg {
 namespace {

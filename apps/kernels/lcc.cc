@@ -30,9 +30,9 @@
 
 #include "apps/kernels/kernels.h"
 #include "apps/kernels/neighbour_blocks.h"
+#include "base/interrupt.h"
+#include "base/parallel.h"
 #include "core/list_spill.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

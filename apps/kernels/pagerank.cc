@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "apps/kernels/kernels.h"
+#include "base/parallel.h"
 #include "core/atomics.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

@@ -36,8 +36,8 @@
 #include <functional>
 
 #include "apps/kernels/kernels.h"
-#include "shards/util/file_util.h"
-#include "shards/util/parallel.h"
+#include "base/file_util.h"
+#include "base/parallel.h"
 
 namespace sg {
 namespace {

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "apps/run/id_sorted_lines.h"
+#include "base/interrupt.h"
 #include "shards/ingest/leftovers.h"
-#include "shards/util/interrupt.h"
 
 namespace sg {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "apps/run/app_result.h"
-#include "compression/status.h"
+#include "base/status.h"
 #include "shards/format/graph.h"
 
 namespace sg {

@@ -11,7 +11,7 @@
 #include "apps/jobs/partition.h"
 #include "apps/run/app_table.h"
 #include "apps/run/npy_columns.h"
-#include "shards/util/process_memory.h"
+#include "base/process_memory.h"
 
 namespace sg {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "apps/run/app_result.h"
-#include "compression/status.h"
+#include "base/status.h"
 #include "core/engine.h"
 
 namespace sg {

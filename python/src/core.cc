@@ -1,4 +1,4 @@
-// shardgraph._core: the library API (apps/api/shardgraph.h) for Python.
+// shardgraph._core: the library API (include/shardgraph/shardgraph.h) for Python.
 // Requests come as dicts of the API's fields; results go back as dicts and
 // NumPy arrays that own their memory. Each call runs on a worker thread
 // while the calling thread, holding the GIL only briefly, hands progress
@@ -21,7 +21,7 @@
 #include <optional>
 #include <thread>
 
-#include "shardgraph.h"
+#include "shardgraph/shardgraph.h"
 
 namespace nb = nanobind;
 using shardgraph::Status;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "compression/adjacency_codec.h"
 #include "compression/chunk_lists.h"
-#include "compression/status.h"
 
 namespace sg {
 

@@ -7,8 +7,8 @@
 
 #include <unistd.h>
 
+#include "base/file_util.h"
 #include "compression/checksum.h"
-#include "shards/util/file_util.h"
 
 namespace sg {
 namespace {

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/file_util.h"
+#include "base/mapped_file.h"
+#include "base/status.h"
 #include "shards/format/chunk_format.h"
 #include "shards/format/manifest.h"
 #include "shards/format/striping.h"
-#include "shards/util/file_util.h"
-#include "shards/util/mapped_file.h"
 
 namespace sg {
 

@@ -1,6 +1,6 @@
 #include "shards/format/manifest.h"
+#include "base/file_util.h"
 #include "shards/format/sealed_json.h"
-#include "shards/util/file_util.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "compression/chunk_lists.h"
-#include "compression/status.h"
 #include "shards/format/sealed_json.h"
 
 namespace sg {

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
+#include "base/file_util.h"
 #include "shards/format/manifest.h"
-#include "shards/util/file_util.h"
 
 namespace sg {
 namespace {

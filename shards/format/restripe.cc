@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <random>
 
+#include "base/aligned_buffer.h"
+#include "base/interrupt.h"
 #include "shards/format/graph.h"
 #include "shards/format/striped_writer.h"
-#include "shards/util/aligned_buffer.h"
-#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/aligned_buffer.h"
+#include "base/file_util.h"
+#include "base/status.h"
 #include "shards/format/striping.h"
-#include "shards/util/aligned_buffer.h"
-#include "shards/util/file_util.h"
 
 namespace sg {
 

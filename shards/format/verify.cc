@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "shards/util/interrupt.h"
+#include "base/interrupt.h"
 
 namespace sg {
 namespace {

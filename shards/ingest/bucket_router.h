@@ -61,9 +61,9 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
-#include "shards/util/aligned_buffer.h"
-#include "shards/util/file_util.h"
+#include "base/aligned_buffer.h"
+#include "base/file_util.h"
+#include "base/status.h"
 
 namespace sg {
 

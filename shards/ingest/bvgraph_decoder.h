@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "compression/instantaneous_codes.h"
-#include "compression/status.h"
 
 namespace sg {
 

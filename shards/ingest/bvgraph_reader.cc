@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <future>
 
+#include "base/file_util.h"
+#include "base/mapped_file.h"
+#include "base/parallel.h"
 #include "shards/ingest/bvgraph_decoder.h"
-#include "shards/util/file_util.h"
-#include "shards/util/mapped_file.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

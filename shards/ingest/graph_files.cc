@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "shards/util/file_util.h"
+#include "base/file_util.h"
 
 namespace sg {
 namespace {

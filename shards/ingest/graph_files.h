@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 #include "shards/format/manifest.h"
 #include "shards/ingest/leftovers.h"
 

@@ -4,10 +4,10 @@
 #include <array>
 #include <iterator>
 
+#include "base/interrupt.h"
+#include "base/parallel.h"
 #include "shards/format/graph.h"
 #include "shards/ingest/permutation.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 

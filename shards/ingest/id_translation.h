@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 #include "shards/ingest/edge_reader.h"
 #include "shards/ingest/ingest_options.h"
 

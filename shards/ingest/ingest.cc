@@ -3,9 +3,9 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/interrupt.h"
 #include "shards/ingest/ingest_job.h"
 #include "shards/ingest/vertex_order.h"
-#include "shards/util/interrupt.h"
 
 namespace sg {
 namespace {

@@ -23,7 +23,7 @@
 // directories with their commit and cleanup (graph_files.h).
 #pragma once
 
-#include "compression/status.h"
+#include "base/status.h"
 #include "shards/ingest/ingest_options.h"
 #include "shards/ingest/ingest_plan.h"
 

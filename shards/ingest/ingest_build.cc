@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <future>
 
+#include "base/interrupt.h"
+#include "base/parallel.h"
 #include "shards/format/striped_writer.h"
 #include "shards/ingest/ingest_job.h"
 #include "shards/ingest/space_output.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 

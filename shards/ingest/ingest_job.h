@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/file_util.h"
+#include "base/status.h"
 #include "compression/checksum.h"
-#include "compression/status.h"
 #include "shards/format/graph.h"
 #include "shards/format/manifest.h"
 #include "shards/ingest/arc_record.h"
@@ -23,7 +24,6 @@
 #include "shards/ingest/permutation.h"
 #include "shards/ingest/space_builder.h"
 #include "shards/ingest/vertex_histogram.h"
-#include "shards/util/file_util.h"
 
 namespace sg {
 

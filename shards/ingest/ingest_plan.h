@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 #include "shards/format/graph.h"
 
 namespace sg {

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "shards/util/process_memory.h"
+#include "base/process_memory.h"
 
 namespace sg {
 namespace {

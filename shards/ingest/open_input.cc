@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
+#include "base/enum_names.h"
 #include "shards/ingest/bvgraph_reader.h"
 #include "shards/ingest/graph_edge_reader.h"
 #include "shards/ingest/text_readers.h"
-#include "shards/util/enum_names.h"
 
 namespace sg {
 

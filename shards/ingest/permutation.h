@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
-#include "shards/util/file_util.h"
+#include "base/file_util.h"
+#include "base/status.h"
 
 namespace sg {
 

@@ -5,10 +5,10 @@
 #include <cassert>
 #include <future>
 
+#include "base/interrupt.h"
+#include "base/parallel.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/list_sort.h"
-#include "shards/util/interrupt.h"
-#include "shards/util/parallel.h"
 
 namespace sg {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "base/file_util.h"
 #include "compression/checksum.h"
 #include "shards/format/chunk_format.h"
 #include "shards/format/striped_writer.h"
 #include "shards/ingest/chunk_encoder.h"
-#include "shards/util/file_util.h"
 
 namespace sg {
 

@@ -1,6 +1,6 @@
 #include "shards/ingest/text_readers.h"
 
-#include "shards/util/fault_injection.h"
+#include "base/fault_injection.h"
 
 #include <sys/stat.h>
 #include <zlib.h>

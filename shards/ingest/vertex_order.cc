@@ -4,11 +4,11 @@
 #include <cassert>
 #include <utility>
 
+#include "base/file_util.h"
 #include "compression/checksum.h"
 #include "shards/format/graph.h"
-#include "shards/util/file_util.h"
 
-#include "shards/util/enum_names.h"
+#include "base/enum_names.h"
 
 namespace sg {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "base/aligned_buffer.h"
 #include "shards/format/graph.h"
 #include "shards/io/device_queue.h"
-#include "shards/util/aligned_buffer.h"
 
 namespace sg {
 

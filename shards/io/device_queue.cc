@@ -1,6 +1,6 @@
 #include "shards/io/device_queue.h"
 
-#include "shards/util/fault_injection.h"
+#include "base/fault_injection.h"
 
 #include <fcntl.h>
 #include <liburing.h>
@@ -10,9 +10,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "shards/util/aligned_buffer.h"
-#include "shards/util/enum_names.h"
-#include "shards/util/file_util.h"
+#include "base/aligned_buffer.h"
+#include "base/enum_names.h"
+#include "base/file_util.h"
 
 namespace sg {
 

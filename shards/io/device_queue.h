@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "compression/status.h"
+#include "base/status.h"
 
 namespace sg {
 

@@ -1,7 +1,7 @@
 // Generates an R-MAT graph, ingests it and runs PageRank through the
-// installed <shardgraph.h>; prints the top vertex's id and the column's
+// installed <shardgraph/shardgraph.h>; prints the top vertex's id and the column's
 // size, or the error.
-#include <shardgraph.h>
+#include <shardgraph/shardgraph.h>
 
 #include <cstdio>
 #include <string>

@@ -1,4 +1,4 @@
-#include "shards/util/interrupt.h"
+#include "base/interrupt.h"
 
 #include <atomic>
 #include <csignal>

@@ -1,4 +1,4 @@
-#include "shards/util/mapped_file.h"
+#include "base/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "shards/util/file_util.h"
+#include "base/file_util.h"
 
 namespace sg {
 

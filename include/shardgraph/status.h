@@ -1,13 +1,15 @@
-// Status: errors as values (LevelDB style). It lives in the lowest module so
-// every layer above (shards, scheduler, core, apps) can return it.
+// shardgraph::Status: errors as values (LevelDB style). Public: the
+// library API returns it, and inside the tree every layer returns it too
+// (base/status.h names it there and adds the macro that returns early). [[nodiscard]]: a Status dropped unread is a bug
+// the compiler names (cast to void where dropping one is meant).
 #pragma once
 
 #include <string>
 #include <utility>
 
-namespace sg {
+namespace shardgraph {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   // kBadInput, kOverBudget and kNoInput are usage errors with a kind a
   // caller may act on (the Python package raises a class for each).
@@ -71,10 +73,4 @@ inline std::string Status::ToString() const {
   return message_;
 }
 
-}  // namespace sg
-
-#define SG_RETURN_IF_ERROR(expr)             \
-  do {                                       \
-    ::sg::Status sg_status_ = (expr);        \
-    if (!sg_status_.ok()) return sg_status_; \
-  } while (0)
+}  // namespace shardgraph

@@ -1,6 +1,6 @@
-#include "shards/util/file_util.h"
+#include "base/file_util.h"
 
-#include "shards/util/fault_injection.h"
+#include "base/fault_injection.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

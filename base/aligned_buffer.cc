@@ -1,4 +1,4 @@
-#include "shards/util/aligned_buffer.h"
+#include "base/aligned_buffer.h"
 
 #include <sys/mman.h>
 

@@ -1,4 +1,4 @@
-#include "shards/util/process_memory.h"
+#include "base/process_memory.h"
 
 #include <algorithm>
 #include <cstdio>

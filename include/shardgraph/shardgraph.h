@@ -1,7 +1,8 @@
 // The shardgraph library: what the command line does, as functions that
-// return errors as values (sg::Status). The CLI (apps/cli) is one front end
-// over it and the Python package another. Installed as <shardgraph.h>, with
-// the CMake package `shardgraph` (target shardgraph::shardgraph).
+// return errors as values (shardgraph::Status). The CLI (apps/cli) is one
+// front end over it and the Python package another. Installed as
+// <shardgraph/shardgraph.h> (with <shardgraph/status.h>, and nothing else),
+// with the CMake package `shardgraph` (target shardgraph::shardgraph).
 //
 //   shardgraph::IngestRequest in;  in.input = "edges.txt.gz";  in.output = "g";
 //   shardgraph::IngestReport ingested;
@@ -17,11 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "compression/status.h"
+#include "shardgraph/status.h"
 
 namespace shardgraph {
-
-using Status = sg::Status;
 
 // "shardgraph 0.5.0 (writes format version 2, codec ...; reads versions 1 to 2)".
 std::string version_line();

@@ -1,4 +1,4 @@
-#include "shards/util/fault_injection.h"
+#include "base/fault_injection.h"
 
 #include <atomic>
 #include <cerrno>
