@@ -265,3 +265,36 @@ TEST_CASE("api: errors come back as values with the CLI's messages") {
   CHECK_FALSE(s.ok());
   CHECK_FALSE(std::filesystem::exists(dir / "g"));
 }
+
+TEST_CASE("api: run's option table is the CLI's flags, and set_option parses and reads back every option") {
+  std::string help;
+  REQUIRE(sgtest::run_cli("run --help", &help) == 0);
+  shardgraph::RunRequest request;
+  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
+    CAPTURE(info.name);
+    const bool on = info.kind == "flag" && info.default_text == "true";
+    const std::string flag = (on ? "--no-" : "--") + info.name + " ";
+    CHECK((help.find(flag) != std::string::npos) == !info.hidden);
+    // What option_values reads back, set again, reads back the same.
+    for (const auto& [name, value] : shardgraph::option_values(request)) {
+      if (name == info.name && !value.empty()) CHECK(shardgraph::set_option(&request, name, value).ok());
+    }
+  }
+  CHECK(shardgraph::set_option(&request, "io", "full").ok());
+  CHECK(request.io == "full");
+  CHECK(shardgraph::set_option(&request, "memory", "3M").ok());
+  CHECK(request.memory_bytes == 3u << 20);
+  CHECK(shardgraph::set_option(&request, "cache", "false").ok());
+  CHECK(!request.cache);
+  CHECK(shardgraph::set_option(&request, "source", "12").ok());
+  CHECK(request.source == 12u);
+  CHECK(shardgraph::set_option(&request, "tolerance", "0.5").ok());
+  CHECK(request.tolerance == 0.5);
+  const shardgraph::Status unknown = shardgraph::set_option(&request, "damping", "0.8");
+  CHECK(unknown.message() == "unknown option 'damping' of run");
+  CHECK(shardgraph::set_option(&request, "io", "sideways").message() ==
+        "--io must be auto, full or selective, not 'sideways'");
+  CHECK(shardgraph::set_option(&request, "top", "-1").code() == shardgraph::Status::Code::kInvalidArgument);
+  CHECK(shardgraph::set_option(&request, "window-bytes", "lots").message() ==
+        "--window-bytes: 'lots' is not a size (e.g. 64M, 2G, 4096)");
+}

@@ -39,7 +39,7 @@ namespace shardgraph {
 using sg::Status;
 
 namespace {
-constexpr const char* kVersion = "0.5.0";  // the library API, the app table
+constexpr const char* kVersion = "0.6.0";  // the library API, the app table
 }  // namespace
 
 std::string version_line() {
@@ -426,7 +426,10 @@ Status run_options(const RunRequest& request, sg::RunOptions* o) {
   o->cache = request.cache;
   o->decoded_cache = request.decoded_cache;
   o->output = request.output;
-  o->graphalytics_output = request.graphalytics_output;
+  if (request.output_format != "plain" && request.output_format != "graphalytics")
+    return Status::InvalidArgument("--format must be plain or graphalytics");
+  o->graphalytics_output = request.output_format == "graphalytics";
+  o->options = option_values(request);
   o->stats = request.stats;
   o->keep_stats = request.keep_stats;
   o->collect = request.collect;

@@ -18,12 +18,6 @@ const CLI::Validator kAtLeastOne(
                                                                     : "must be a whole number of at least 1";
     },
     "N>=1");
-const CLI::Validator kNotNegative(
-    [](std::string& text) {
-      double value = 0;
-      return (CLI::detail::lexical_cast(text, value) && value >= 0) ? std::string() : "must not be negative";
-    },
-    "X>=0");
 
 uint64_t count_option(const std::string& name, const std::string& text) {
   uint64_t value = 0;
@@ -74,11 +68,11 @@ uint64_t size_option(const std::string& name, const std::string& text) {
   return bytes;
 }
 
-// --memory: a size, or "auto" (from the cgroup limit and available memory;
-// the choice is printed on a terminal, so an error stays one line for
-// scripts; --stats records the budget).
-uint64_t memory_option(const std::string& text) {
-  if (text != "auto") return size_option("--memory", text);
+// --memory auto's choice (from the cgroup limit and available memory),
+// printed on a terminal only, so an error stays one line for scripts;
+// --stats records the budget.
+void memory_notice(const std::string& text) {
+  if (text != "auto") return;
   const shardgraph::AutoMemory memory = shardgraph::auto_memory();
   auto mib = [](uint64_t bytes) {
     return bytes == UINT64_MAX ? std::string("none") : std::to_string(bytes >> 20) + " MiB";
@@ -88,7 +82,12 @@ uint64_t memory_option(const std::string& text) {
                  mib(memory.budget_bytes).c_str(), mib(memory.cgroup_limit_bytes).c_str(),
                  mib(memory.available_bytes).c_str());
   }
-  return memory.budget_bytes;
+}
+
+// --memory: a size, or "auto" (memory_notice).
+uint64_t memory_option(const std::string& text) {
+  memory_notice(text);
+  return text == "auto" ? shardgraph::auto_memory().budget_bytes : size_option("--memory", text);
 }
 
 CLI::App* add_generate(CLI::App& app, GenerateArgs& a) {
@@ -216,6 +215,18 @@ int run_ingest(IngestArgs& a) {
   return 0;
 }
 
+// Help for a table option: its text, its choices and its default.
+std::string table_help(const shardgraph::OptionInfo& info) {
+  std::string help = info.help;
+  if (!info.choices.empty()) {
+    help += " (";
+    for (size_t i = 0; i < info.choices.size(); ++i) help += (i == 0 ? "" : " | ") + info.choices[i];
+    help += ")";
+  }
+  if (info.kind != "flag" && !info.default_text.empty()) help += " [" + info.default_text + "]";
+  return help;
+}
+
 CLI::App* add_run(CLI::App& app, RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
@@ -223,54 +234,39 @@ CLI::App* add_run(CLI::App& app, RunArgs& a) {
   for (const shardgraph::AppInfo& info : shardgraph::apps()) names.push_back(info.name);
   run->add_option("app", r.app, app_list(" | "))->required()->check(CLI::IsMember(names));
   run->add_option("graph", r.graph, "graph directory")->required();
-  a.source_option = run->add_option("--source", a.source, "source vertex (original id) for bfs/sssp/betweenness")
-                        ->check(kNotNegative);
-  run->add_option("--iterations", r.iterations, iterations_help())->check(kAtLeastOne);
-  run->add_option("--tolerance", r.tolerance,
-                  "pagerank: stop when the L1 change is below this; pagerank-delta: epsilon (default 0.01)")
-      ->check(kNotNegative);
-  run->add_option("--threads", r.threads, "compute threads, 1 to 1024 (default: all cores)")
-      ->check(CLI::Range(1, 1024));
-  run->add_option("--memory", a.memory,
-                  "memory budget (e.g. 256M) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
-      ->capture_default_str();
-  run->add_option("--io-backend", r.io_backend, "auto | uring | psync")->capture_default_str();
-  run->add_option("--io", r.io, "auto (cost model) | full (scans) | selective (chunk reads)")->capture_default_str();
-  run->add_option("--device-class", r.device_class, "preset for uncalibrated devices: hdd | ssd | nvme")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"hdd", "ssd", "nvme"}));
-  run->add_flag("--no-cache", a.no_cache, "do not keep chunks in spare memory");
-  run->add_option(
-      "--scratch-dir", r.scratch_dir,
-      "directory for vertex arrays beyond --memory (default: the graph directory if writable, else $TMPDIR)");
-  run->add_flag("--no-decoded-cache", a.no_decoded_cache,
-                "keep spare memory for compressed chunks only (no decoded windows)");
-  run->add_option("--output", r.output, "write one 'id value' line per vertex");
-  run->add_option(
-         "--format", a.output_format,
-         "--output's conventions: plain (unreachable -1 / inf) or graphalytics (9223372036854775807 / infinity)")
-      ->check(CLI::IsMember({"plain", "graphalytics"}))
-      ->capture_default_str();
-  run->add_option("--stats", r.stats, "write per-step statistics as JSON");
-  run->add_flag("--unit-weights", r.unit_weights, "sssp: weight 1 for every edge");
-  run->add_flag("--parents", r.parents, "bfs: also write each vertex's parent");
-  run->add_option("--top", r.top, "pagerank/spmv/betweenness/lcc: print this many top vertices")
-      ->capture_default_str()
-      ->check(kNotNegative);
+  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
+    CLI::Option* option = nullptr;
+    if (info.kind == "flag") {
+      // A flag that is on by default is turned off by --no-NAME.
+      const bool on = info.default_text == "true";
+      option = run->add_flag((on ? "--no-" : "--") + info.name, a.flags[info.name],
+                             on ? "turn off (on by default): " + info.help : info.help);
+    } else {
+      option = run->add_option("--" + info.name, a.texts[info.name], table_help(info));
+      option->type_name(info.kind == "count"    ? "N"
+                        : info.kind == "number" ? "X"
+                        : info.kind == "size"   ? "SIZE"
+                                                : "TEXT");
+      if (info.name == "iterations") option->description(iterations_help());
+    }
+    if (info.hidden) option->group("");
+    a.given[info.name] = option;
+  }
   return run;
 }
 
 int run_run(RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
-  r.memory_bytes = memory_option(a.memory);
-  if (r.io_backend != "auto" && r.io_backend != "uring" && r.io_backend != "psync")
-    throw UsageError("--io-backend must be auto, uring or psync");
-  if (r.io != "auto" && r.io != "full" && r.io != "selective") throw UsageError("--io must be auto, full or selective");
-  r.graphalytics_output = a.output_format == "graphalytics";
-  r.cache = !a.no_cache;
-  r.decoded_cache = !a.no_decoded_cache;
+  if (a.given.at("memory")->count() == 0) a.texts["memory"] = "auto";  // the CLI's budget is auto by default
+  memory_notice(a.texts["memory"]);
+  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
+    if (info.name != "memory" && a.given.at(info.name)->count() == 0) continue;
+    const std::string text =
+        info.kind == "flag" ? (info.default_text == "true" ? "false" : "true") : a.texts[info.name];
+    const Status s = shardgraph::set_option(&r, info.name, text);
+    if (!s.ok()) return fail(s);
+  }
   r.keep_stats = false;  // --stats writes them; nothing else here reads them
-  if (a.source_option->count() > 0) r.source = a.source;
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r", "\n");
   shardgraph::RunResult result;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,12 +40,13 @@ struct IngestArgs {
 CLI::App* add_ingest(CLI::App& app, IngestArgs& a);
 int run_ingest(IngestArgs& a);
 
+// run's options come from the API's table (shardgraph::run_option_table):
+// each is parsed by set_option, in the table's order.
 struct RunArgs {
   shardgraph::RunRequest request;
-  std::string memory = "auto", output_format = "plain";
-  bool no_cache = false, no_decoded_cache = false;
-  uint64_t source = 0;
-  const CLI::Option* source_option = nullptr;
+  std::map<std::string, std::string> texts;  // an option's text, by name
+  std::map<std::string, bool> flags;         // a flag's presence, by name
+  std::map<std::string, const CLI::Option*> given;
 };
 CLI::App* add_run(CLI::App& app, RunArgs& a);
 int run_run(RunArgs& a);
@@ -74,5 +76,6 @@ bool run_tool(ToolArgs& a, int* exit_code);
 int fail(const shardgraph::Status& status);
 uint64_t size_option(const std::string& name, const std::string& text);
 uint64_t memory_option(const std::string& text);
+void memory_notice(const std::string& text);
 
 }  // namespace sgcli

@@ -60,6 +60,9 @@ std::string stats_json(const RunOptions& o, const Engine& engine, double seconds
                    {"scratch_bytes_written", engine.scratch_bytes_written()},
                    {"peak_rss_bytes", peak_rss_bytes()}};
   j.update(totals_json(engine, seconds));
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [name, value] : o.options) options[name] = value;
+  j["options"] = options;
   j["notices"] = engine.notices();
   j["devices"] = device_json(engine);
   j["result"] = facts;

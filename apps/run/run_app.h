@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/run/app_result.h"
@@ -44,6 +45,8 @@ struct RunOptions {
   int top = 10;
   uint64_t window_bytes = 0;  // tests
   std::string scratch_dir;    // file-backed vertex arrays; "" = the graph directory if writable, else $TMPDIR
+  // The options as the caller gave them (name, text), recorded in the stats.
+  std::vector<std::pair<std::string, std::string>> options;
   std::function<void(const std::string&)> progress;  // a status line after each step; "" when the run ends
 };
 

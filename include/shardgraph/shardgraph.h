@@ -16,13 +16,14 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shardgraph/status.h"
 
 namespace shardgraph {
 
-// "shardgraph 0.5.0 (writes format version 2, codec ...; reads versions 1 to 2)".
+// "shardgraph 0.6.0 (writes format version 3, codec ...; reads versions 1 to 3)".
 std::string version_line();
 
 // ---- Sizes and budgets
@@ -179,6 +180,9 @@ struct AppInfo {
 const std::vector<AppInfo>& apps();
 const AppInfo* find_app(const std::string& name);
 
+// The fields up to `window_bytes` are the table's options (set them
+// directly or through set_option); those after it are the caller's
+// plumbing, not options a user gives.
 struct RunRequest {
   std::string app;
   std::string graph;               // a graph directory, or a partitioned one (run under mpirun)
@@ -192,24 +196,48 @@ struct RunRequest {
   std::string device_class = "hdd";  // preset for uncalibrated devices: hdd | ssd | nvme
   bool cache = true;
   bool decoded_cache = true;
-  bool unit_weights = false;  // sssp
-  bool parents = false;       // bfs: a parent column too
-  int top = 10;               // vertices the summary lists, where it lists any
-  std::string scratch_dir;    // file-backed vertex arrays; "": the graph directory if writable, else $TMPDIR
-  // Outputs.
-  std::string output;                // "id value..." lines, sorted by original id
-  bool graphalytics_output = false;  // unreachable as 9223372036854775807 / infinity
-  std::string stats;                 // per-step statistics as JSON
+  bool unit_weights = false;            // sssp
+  bool parents = false;                 // bfs: a parent column too
+  int top = 10;                         // vertices the summary lists, where it lists any
+  std::string scratch_dir;              // file-backed vertex arrays; "": the graph directory if writable, else $TMPDIR
+  std::string output;                   // "id value..." lines, sorted by original id
+  std::string output_format = "plain";  // plain | graphalytics (unreachable as 9223372036854775807 / infinity)
+  std::string stats;                    // per-step statistics as JSON
+  uint64_t window_bytes = 0;            // tests: a small I/O window
+  // Plumbing.
   // RunResult::stats_json filled (what `stats` writes, without the file).
   // A run of many steps spends more on it than on the steps themselves (a
   // BFS along a path of 200,000 vertices: 2.8 s of steps, 17 s of JSON),
   // so the CLI asks for it only with --stats.
   bool keep_stats = true;
-  bool collect = false;       // typed columns into RunResult
-  std::string columns_dir;    // typed columns as NumPy files there: ids.npy and COLUMN.npy (the directory must exist)
-  bool quiet = false;         // notices only in RunResult::notices, not on stderr
-  uint64_t window_bytes = 0;  // tests: a small I/O window
+  bool collect = false;     // typed columns into RunResult
+  std::string columns_dir;  // typed columns as NumPy files there: ids.npy and COLUMN.npy (the directory must exist)
+  bool quiet = false;       // notices only in RunResult::notices, not on stderr
 };
+
+// ---- Options: one table per command
+// Each option of `run` is one row of a table (apps/api/run_option_table.cc):
+// the CLI's flags and help, Python's keyword arguments and set_option()
+// all come from it, and a string is parsed in one place, set_option.
+struct OptionInfo {
+  std::string name;  // the CLI's --name; Python's keyword is the name with '_' for '-'
+  // flag (true | false; the CLI's --name, or --no-name when the default is
+  // true) | count | number | size (64M, 2G, 4096) | text (one of `choices`
+  // when there are any).
+  std::string kind;
+  std::string default_text;  // as --help shows it; "" when there is none
+  std::string help;
+  std::vector<std::string> choices;
+  bool hidden = false;  // for tests: not in --help
+};
+const std::vector<OptionInfo>& run_option_table();
+// Sets the option `name` of *request from text as the CLI takes it;
+// InvalidArgument naming the option ("--io must be auto, full or
+// selective, not 'x'") or an unknown name.
+Status set_option(RunRequest* request, const std::string& name, const std::string& value);
+// Each option's value in *request as text set_option takes, in the
+// table's order ("" for an unset source); --stats records them.
+std::vector<std::pair<std::string, std::string>> option_values(const RunRequest& request);
 
 enum class ValueType : uint8_t { kInt32, kUint32, kInt64, kUint64, kFloat32, kFloat64 };
 const char* value_type_name(ValueType type);  // "int32", ..., as NumPy names them

@@ -16,7 +16,7 @@ from .graph import Graph, ingest, ingest_arrays, memory_bytes, open
 from .plot import plot
 from .result import Result
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 __all__ = ["BudgetError", "CorruptionError", "Graph", "InputError", "NotFoundError", "Result", "ShardgraphError",
            "ShardgraphIOError", "StoppedError", "UsageError", "apps", "generate", "ingest", "ingest_arrays",
            "memory_bytes", "open", "plot", "version"]

@@ -15,9 +15,9 @@ from .result import Result
 
 _INGEST_OPTIONS = {"format", "weights", "undirected", "drop_self_loops", "dedup", "remap", "order", "chunk_bytes",
                    "codec", "intervals", "blocks", "devices", "stripe_bytes", "threads"}
-_RUN_OPTIONS = {"source", "iterations", "tolerance", "threads", "io", "io_backend", "device_class", "cache",
-                "decoded_cache", "unit_weights", "parents", "top", "scratch_dir", "output", "graphalytics_output",
-                "stats", "window_bytes"}
+# Graph.run's keywords: the API's table of run options (memory is run's own
+# parameter).
+_RUN_OPTIONS = {row["name"] for row in _core.run_options()} - {"memory"}
 
 
 def memory_bytes(memory):
@@ -172,13 +172,12 @@ class Graph:
         results: "memory", "file" (NumPy files mapped, for results larger
         than memory), "auto" (files when the results would take more than
         a sixteenth of the budget) or "none" (no per-vertex values: the
-        summary, facts and stats only, as the CLI without --output). Other options are the CLI's run options:
-        source, iterations, tolerance, threads, io, io_backend,
-        device_class, cache, decoded_cache, unit_weights, parents, top,
-        scratch_dir, output, graphalytics_output, stats."""
+        summary, facts and stats only, as the CLI without --output). Other
+        options are the CLI's run options, with '_' for '-' (listed
+        below, from the library's table)."""
         _check_options(options, _RUN_OPTIONS, app)
         budget = memory_bytes(memory)
-        request = dict(options, app=app, graph=self.path, memory_bytes=budget)
+        request = dict(options, app=app, graph=self.path, memory=budget)
         for path in ("output", "stats", "scratch_dir"):
             if path in request:
                 request[path] = os.fspath(request[path])
@@ -201,6 +200,10 @@ class Graph:
         finally:
             close()
         return Result(app, raw, columns_dir)
+
+    run.__doc__ += "\n\n" + "\n".join(
+        f"        {row['name']}: {row['help']}" + (f" ({' | '.join(row['choices'])})" if row["choices"] else "")
+        for row in _core.run_options() if not row["hidden"] and row["name"] != "memory")
 
     def _results_where(self, results, budget, parents):
         if results not in ("auto", "memory", "file", "none"):

@@ -12,6 +12,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -144,31 +145,55 @@ shardgraph::IngestRequest ingest_request(const nb::dict& d) {
   return r;
 }
 
+// A keyword argument as the text set_option takes: True/False as
+// true/false, numbers and paths as str() gives them.
+std::string option_text(const nb::handle& value) {
+  if (nb::isinstance<nb::bool_>(value)) return nb::cast<bool>(value) ? "true" : "false";
+  return nb::cast<std::string>(nb::str(value));
+}
+
+// The request from Python's keywords: the plumbing by name, every other
+// keyword through the API's option table (an unknown one is refused).
 shardgraph::RunRequest run_request(const nb::dict& d) {
   shardgraph::RunRequest r;
-  r.app = get<std::string>(d, "app", r.app);
-  r.graph = get<std::string>(d, "graph", r.graph);
-  if (d.contains("source") && !d["source"].is_none()) r.source = nb::cast<uint64_t>(d["source"]);
-  r.iterations = get<int>(d, "iterations", r.iterations);
-  r.tolerance = get<double>(d, "tolerance", r.tolerance);
-  r.threads = get<int>(d, "threads", r.threads);
-  r.memory_bytes = get<uint64_t>(d, "memory_bytes", r.memory_bytes);
-  r.io = get<std::string>(d, "io", r.io);
-  r.io_backend = get<std::string>(d, "io_backend", r.io_backend);
-  r.device_class = get<std::string>(d, "device_class", r.device_class);
-  r.cache = get<bool>(d, "cache", r.cache);
-  r.decoded_cache = get<bool>(d, "decoded_cache", r.decoded_cache);
-  r.unit_weights = get<bool>(d, "unit_weights", r.unit_weights);
-  r.parents = get<bool>(d, "parents", r.parents);
-  r.top = get<int>(d, "top", r.top);
-  r.scratch_dir = get<std::string>(d, "scratch_dir", r.scratch_dir);
-  r.output = get<std::string>(d, "output", r.output);
-  r.graphalytics_output = get<bool>(d, "graphalytics_output", r.graphalytics_output);
-  r.stats = get<std::string>(d, "stats", r.stats);
-  r.collect = get<bool>(d, "collect", r.collect);
-  r.columns_dir = get<std::string>(d, "columns_dir", r.columns_dir);
-  r.quiet = get<bool>(d, "quiet", true);  // notices come back in the result
+  r.quiet = true;  // notices come back in the result
+  for (const auto& [key, value] : d) {
+    const std::string name = nb::cast<std::string>(key);
+    if (name == "app") {
+      r.app = nb::cast<std::string>(value);
+    } else if (name == "graph") {
+      r.graph = nb::cast<std::string>(value);
+    } else if (name == "collect") {
+      r.collect = nb::cast<bool>(value);
+    } else if (name == "columns_dir") {
+      r.columns_dir = nb::cast<std::string>(value);
+    } else if (!value.is_none()) {
+      std::string option = name;
+      std::replace(option.begin(), option.end(), '_', '-');
+      const Status s = shardgraph::set_option(&r, option, option_text(value));
+      if (!s.ok()) raise(s);
+    }
+  }
   return r;
+}
+
+// The run options' table for Python: name (as a keyword), kind, default,
+// help, choices.
+nb::list run_options() {
+  nb::list rows;
+  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
+    std::string keyword = info.name;
+    std::replace(keyword.begin(), keyword.end(), '-', '_');
+    nb::dict row;
+    row["name"] = keyword;
+    row["kind"] = info.kind;
+    row["default"] = info.default_text;
+    row["help"] = info.help;
+    row["choices"] = info.choices;
+    row["hidden"] = info.hidden;
+    rows.append(row);
+  }
+  return rows;
 }
 
 // A vector's values as a 1-D NumPy array of `dtype` that owns them: the
@@ -321,4 +346,5 @@ NB_MODULE(_core, m) {
   m.def("graph_summary", &graph_summary);
   m.def("verify", &verify);
   m.def("run", &run, nb::arg("request"), nb::arg("progress").none());
+  m.def("run_options", &run_options);
 }
