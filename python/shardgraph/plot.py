@@ -69,9 +69,19 @@ def plot(runs, labels=None, title=None):
     return figure
 
 
+def _step_numbers(ax, steps):
+    """Each step at its own number (0 first, as the report and explain.py
+    number them; a long run's folded steps leave a gap), the axis from
+    step 0's bar on."""
+    xs = [s.get("iteration", i) for i, s in enumerate(steps)]
+    if xs:
+        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    return xs
+
+
 def _time_panel(ax, stats, label):
     steps = stats.get("steps", [])
-    xs = range(1, len(steps) + 1)
+    xs = _step_numbers(ax, steps)
     ax.bar(xs, [s["seconds"] for s in steps], color=[_CHOICE_COLOURS[step_choice(s)] for s in steps])
     ax.set_title(f"{label}\n{stats.get('seconds', 0):.2f} s, {stats.get('bytes_read', 0) / 1e6:.1f} MB read", fontsize=9)
     ax.set_xlabel("step")
@@ -81,12 +91,13 @@ def _time_panel(ax, stats, label):
 def _device_panel(ax, stats):
     steps = stats.get("steps", [])
     devices = max((len(s.get("device_bytes", [])) for s in steps), default=0)
+    xs = _step_numbers(ax, steps)
     bottom = [0.0] * len(steps)
     names = [d.get("device", str(i)) for i, d in enumerate(stats.get("devices", []))]
     for d in range(devices):
         values = [s["device_bytes"][d] / 1e6 if d < len(s.get("device_bytes", [])) else 0 for s in steps]
         name = names[d] if d < len(names) else f"device {d}"
-        ax.bar(range(1, len(steps) + 1), values, bottom=bottom, label=os.path.basename(name.rstrip("/")) or name)
+        ax.bar(xs, values, bottom=bottom, label=os.path.basename(name.rstrip("/")) or name)
         bottom = [b + v for b, v in zip(bottom, values)]
     ax.set_xlabel("step")
     ax.set_ylabel("MB read")
@@ -99,7 +110,7 @@ def _prediction_panel(ax, stats):
     gap is the model's error, summed (step by step it is too noisy to read
     over hundreds of steps)."""
     steps = stats.get("steps", [])
-    xs = list(range(1, len(steps) + 1))
+    xs = _step_numbers(ax, steps)
     measured, predicted = _running_sum(s["seconds"] for s in steps), _running_sum(
         s.get("predicted_seconds", 0) for s in steps)
     ax.plot(xs, measured, label="measured")

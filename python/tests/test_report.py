@@ -32,6 +32,13 @@ def test_plot_draws_each_run_in_a_column(runs):
     time_full, time_selective = figure.axes[0], figure.axes[1]
     assert "--io full" in time_full.get_title() and "--io selective" in time_selective.get_title()
     assert len(time_full.patches) == len(load_stats(runs[0])["steps"])
+    # Step 0 is drawn, at 0, with what it read: a full scan reads most then.
+    steps = load_stats(runs[0])["steps"]
+    bytes_full = figure.axes[3]
+    first = min(bytes_full.patches, key=lambda bar: bar.get_x())
+    assert first.get_x() < 0 < first.get_x() + first.get_width()
+    assert first.get_height() == pytest.approx(steps[0]["device_bytes"][0] / 1e6) and first.get_height() > 0
+    assert bytes_full.get_xlim()[0] < first.get_x()
 
 
 def test_the_planner_choices_differ_by_mode(runs):
