@@ -17,6 +17,7 @@
 
 #include "apps/jobs/ingest_ordered.h"
 #include "apps/kernels/kernels.h"
+#include "apps/run/app_table.h"
 #include "core/run_log.h"
 #include "reference.h"
 #include "shardgraph/shardgraph.h"
@@ -461,6 +462,17 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
           0);
   CHECK(sgtest::run_cli("run sssp " + (dir / "g"), &output) == 2);
   CHECK(output.find("--unit-weights") != std::string::npos);
+  CHECK(output.find("sssp needs a weighted graph") != std::string::npos);
+  CHECK(sgtest::run_cli("run sssp " + (dir / "g") + " --unit-weights", &output) == 0);
+  // What an app needs of the graph is checked before it runs, for every
+  // app the table says needs it.
+  for (const AppRow& row : app_rows()) {
+    if (!row.needs_undirected) continue;
+    CAPTURE(row.name);
+    CHECK(sgtest::run_cli("run " + std::string(row.name) + " " + (dir / "g"), &output) == 2);
+    CHECK(output.find(std::string(row.name) + ": the graph is directed; ingest it with --undirected") !=
+          std::string::npos);
+  }
   CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --source 7", &output) == 2);
   CHECK(output.find("--source 7 is not a vertex") != std::string::npos);
   CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --io-backend psync --source 0", &output) == 0);

@@ -12,6 +12,7 @@
 #include "scheduler/cost_model.h"
 #include "scheduler/device_profile.h"
 #include "shards/ingest/ingest.h"
+#include "shards/ingest/ingest_auto.h"
 
 using namespace sg;
 
@@ -215,4 +216,27 @@ TEST_CASE("chunk cache: a decoded window goes when one of its chunks is evicted"
   for (uint32_t c = 0; c < 3; ++c) CHECK_FALSE(cache.is_decoded(0, c));
   CHECK(cache.decoded_bytes() == 0);
   CHECK(cache.bytes() == 300);
+}
+
+TEST_CASE("ingest's automatic choices follow the disks' presets: hdd, ssd and nvme") {
+  auto speed = [](const char* device_class) {
+    DeviceProfile profile;
+    REQUIRE(preset_profile(device_class, &profile).ok());
+    return DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()};
+  };
+  const DiskSpeed hdd = speed("hdd"), ssd = speed("ssd"), nvme = speed("nvme");
+  // One slow disk: the fewest bytes, chunks a seek's worth of transfer, a coded spill.
+  CHECK(auto_chunk_bytes({hdd}) == 512 * 1024);
+  CHECK(auto_gap_choice({hdd}) == GapChoice::kEntropy);
+  CHECK_FALSE(auto_direct_io(hdd, {hdd}));
+  // Two of them add up past one disk: decoding sets the pace.
+  CHECK(auto_gap_choice({hdd, hdd}) == GapChoice::kFast);
+  CHECK(auto_chunk_bytes({ssd}) == 256 * 1024);
+  CHECK(auto_gap_choice({ssd}) == GapChoice::kFast);
+  CHECK_FALSE(auto_direct_io(ssd, {ssd}));
+  // Disks that outrun the spill's coder: O_DIRECT, only when all of them do.
+  CHECK(auto_direct_io(nvme, {nvme, nvme}));
+  CHECK_FALSE(auto_direct_io(nvme, {nvme, hdd}));
+  CHECK_FALSE(auto_direct_io(nvme, {}));
+  CHECK(auto_chunk_bytes({}) == 256 * 1024);
 }

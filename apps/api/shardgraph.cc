@@ -6,7 +6,6 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -31,6 +30,7 @@
 #include "shards/format/restripe.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/edge_reader.h"
+#include "shards/ingest/ingest_auto.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/ingest/open_input.h"
 
@@ -150,49 +150,8 @@ std::vector<sg::DeviceProfile> device_profiles(const IngestRequest& request, sg:
   return profiles;
 }
 
-// The spill's coder (bucket_router.h) costs about 12 ns a record more than
-// packing it, and saves 5 of its 8 bytes written and 5 read: on a device
-// that moves those 10 bytes faster than that, the spill is packed and it
-// and the graph are written with O_DIRECT (R-MAT 22 from the page cache,
-// --memory 256M: --order none 6.8 -> 5.0 CPU-s, bfds 13.4 -> 11.3).
-bool auto_direct_io(const sg::DeviceProfile& spill, const std::vector<sg::DeviceProfile>& profiles) {
-  constexpr double kCoderBytesPerSecond = 1e9;
-  if (profiles.empty() || spill.sequential_bytes_per_second < kCoderBytesPerSecond) return false;
-  for (const sg::DeviceProfile& profile : profiles) {
-    if (profile.sequential_bytes_per_second < kCoderBytesPerSecond) return false;
-  }
-  return true;
-}
-
-// Bytes or decoding: a run from one disk waits on its bytes while the CPU
-// decodes alongside, so the fewest bytes win: the entropy layout's (R-MAT
-// 22 on one emulated HDD in 256 MiB, against `small`: PageRank 0.97x, BFS
-// and WCC 0.94x the time; R-MAT 24 PageRank 0.94x; web graphs store the
-// same chunks either way). From two disks or faster ones decoding sets the
-// pace: fast. Without stored profiles, fast.
-sg::GapChoice auto_gap_choice(const std::vector<sg::DeviceProfile>& profiles) {
-  constexpr double kOneDiskBytesPerSecond = 250e6;
-  if (profiles.empty()) return sg::GapChoice::kFast;
-  double bandwidth = 0;
-  for (const sg::DeviceProfile& profile : profiles) bandwidth += profile.sequential_bytes_per_second;
-  return bandwidth < kOneDiskBytesPerSecond ? sg::GapChoice::kEntropy : sg::GapChoice::kFast;
-}
-
-// A chunk read pays its device's access time once, so it should take at
-// least as long to transfer: the device's bandwidth times its latency, as
-// a power of two from 256 KiB to 1 MiB (one emulated HDD of 150 MB/s and
-// 300 IOPS: 512 KiB; an SSD: 256 KiB). Fewer chunks also pay less
-// alignment and fewer coder tables (R-MAT 22, entropy: 2.803 -> 2.789
-// bytes/edge; on that HDD PageRank, BFS and WCC ran as fast). Without
-// stored profiles, 256 KiB.
-uint32_t auto_chunk_bytes(const std::vector<sg::DeviceProfile>& profiles) {
-  constexpr uint64_t kLeastBytes = 256 * 1024, kMostBytes = 1024 * 1024;
-  uint64_t bytes = kLeastBytes;
-  for (const sg::DeviceProfile& profile : profiles) {
-    const double transfer_bytes = profile.sequential_bytes_per_second * profile.latency_seconds();
-    bytes = std::max(bytes, std::bit_ceil(static_cast<uint64_t>(std::min(transfer_bytes, double(kMostBytes)))));
-  }
-  return static_cast<uint32_t>(std::min(bytes, kMostBytes));
+sg::DiskSpeed speed_of(const sg::DeviceProfile& profile) {
+  return sg::DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()};
 }
 
 }  // namespace
@@ -227,11 +186,13 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   ProbedProfiles probed;
   const std::vector<sg::DeviceProfile> profiles =
       device_profiles(request, &spill_profile, &graph_profile, &probed, &device_note);
-  o.direct_io = auto_direct_io(spill_profile, profiles);
+  std::vector<sg::DiskSpeed> speeds;
+  for (const sg::DeviceProfile& profile : profiles) speeds.push_back(speed_of(profile));
+  o.direct_io = sg::auto_direct_io(speed_of(spill_profile), speeds);
   if (!graph_profile.empty()) o.graph_files.emplace_back(sg::kProfileFileName, graph_profile);
-  o.chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : auto_chunk_bytes(profiles);
+  o.chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : sg::auto_chunk_bytes(speeds);
   if (request.codec == "auto")
-    o.gap_choice = auto_gap_choice(profiles);
+    o.gap_choice = sg::auto_gap_choice(speeds);
   else if (request.codec == "fast")
     o.gap_choice = sg::GapChoice::kFast;
   else if (request.codec == "small")

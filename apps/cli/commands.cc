@@ -2,30 +2,12 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
 
 namespace sgcli {
 namespace {
 
 using shardgraph::Status;
-
-// Option checks with messages a user reads in one go.
-const CLI::Validator kAtLeastOne(
-    [](std::string& text) {
-      long long value = 0;
-      return (CLI::detail::lexical_cast(text, value) && value >= 1) ? std::string()
-                                                                    : "must be a whole number of at least 1";
-    },
-    "N>=1");
-
-uint64_t count_option(const std::string& name, const std::string& text) {
-  uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size())
-    throw UsageError(name + ": '" + text + "' is not a whole number");
-  return value;
-}
 
 // A terminal's progress line: `prefix` returns to the line's start.
 std::function<void(const std::string&)> terminal_progress(const char* prefix, const char* at_end) {
@@ -54,7 +36,64 @@ std::string iterations_help() {
   return help;
 }
 
+// Help for a table option: its text, its choices and its default.
+std::string table_help(const shardgraph::OptionInfo& info) {
+  std::string help = info.name == "iterations" ? iterations_help() : info.help;
+  if (!info.choices.empty()) {
+    help += " (";
+    for (size_t i = 0; i < info.choices.size(); ++i) help += (i == 0 ? "" : " | ") + info.choices[i];
+    help += ")";
+  }
+  if (!info.default_text.empty()) help += " [" + info.default_text + "]";
+  return help;
+}
+
+const char* type_name(const std::string& kind) {
+  return kind == "count" ? "N" : kind == "number" ? "X" : kind == "size" ? "SIZE" : "TEXT";
+}
+
 }  // namespace
+
+// A flag that is on by default is turned off by --no-NAME; a switch has
+// both (--NAME always, --no-NAME never).
+void add_table_options(CLI::App* command, const std::vector<shardgraph::OptionInfo>& table, TableArgs& a) {
+  for (const shardgraph::OptionInfo& info : table) {
+    std::vector<const CLI::Option*>& options = a.given[info.name];
+    CLI::Option* option = nullptr;
+    if (info.kind == "flag") {
+      const bool on = info.default_text == "true";
+      option = command->add_flag((on ? "--no-" : "--") + info.name, a.flags[info.name],
+                                 on ? "turn off (on by default): " + info.help : info.help);
+    } else if (info.kind == "switch") {
+      option = command->add_flag("--" + info.name, a.flags[info.name], info.help);
+      options.push_back(option);
+      option = command->add_flag("--no-" + info.name, a.negated[info.name], "see --" + info.name)->excludes(option);
+    } else if (info.kind == "list") {
+      option = command->add_option("--" + info.name, a.lists[info.name], info.help);
+    } else {
+      option = command->add_option("--" + info.name, a.texts[info.name], table_help(info));
+      option->type_name(type_name(info.kind));
+    }
+    if (info.hidden) option->group("");
+    options.push_back(option);
+  }
+}
+
+// The texts the command line gave an option, as set_option takes them.
+std::vector<std::string> table_texts(const shardgraph::OptionInfo& info, TableArgs& a) {
+  if (info.kind == "flag") {
+    return a.flags[info.name] ? std::vector<std::string>{info.default_text == "true" ? "false" : "true"}
+                              : std::vector<std::string>{};
+  }
+  if (info.kind == "switch") {
+    if (a.flags[info.name]) return {"always"};
+    return a.negated[info.name] ? std::vector<std::string>{"never"} : std::vector<std::string>{};
+  }
+  if (info.kind == "list") return a.lists[info.name];
+  if (a.given.at(info.name).front()->count() > 0) return {a.texts[info.name]};
+  if (info.name == "memory") return {"auto"};  // the CLI's budget is auto by default
+  return {};
+}
 
 int fail(const Status& status) {
   std::fprintf(stderr, "shardgraph: error: %s\n", status.message().c_str());
@@ -125,77 +164,14 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
   auto* ingest = app.add_subcommand("ingest", "build a graph directory from an edge list");
   ingest->add_option("input", r.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
   ingest->add_option("-o,--output", r.output, "graph directory to create")->required();
-  ingest
-      ->add_option("--format", r.format,
-                   "snap|mtx|bin32|bin64|graph|webgraph|dimacs|graphalytics (default: from the name)")
-      ->check(CLI::IsMember({"snap", "mtx", "bin32", "bin64", "graph", "webgraph", "dimacs", "graphalytics"}));
-  ingest->add_flag("--weights", r.weights, "binary input records carry a float32 weight");
-  ingest->add_flag("--undirected", r.undirected, "treat every edge as undirected");
-  ingest->add_flag("--drop-self-loops", r.drop_self_loops, "remove edges v->v");
-  ingest->add_flag("--dedup", r.dedup, "remove duplicate edges (keeps the smallest weight)");
-  ingest->add_flag("--remap", a.remap,
-                   "map original ids to dense ones always (map stored; results keep the original ids); by default "
-                   "only when the ids are sparse or wider than 32 bits");
-  ingest->add_flag("--no-remap", a.no_remap, "never map ids: a sparse or wide id space is refused")
-      ->excludes("--remap");
-  ingest
-      ->add_option("--order", r.order,
-                   "vertex ordering: auto (bfds unless the input order compresses better) | bfds | bfs | degree | "
-                   "none; skipped with a note "
-                   "when its working memory (bfds, bfs: 4 bytes a vertex and the engine's least; degree: 14) exceeds "
-                   "--memory (see docs/usage.md)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "none", "bfds", "bfs", "degree"}));
-  ingest
-      ->add_option("--memory", a.memory,
-                   "memory budget (e.g. 64M, 2G) or auto: 3/4 of the cgroup limit or available memory, less 16 MiB")
-      ->capture_default_str();
-  ingest
-      ->add_option("--chunk-bytes", a.chunk,
-                   "target chunk size, or auto: the devices' bandwidth times their latency, 256K..1M (a device "
-                   "never calibrated is probed once: docs/usage.md)")
-      ->capture_default_str();
-  ingest
-      ->add_option(
-          "--codec", r.codec,
-          "gap coding of each chunk: auto (entropy on one slow disk, else fast) | fast (StreamVByte "
-          "unless varints are 10% smaller) | small (fewest bytes) | entropy (fewer still where lists' bits are "
-          "entropy coded) | varint | v2 (format "
-          "version 2, for older shardgraph builds)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "fast", "small", "entropy", "varint", "v2"}));
-  ingest->add_option("--intervals", r.intervals, "vertex intervals (default: from the budget)")->check(kAtLeastOne);
-  ingest
-      ->add_option("--blocks", a.blocks,
-                   "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while "
-                   "4 bytes a vertex fit "
-                   "half of --memory, else ranges of 4 bytes a vertex in a quarter of it")
-      ->capture_default_str();
-  ingest->add_option("--device", r.devices, "device directory for edge data (repeatable)");
-  ingest->add_option("--threads", r.threads, "compute threads, 1 to 1024 (default: all cores)")
-      ->check(CLI::Range(1, 1024));
-  ingest
-      ->add_option("--stripe-bytes", a.stripe,
-                   "stripe depth across devices (multiple of 4K; auto: 1M..8M, >= 32 stripes per device)")
-      ->capture_default_str();
+  add_table_options(ingest, shardgraph::ingest_option_table(), a.table);
   return ingest;
 }
 
 int run_ingest(IngestArgs& a) {
   shardgraph::IngestRequest& r = a.request;
-  r.memory_bytes = memory_option(a.memory);
-  r.remap = a.remap ? "always" : a.no_remap ? "never" : "auto";
-  const uint64_t chunk = a.chunk == "auto" ? 0 : size_option("--chunk-bytes", a.chunk);
-  if (a.chunk != "auto" && (chunk < 64 || chunk > (uint64_t{1} << 30))) {
-    throw UsageError("--chunk-bytes must be auto or 64 to 1G");
-  }
-  r.chunk_bytes = static_cast<uint32_t>(chunk);  // 0: auto
-  r.stripe_bytes = a.stripe == "auto" ? 0 : size_option("--stripe-bytes", a.stripe);
-  if (a.blocks != "auto") {
-    const uint64_t blocks = count_option("--blocks", a.blocks);
-    if (blocks == 0 || blocks > 4096) throw UsageError("--blocks must be auto or 1 to 4096");
-    r.blocks = static_cast<uint32_t>(blocks);
-  }
+  const Status parsed = apply_table_options(shardgraph::ingest_option_table(), a.table, &r);
+  if (!parsed.ok()) return fail(parsed);
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r\x1b[K", "\r\x1b[K");
   shardgraph::IngestReport report;
@@ -215,18 +191,6 @@ int run_ingest(IngestArgs& a) {
   return 0;
 }
 
-// Help for a table option: its text, its choices and its default.
-std::string table_help(const shardgraph::OptionInfo& info) {
-  std::string help = info.help;
-  if (!info.choices.empty()) {
-    help += " (";
-    for (size_t i = 0; i < info.choices.size(); ++i) help += (i == 0 ? "" : " | ") + info.choices[i];
-    help += ")";
-  }
-  if (info.kind != "flag" && !info.default_text.empty()) help += " [" + info.default_text + "]";
-  return help;
-}
-
 CLI::App* add_run(CLI::App& app, RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
@@ -234,38 +198,14 @@ CLI::App* add_run(CLI::App& app, RunArgs& a) {
   for (const shardgraph::AppInfo& info : shardgraph::apps()) names.push_back(info.name);
   run->add_option("app", r.app, app_list(" | "))->required()->check(CLI::IsMember(names));
   run->add_option("graph", r.graph, "graph directory")->required();
-  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
-    CLI::Option* option = nullptr;
-    if (info.kind == "flag") {
-      // A flag that is on by default is turned off by --no-NAME.
-      const bool on = info.default_text == "true";
-      option = run->add_flag((on ? "--no-" : "--") + info.name, a.flags[info.name],
-                             on ? "turn off (on by default): " + info.help : info.help);
-    } else {
-      option = run->add_option("--" + info.name, a.texts[info.name], table_help(info));
-      option->type_name(info.kind == "count"    ? "N"
-                        : info.kind == "number" ? "X"
-                        : info.kind == "size"   ? "SIZE"
-                                                : "TEXT");
-      if (info.name == "iterations") option->description(iterations_help());
-    }
-    if (info.hidden) option->group("");
-    a.given[info.name] = option;
-  }
+  add_table_options(run, shardgraph::run_option_table(), a.table);
   return run;
 }
 
 int run_run(RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
-  if (a.given.at("memory")->count() == 0) a.texts["memory"] = "auto";  // the CLI's budget is auto by default
-  memory_notice(a.texts["memory"]);
-  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
-    if (info.name != "memory" && a.given.at(info.name)->count() == 0) continue;
-    const std::string text =
-        info.kind == "flag" ? (info.default_text == "true" ? "false" : "true") : a.texts[info.name];
-    const Status s = shardgraph::set_option(&r, info.name, text);
-    if (!s.ok()) return fail(s);
-  }
+  const Status parsed = apply_table_options(shardgraph::run_option_table(), a.table, &r);
+  if (!parsed.ok()) return fail(parsed);
   r.keep_stats = false;  // --stats writes them; nothing else here reads them
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r", "\n");

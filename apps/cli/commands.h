@@ -32,21 +32,44 @@ struct GenerateArgs {
 CLI::App* add_generate(CLI::App& app, GenerateArgs& a);
 int run_generate(GenerateArgs& a);
 
+// The options of a command's table (shardgraph::*_option_table) as the
+// parser found them; each is then parsed by set_option, in table order.
+void memory_notice(const std::string& text);
+
+struct TableArgs {
+  std::map<std::string, std::string> texts;               // an option's text, by name
+  std::map<std::string, std::vector<std::string>> lists;  // a repeatable option's texts
+  std::map<std::string, bool> flags, negated;             // --name and --no-name given
+  std::map<std::string, std::vector<const CLI::Option*>> given;
+};
+
+void add_table_options(CLI::App* command, const std::vector<shardgraph::OptionInfo>& table, TableArgs& a);
+std::vector<std::string> table_texts(const shardgraph::OptionInfo& info, TableArgs& a);
+// Sets each option given (and --memory's auto) through set_option; the
+// first error, as the API words it.
+template <typename Request>
+shardgraph::Status apply_table_options(const std::vector<shardgraph::OptionInfo>& table, TableArgs& a,
+                                       Request* request) {
+  for (const shardgraph::OptionInfo& info : table) {
+    for (const std::string& text : table_texts(info, a)) {
+      if (info.name == "memory") memory_notice(text);
+      const shardgraph::Status s = shardgraph::set_option(request, info.name, text);
+      if (!s.ok()) return s;
+    }
+  }
+  return shardgraph::Status::OK();
+}
+
 struct IngestArgs {
   shardgraph::IngestRequest request;
-  std::string memory = "auto", chunk = "auto", stripe = "auto", blocks = "auto";
-  bool remap = false, no_remap = false;
+  TableArgs table;
 };
 CLI::App* add_ingest(CLI::App& app, IngestArgs& a);
 int run_ingest(IngestArgs& a);
 
-// run's options come from the API's table (shardgraph::run_option_table):
-// each is parsed by set_option, in the table's order.
 struct RunArgs {
   shardgraph::RunRequest request;
-  std::map<std::string, std::string> texts;  // an option's text, by name
-  std::map<std::string, bool> flags;         // a flag's presence, by name
-  std::map<std::string, const CLI::Option*> given;
+  TableArgs table;
 };
 CLI::App* add_run(CLI::App& app, RunArgs& a);
 int run_run(RunArgs& a);
@@ -76,6 +99,5 @@ bool run_tool(ToolArgs& a, int* exit_code);
 int fail(const shardgraph::Status& status);
 uint64_t size_option(const std::string& name, const std::string& text);
 uint64_t memory_option(const std::string& text);
-void memory_notice(const std::string& text);
 
 }  // namespace sgcli

@@ -279,10 +279,6 @@ Status run_lcc(AppRun& r) {
 }
 
 Status run_triangles(AppRun& r) {
-  if (r.graph.directed()) {
-    return Status::InvalidArgument(
-        "triangles: the graph is directed; ingest it with --undirected (lcc handles directed graphs)");
-  }
   auto* coefficient = r.out.array<double>();
   uint64_t arcs = 0;
   SG_RETURN_IF_ERROR(lcc(&r.engine, coefficient, &arcs));
@@ -352,28 +348,41 @@ constexpr uint32_t kNone = 0;
 const std::vector<AppRow>& app_rows() {
   static const std::vector<AppRow> rows = {
       {"pagerank", "PageRank, damping 0.85", kIterationsOption | kToleranceOption | kTopOption,
-       "iterations (default 20)", "rank", false, false, run_pagerank},
+       "iterations (default 20)", "rank", false, false, false, run_pagerank},
       {"pagerank-delta", "PageRank pushing only changes above epsilon (Ligra's PageRank-Delta)",
        kIterationsOption | kToleranceOption | kTopOption, "max rounds (default 100); --tolerance is epsilon (0.01)",
-       "rank", false, false, run_pagerank_delta},
+       "rank", false, false, false, run_pagerank_delta},
       {"spmv", "y = (A^T)^k x, x all ones", kIterationsOption | kTopOption, "products (default 1)", "value", false,
-       false, run_spmv},
+       false, false, run_spmv},
       {"bfs", "breadth-first search: depth (and parent) of every vertex", kSourceOption | kParentsOption, "",
-       "depth,parent", false, false, run_bfs},
+       "depth,parent", false, false, false, run_bfs},
       {"wcc", "weakly connected components: each vertex's smallest original id in its component", kNone, "",
-       "component", false, true, run_wcc},
+       "component", false, false, true, run_wcc},
       {"sssp", "single-source shortest paths (delta-stepping over weights, or unit weights)",
-       kSourceOption | kUnitWeightsOption, "", "distance", false, false, run_sssp},
-      {"kcore", "coreness of every vertex (k-core decomposition)", kNone, "", "coreness", false, true, run_kcore},
+       kSourceOption | kUnitWeightsOption, "", "distance", false, true, false, run_sssp},
+      {"kcore", "coreness of every vertex (k-core decomposition)", kNone, "", "coreness", false, false, true,
+       run_kcore},
       {"betweenness", "one source's betweenness dependencies (Brandes)", kSourceOption | kTopOption, "", "dependency",
-       false, true, run_betweenness},
+       false, false, true, run_betweenness},
       {"cdlp", "community detection by label propagation (LDBC Graphalytics)", kIterationsOption,
-       "iterations (default 10)", "label", false, true, run_cdlp},
-      {"lcc", "local clustering coefficient (LDBC Graphalytics)", kTopOption, "", "coefficient", false, true, run_lcc},
+       "iterations (default 10)", "label", false, false, true, run_cdlp},
+      {"lcc", "local clustering coefficient (LDBC Graphalytics)", kTopOption, "", "coefficient", false, false, true,
+       run_lcc},
       {"triangles", "triangle count (undirected graphs), with each vertex's clustering coefficient", kNone, "",
-       "coefficient", true, true, run_triangles},
+       "coefficient", true, false, true, run_triangles},
   };
   return rows;
+}
+
+Status check_app_needs(const AppRow& row, const Graph& graph, bool unit_weights) {
+  if (row.needs_undirected && graph.directed()) {
+    return Status::InvalidArgument(std::string(row.name) + ": the graph is directed; ingest it with --undirected");
+  }
+  if (row.needs_weights && !graph.weighted() && !unit_weights) {
+    return Status::InvalidArgument(std::string(row.name) +
+                                   " needs a weighted graph; use --unit-weights to give every edge weight 1");
+  }
+  return Status::OK();
 }
 
 const AppRow* find_app_row(const std::string& name) {

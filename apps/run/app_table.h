@@ -70,12 +70,16 @@ struct AppRow {
   uint32_t options;        // AppOption bits
   const char* iterations;  // what --iterations means, "" if nothing
   const char* columns;     // its result columns, comma-separated
-  bool needs_undirected;   // refused on directed graphs
+  bool needs_undirected;   // refused on directed graphs (check_app_needs)
+  bool needs_weights;      // refused on unweighted graphs without --unit-weights (check_app_needs)
   bool reversed_steps;     // steps over the transposed graph (a rank opens its reverse part)
   Status (*run)(AppRun& run);
 };
 
 const std::vector<AppRow>& app_rows();
+// What a row needs of its graph, checked before the app runs (one place
+// for every app): an InvalidArgument that says how to ingest it instead.
+Status check_app_needs(const AppRow& row, const Graph& graph, bool unit_weights);
 const AppRow* find_app_row(const std::string& name);
 // The names joined by `separator`, in table order.
 std::string app_names(const std::string& separator);

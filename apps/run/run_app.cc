@@ -163,6 +163,7 @@ uint64_t sort_bytes(const Engine& engine) {
 // The row's run on an opened engine, then the results, the summary and --stats.
 Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::chrono::steady_clock::time_point start,
                   bool writes_files, RunOutput* out) {
+  SG_RETURN_IF_ERROR(check_app_needs(row, engine->graph(), o.unit_weights));
   AppOptions options;
   options.source = o.source;
   options.iterations = o.iterations;

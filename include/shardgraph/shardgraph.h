@@ -216,14 +216,16 @@ struct RunRequest {
 };
 
 // ---- Options: one table per command
-// Each option of `run` is one row of a table (apps/api/run_option_table.cc):
-// the CLI's flags and help, Python's keyword arguments and set_option()
-// all come from it, and a string is parsed in one place, set_option.
+// Each option of `ingest` and of `run` is one row of its command's table
+// (apps/api/*_option_table.cc): the CLI's flags and help, Python's keyword
+// arguments and set_option() all come from it, and a string is parsed in
+// one place, set_option.
 struct OptionInfo {
   std::string name;  // the CLI's --name; Python's keyword is the name with '_' for '-'
   // flag (true | false; the CLI's --name, or --no-name when the default is
-  // true) | count | number | size (64M, 2G, 4096) | text (one of `choices`
-  // when there are any).
+  // true) | switch (auto | always | never; the CLI's --name and --no-name)
+  // | count | number | size (64M, 2G, 4096) | text (one of `choices` when
+  // there are any) | list (repeatable: each text adds one value).
   std::string kind;
   std::string default_text;  // as --help shows it; "" when there is none
   std::string help;
@@ -231,6 +233,7 @@ struct OptionInfo {
   bool hidden = false;  // for tests: not in --help
 };
 const std::vector<OptionInfo>& run_option_table();
+const std::vector<OptionInfo>& ingest_option_table();
 // Sets the option `name` of *request from text as the CLI takes it;
 // InvalidArgument naming the option ("--io must be auto, full or
 // selective, not 'x'") or an unknown name.
@@ -238,6 +241,8 @@ Status set_option(RunRequest* request, const std::string& name, const std::strin
 // Each option's value in *request as text set_option takes, in the
 // table's order ("" for an unset source); --stats records them.
 std::vector<std::pair<std::string, std::string>> option_values(const RunRequest& request);
+Status set_option(IngestRequest* request, const std::string& name, const std::string& value);
+std::vector<std::pair<std::string, std::string>> option_values(const IngestRequest& request);
 
 enum class ValueType : uint8_t { kInt32, kUint32, kInt64, kUint64, kFloat32, kFloat64 };
 const char* value_type_name(ValueType type);  // "int32", ..., as NumPy names them

@@ -13,10 +13,9 @@ from .errors import ShardgraphError, UsageError, from_core
 from .progress import sink
 from .result import Result
 
-_INGEST_OPTIONS = {"format", "weights", "undirected", "drop_self_loops", "dedup", "remap", "order", "chunk_bytes",
-                   "codec", "intervals", "blocks", "devices", "stripe_bytes", "threads"}
-# Graph.run's keywords: the API's table of run options (memory is run's own
-# parameter).
+# ingest's and Graph.run's keywords: the API's tables of options (memory is
+# a parameter of each).
+_INGEST_OPTIONS = {row["name"] for row in _core.ingest_options()} - {"memory"}
 _RUN_OPTIONS = {row["name"] for row in _core.run_options()} - {"memory"}
 
 
@@ -50,18 +49,15 @@ def ingest(input, output, memory="auto", progress="auto", **options):
     """Builds the graph directory `output` from `input` (any format the CLI's
     ingest takes: SNAP text, .gz/.zst, Matrix Market, BVGraph, DIMACS,
     Graphalytics .v/.e, binary) and returns it opened. Options are the
-    CLI's: format, weights, undirected, drop_self_loops, dedup, remap
-    ("auto", True/"always", False/"never"), order, chunk_bytes, codec,
-    intervals, blocks, devices, stripe_bytes, threads."""
+    CLI's, with '_' for '-' (listed below, from the library's table);
+    remap takes "auto", True/"always" or False/"never", and device a
+    directory or a list of them."""
     _check_options(options, _INGEST_OPTIONS, "ingest")
-    request = dict(options, input=os.fspath(input), output=os.fspath(output), memory_bytes=memory_bytes(memory))
-    remap = request.get("remap", "auto")
-    request["remap"] = {True: "always", False: "never"}.get(remap, remap)
-    if "devices" in request:
-        request["devices"] = [os.fspath(d) for d in request["devices"]]
-    for size in ("chunk_bytes", "stripe_bytes"):
-        if isinstance(request.get(size), str):
-            request[size] = memory_bytes(request[size])
+    request = dict(options, input=os.fspath(input), output=os.fspath(output), memory=memory_bytes(memory))
+    if isinstance(request.get("device"), (str, os.PathLike)):
+        request["device"] = [request["device"]]
+    if "device" in request:
+        request["device"] = [os.fspath(d) for d in request["device"]]
     callback, close = sink(progress, "ingest")
     try:
         report = _call(_core.ingest, request, callback)
@@ -70,6 +66,11 @@ def ingest(input, output, memory="auto", progress="auto", **options):
     graph = Graph(output)
     graph.ingest_report = report
     return graph
+
+
+ingest.__doc__ += "\n\n" + "\n".join(
+    f"    {row['name']}: {row['help']}" + (f" ({' | '.join(row['choices'])})" if row["choices"] else "")
+    for row in _core.ingest_options() if not row["hidden"] and row["name"] != "memory")
 
 
 def ingest_arrays(src, dst=None, output=None, weights=None, num_vertices=None, memory="auto", progress="auto",

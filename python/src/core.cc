@@ -118,33 +118,6 @@ Status run_interruptible(Work&& work, nb::object progress) {
   return status;
 }
 
-template <typename T>
-T get(const nb::dict& d, const char* key, T fallback) {
-  return d.contains(key) ? nb::cast<T>(d[key]) : fallback;
-}
-
-shardgraph::IngestRequest ingest_request(const nb::dict& d) {
-  shardgraph::IngestRequest r;
-  r.input = get<std::string>(d, "input", r.input);
-  r.output = get<std::string>(d, "output", r.output);
-  r.format = get<std::string>(d, "format", r.format);
-  r.weights = get<bool>(d, "weights", r.weights);
-  r.undirected = get<bool>(d, "undirected", r.undirected);
-  r.drop_self_loops = get<bool>(d, "drop_self_loops", r.drop_self_loops);
-  r.dedup = get<bool>(d, "dedup", r.dedup);
-  r.remap = get<std::string>(d, "remap", r.remap);
-  r.order = get<std::string>(d, "order", r.order);
-  r.memory_bytes = get<uint64_t>(d, "memory_bytes", r.memory_bytes);
-  r.chunk_bytes = get<uint32_t>(d, "chunk_bytes", r.chunk_bytes);
-  r.codec = get<std::string>(d, "codec", r.codec);
-  r.intervals = get<uint32_t>(d, "intervals", r.intervals);
-  r.blocks = get<uint32_t>(d, "blocks", r.blocks);
-  r.devices = get<std::vector<std::string>>(d, "devices", r.devices);
-  r.stripe_bytes = get<uint64_t>(d, "stripe_bytes", r.stripe_bytes);
-  r.threads = get<int>(d, "threads", r.threads);
-  return r;
-}
-
 // A keyword argument as the text set_option takes: True/False as
 // true/false, numbers and paths as str() gives them.
 std::string option_text(const nb::handle& value) {
@@ -152,8 +125,43 @@ std::string option_text(const nb::handle& value) {
   return nb::cast<std::string>(nb::str(value));
 }
 
-// The request from Python's keywords: the plumbing by name, every other
-// keyword through the API's option table (an unknown one is refused).
+// Sets a table option from a keyword (its name with '-' for '_'); a list
+// or tuple sets a repeatable option once per value. An unknown keyword or
+// a malformed value raises, as the API words it.
+template <typename Request>
+void set_keyword(Request* request, const std::string& keyword, const nb::handle& value) {
+  if (value.is_none()) return;
+  std::string name = keyword;
+  std::replace(name.begin(), name.end(), '_', '-');
+  std::vector<nb::handle> values;
+  if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+    for (nb::handle item : value) values.push_back(item);
+  } else {
+    values.push_back(value);
+  }
+  for (const nb::handle& item : values) {
+    const Status s = shardgraph::set_option(request, name, option_text(item));
+    if (!s.ok()) raise(s);
+  }
+}
+
+// The requests from Python's keywords: the plumbing by name, every other
+// keyword through the API's option table.
+shardgraph::IngestRequest ingest_request(const nb::dict& d) {
+  shardgraph::IngestRequest r;
+  for (const auto& [key, value] : d) {
+    const std::string name = nb::cast<std::string>(key);
+    if (name == "input") {
+      r.input = nb::cast<std::string>(value);
+    } else if (name == "output") {
+      r.output = nb::cast<std::string>(value);
+    } else {
+      set_keyword(&r, name, value);
+    }
+  }
+  return r;
+}
+
 shardgraph::RunRequest run_request(const nb::dict& d) {
   shardgraph::RunRequest r;
   r.quiet = true;  // notices come back in the result
@@ -167,21 +175,18 @@ shardgraph::RunRequest run_request(const nb::dict& d) {
       r.collect = nb::cast<bool>(value);
     } else if (name == "columns_dir") {
       r.columns_dir = nb::cast<std::string>(value);
-    } else if (!value.is_none()) {
-      std::string option = name;
-      std::replace(option.begin(), option.end(), '_', '-');
-      const Status s = shardgraph::set_option(&r, option, option_text(value));
-      if (!s.ok()) raise(s);
+    } else {
+      set_keyword(&r, name, value);
     }
   }
   return r;
 }
 
-// The run options' table for Python: name (as a keyword), kind, default,
-// help, choices.
-nb::list run_options() {
+// An option table for Python: name (as a keyword), kind, default, help,
+// choices, hidden.
+nb::list option_table(const std::vector<shardgraph::OptionInfo>& table) {
   nb::list rows;
-  for (const shardgraph::OptionInfo& info : shardgraph::run_option_table()) {
+  for (const shardgraph::OptionInfo& info : table) {
     std::string keyword = info.name;
     std::replace(keyword.begin(), keyword.end(), '-', '_');
     nb::dict row;
@@ -346,5 +351,6 @@ NB_MODULE(_core, m) {
   m.def("graph_summary", &graph_summary);
   m.def("verify", &verify);
   m.def("run", &run, nb::arg("request"), nb::arg("progress").none());
-  m.def("run_options", &run_options);
+  m.def("run_options", [] { return option_table(shardgraph::run_option_table()); });
+  m.def("ingest_options", [] { return option_table(shardgraph::ingest_option_table()); });
 }

@@ -12,7 +12,7 @@ from conftest import random_arcs, read_output, run_cli, write_snap
 GRAPHS = {
     "directed": (1, 300, 2500, True, False, {}),
     "undirected-weighted": (2, 250, 1400, False, True, {}),
-    "directed-weighted-tiny-chunks-two-devices": (3, 400, 3000, True, True, {"chunk_bytes": 4096, "devices": 2}),
+    "directed-weighted-tiny-chunks-two-devices": (3, 400, 3000, True, True, {"chunk_bytes": 4096, "device": 2}),
 }
 IO_MODES = ["auto", "full", "selective"]
 APPS = sorted(sg.apps())
@@ -29,9 +29,9 @@ def graph(request, tmp_path_factory):
     where = tmp_path_factory.mktemp(request.param)
     path = write_snap(where / "edges.txt", src, dst, weights)
     options = dict(options)
-    if "devices" in options:
-        options["devices"] = [where / f"disk{i}" for i in range(options["devices"])]
-        for d in options["devices"]:
+    if "device" in options:
+        options["device"] = [where / f"disk{i}" for i in range(options["device"])]
+        for d in options["device"]:
             d.mkdir()
     g = sg.ingest(path, where / "g", memory="64M", progress=False, weights=weighted, undirected=not directed,
                   **options)

@@ -1,10 +1,12 @@
-"""Run options come from one table in the library: every option is a
-keyword of Graph.run and a flag of the CLI, both parse it the same way
-(the run's stats record each option's value as parsed), and the options
-take effect from Python (the I/O window, the I/O mode, the cache, threads,
-parents, the output's conventions)."""
+"""Options come from one table per command in the library: every run
+option is a keyword of Graph.run and a flag of the CLI, both parse it the
+same way (the run's stats record each option's value as parsed), and the
+options take effect from Python (the I/O window, the I/O mode, the cache,
+threads, parents, the output's conventions); ingest's options likewise
+(the same options from Python and the CLI store the same graph)."""
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -96,3 +98,33 @@ def test_options_take_effect_from_python(small, tmp_path):
     small.bfs(output=plain, progress=False)
     small.bfs(output=marked, format="graphalytics", progress=False)
     assert " -1\n" in plain.read_text() and " 9223372036854775807\n" in marked.read_text()
+
+
+def test_ingest_options_come_from_the_table(small, cli, tmp_path):
+    rows = {row["name"]: row for row in _core.ingest_options()}
+    assert {"remap", "device", "chunk_bytes", "stripe_bytes", "blocks", "codec", "threads"} <= set(rows)
+    assert rows["remap"]["kind"] == "switch" and rows["device"]["kind"] == "list"
+    with pytest.raises(sg.UsageError, match="unknown option.*fanout"):
+        sg.ingest(tmp_path / "e.txt", tmp_path / "x", fanout=2, progress=False)
+    with pytest.raises(sg.UsageError, match="--chunk-bytes: '9G' must be from 64 to 1073741824 bytes, or auto"):
+        sg.ingest(tmp_path / "e.txt", tmp_path / "x", chunk_bytes="9G", progress=False)
+    with pytest.raises(sg.UsageError, match="--codec must be auto, fast, small, entropy, varint or v2, not 'zip'"):
+        sg.ingest(tmp_path / "e.txt", tmp_path / "x", codec="zip", progress=False)
+    # The same options from Python and from the CLI store the same graph.
+    edges = tmp_path / "e.txt"
+    edges.write_text("".join(f"{7 * i} {7 * i + 7}\n{7 * i} {7 * i}\n" for i in range(2000)))
+    (tmp_path / "d0").mkdir()
+    (tmp_path / "d1").mkdir()
+    py = sg.ingest(edges, tmp_path / "py", memory="16M", remap=False, drop_self_loops=True, chunk_bytes="4K",
+                   device=[tmp_path / "d0"], codec="varint", order="none", threads=1, progress=False)
+    done = subprocess.run([cli, "ingest", str(edges), "-o", str(tmp_path / "cli"), "--memory", "16M", "--no-remap",
+                           "--drop-self-loops", "--chunk-bytes", "4K", "--device", str(tmp_path / "d1"), "--codec",
+                           "varint", "--order", "none", "--threads", "1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    from_cli = sg.open(tmp_path / "cli")
+    for key in ("vertices", "edges", "bytes", "chunk_bytes", "codec", "remapped", "self_loops_dropped", "intervals",
+                "ordering"):
+        assert py.info[key] == from_cli.info[key], key
+    assert py.info["edges"] == 2000 and py.info["chunk_bytes"] == 4096 and not py.info["remapped"]
+    assert os.listdir(tmp_path / "d0") and os.listdir(tmp_path / "d1")
+    assert (py.bfs(source=0, progress=False)["depth"] == from_cli.bfs(source=0, progress=False)["depth"]).all()
