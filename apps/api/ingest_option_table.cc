@@ -48,17 +48,6 @@ const std::vector<Row<Rq>>& rows() {
 
 }  // namespace
 
-const std::vector<OptionInfo>& ingest_option_table() {
-  static const std::vector<OptionInfo> infos = infos_of(rows());
-  return infos;
-}
-
-Status set_option(IngestRequest* request, const std::string& name, const std::string& value) {
-  return set_by_row(rows(), "ingest", request, name, value);
-}
-
-std::vector<std::pair<std::string, std::string>> option_values(const IngestRequest& request) {
-  return values_by_row(rows(), request);
-}
+const std::vector<options::Row<IngestRequest>>& options::ingest_rows() { return rows(); }
 
 }  // namespace shardgraph

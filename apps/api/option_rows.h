@@ -22,6 +22,11 @@ struct Row {
   std::function<std::string(const Request&)> get;
 };
 
+// Each command's table (run_option_table.cc, ingest_option_table.cc); the
+// public functions over them are in option_tables.cc.
+const std::vector<Row<RunRequest>>& run_rows();
+const std::vector<Row<IngestRequest>>& ingest_rows();
+
 Status not_valid(const std::string& name, const std::string& text, const std::string& why);
 Status parse_flag(const std::string& name, const std::string& text, bool* value);
 Status parse_choice(const std::string& name, const std::string& text, const std::vector<std::string>& choices,

@@ -62,17 +62,6 @@ const std::vector<Row<Rq>>& rows() {
 
 }  // namespace
 
-const std::vector<OptionInfo>& run_option_table() {
-  static const std::vector<OptionInfo> infos = infos_of(rows());
-  return infos;
-}
-
-Status set_option(RunRequest* request, const std::string& name, const std::string& value) {
-  return set_by_row(rows(), "run", request, name, value);
-}
-
-std::vector<std::pair<std::string, std::string>> option_values(const RunRequest& request) {
-  return values_by_row(rows(), request);
-}
+const std::vector<options::Row<RunRequest>>& options::run_rows() { return rows(); }
 
 }  // namespace shardgraph

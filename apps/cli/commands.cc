@@ -194,19 +194,20 @@ int run_ingest(IngestArgs& a) {
 CLI::App* add_run(CLI::App& app, RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
   auto* run = app.add_subcommand("run", "run an algorithm on a graph");
+  add_table_options(run, shardgraph::run_option_table(), a.table);
   std::vector<std::string> names;
   for (const shardgraph::AppInfo& info : shardgraph::apps()) names.push_back(info.name);
   run->add_option("app", r.app, app_list(" | "))->required()->check(CLI::IsMember(names));
   run->add_option("graph", r.graph, "graph directory")->required();
-  add_table_options(run, shardgraph::run_option_table(), a.table);
   return run;
 }
 
 int run_run(RunArgs& a) {
   shardgraph::RunRequest& r = a.request;
-  const Status parsed = apply_table_options(shardgraph::run_option_table(), a.table, &r);
-  if (!parsed.ok()) return fail(parsed);
   r.keep_stats = false;  // --stats writes them; nothing else here reads them
+  if (const Status parsed = apply_table_options(shardgraph::run_option_table(), a.table, &r); !parsed.ok()) {
+    return fail(parsed);
+  }
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r", "\n");
   shardgraph::RunResult result;

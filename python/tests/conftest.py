@@ -26,6 +26,17 @@ def cli():
     return path
 
 
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """R-MAT scale 10 ingested in 32 MiB: a graph for tests of options and
+    errors, one per test module."""
+    import shardgraph as sg
+
+    where = tmp_path_factory.mktemp("small")
+    sg.generate.rmat(scale=10, out=where / "r10.bin32")
+    return sg.ingest(where / "r10.bin32", where / "g", memory="32M", progress=False)
+
+
 def run_cli(cli, *args):
     """Runs the command line; returns its stderr (where summaries go)."""
     done = subprocess.run([cli, *map(str, args)], capture_output=True, text=True)

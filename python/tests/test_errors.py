@@ -10,13 +10,6 @@ import pytest
 import shardgraph as sg
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    where = tmp_path_factory.mktemp("errors")
-    sg.generate.rmat(scale=10, out=where / "r10.bin32")
-    return sg.ingest(where / "r10.bin32", where / "g", memory="32M", progress=False)
-
-
 def test_malformed_input_is_an_input_error_naming_file_and_line(tmp_path):
     path = tmp_path / "edges.txt"
     path.write_text("1 2\n3 x\n")

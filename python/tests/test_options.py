@@ -15,13 +15,6 @@ import shardgraph as sg
 from shardgraph import _core
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    where = tmp_path_factory.mktemp("options")
-    sg.generate.rmat(scale=10, out=where / "r10.bin32")
-    return sg.ingest(where / "r10.bin32", where / "g", memory="32M", progress=False)
-
-
 def other_values(tmp_path):
     """A value other than the default for every option of the table, as
     Python gives it; an option added to the table without one here fails
