@@ -145,41 +145,39 @@ void set_keyword(Request* request, const std::string& keyword, const nb::handle&
   }
 }
 
-// The requests from Python's keywords: the plumbing by name, every other
-// keyword through the API's option table.
-shardgraph::IngestRequest ingest_request(const nb::dict& d) {
-  shardgraph::IngestRequest r;
+// A request from Python's keywords: `plumbing` takes the fields that are
+// not options (false for any other name), and every other keyword goes
+// through the API's option table.
+template <typename Request, typename Plumbing>
+Request request_of(const nb::dict& d, Request r, Plumbing plumbing) {
   for (const auto& [key, value] : d) {
     const std::string name = nb::cast<std::string>(key);
-    if (name == "input") {
-      r.input = nb::cast<std::string>(value);
-    } else if (name == "output") {
-      r.output = nb::cast<std::string>(value);
-    } else {
-      set_keyword(&r, name, value);
-    }
+    if (!plumbing(r, name, value)) set_keyword(&r, name, value);
   }
   return r;
+}
+
+shardgraph::IngestRequest ingest_request(const nb::dict& d) {
+  return request_of(d, shardgraph::IngestRequest{},
+                    [](shardgraph::IngestRequest& r, const std::string& name, const nb::handle& value) {
+                      std::string* field = name == "input" ? &r.input : name == "output" ? &r.output : nullptr;
+                      if (field != nullptr) *field = nb::cast<std::string>(value);
+                      return field != nullptr;
+                    });
 }
 
 shardgraph::RunRequest run_request(const nb::dict& d) {
   shardgraph::RunRequest r;
   r.quiet = true;  // notices come back in the result
-  for (const auto& [key, value] : d) {
-    const std::string name = nb::cast<std::string>(key);
-    if (name == "app") {
-      r.app = nb::cast<std::string>(value);
-    } else if (name == "graph") {
-      r.graph = nb::cast<std::string>(value);
-    } else if (name == "collect") {
-      r.collect = nb::cast<bool>(value);
-    } else if (name == "columns_dir") {
-      r.columns_dir = nb::cast<std::string>(value);
-    } else {
-      set_keyword(&r, name, value);
-    }
-  }
-  return r;
+  return request_of(d, r, [](shardgraph::RunRequest& q, const std::string& name, const nb::handle& value) {
+    std::string* field = name == "app"           ? &q.app
+                         : name == "graph"       ? &q.graph
+                         : name == "columns_dir" ? &q.columns_dir
+                                                 : nullptr;
+    if (field != nullptr) *field = nb::cast<std::string>(value);
+    if (name == "collect") q.collect = nb::cast<bool>(value);
+    return field != nullptr || name == "collect";
+  });
 }
 
 // An option table for Python: name (as a keyword), kind, default, help,
