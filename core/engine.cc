@@ -57,14 +57,14 @@ Status Engine::open_io(const Graph& graph) {
   IoOptions io;
   io.backend = options_.backend;
   const uint64_t windows = 2 * graph.device_count() + 2;
-  io.buffer_bytes = budget_.share(MemoryShare::kIoBuffers);
+  io.buffer_bytes = budget_.share(kIoBufferShare);
   if (graph.device_count() > 1) {
     // Windows of two stripes: a window of one stripe is cut into two pieces
     // of half a stripe on average, and an HDD reading half-stripe pieces is
     // bound by its I/Os a second, not its bandwidth (two emulated HDDs at
     // 300 IOPS: 226 MB/s with 1 MiB windows over 1 MiB stripes, 303 with 2).
     const uint64_t two_stripes = windows * 2 * graph.layout().stripe_bytes();
-    io.buffer_bytes = std::max(io.buffer_bytes, std::min(two_stripes, budget_.share(MemoryShare::kArrayIoBuffers)));
+    io.buffer_bytes = std::max(io.buffer_bytes, std::min(two_stripes, budget_.share(kArrayIoBufferShare)));
   }
   if (options_.window_bytes != 0) io.buffer_bytes = windows * options_.window_bytes;
   SG_RETURN_IF_ERROR(io_.open(graph, io));

@@ -1,21 +1,25 @@
 #include "core/memory_budget.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 
 namespace sg {
 
-uint64_t MemoryBudget::share(MemoryShare share) const {
-  switch (share) {
-    case MemoryShare::kIoBuffers: return std::max<uint64_t>(total_ / 16, uint64_t{1} << 20);
-    case MemoryShare::kArrayIoBuffers: return total_ / 8;
-    case MemoryShare::kWholeDegrees: return total_ / 16;
-    case MemoryShare::kReverseEngine: return total_ / 4;
-    case MemoryShare::kComponentCounts: return total_ / 4;
-    case MemoryShare::kCommunityCount: return total_ / 2;
-    case MemoryShare::kNeighbourBlock: return unheld() / 2;
-    case MemoryShare::kResultPages: return total_ / 16;
+uint64_t MemoryBudget::share(const MemoryShare& share) const {
+  assert(share.parts > 0 && share.name != nullptr);
+  const uint64_t bytes = std::max((share.of_unheld ? unheld() : total_) / share.parts, share.least_bytes);
+  size_t at = 0;
+  while (at < given_count_ && std::strcmp(given_[at].first, share.name) != 0) ++at;
+  if (at < kMostShares) {
+    given_[at] = {share.name, bytes};
+    given_count_ = std::max(given_count_, at + 1);
   }
-  return 0;
+  return bytes;
+}
+
+std::vector<std::pair<std::string, uint64_t>> MemoryBudget::shares_given() const {
+  return {given_.begin(), given_.begin() + static_cast<std::ptrdiff_t>(given_count_)};
 }
 
 uint64_t MemoryBudget::range_reserve(uint64_t room) {

@@ -2,27 +2,38 @@
 // engine holds its metadata, I/O buffers and decode room here, and apps
 // hold what they gather; vertex arrays held whole are counted by the
 // residency (vertex_residency.h); what is left holds loaded vertex ranges
-// and cached chunks. Apps and the CLI ask for their shares here: nothing
-// else divides --memory.
+// and cached chunks. Whatever takes a share of --memory asks for it here,
+// by a named MemoryShare of its own.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/vertex_residency.h"
 
 namespace sg {
 
-// Fixed shares, as fractions of the total unless said otherwise.
-enum class MemoryShare : uint8_t {
-  kIoBuffers,        // read windows in flight: 1/16 (at least 1 MiB), which streams an HDD or SSD at full speed
-  kArrayIoBuffers,   // the most read windows of a striped graph may take to span two stripes each: 1/8
-  kWholeDegrees,     // degrees read whole at open for the planner when they fit 1/16
-  kReverseEngine,    // a rank's second engine, over its reverse part: 1/4
-  kComponentCounts,  // WCC's largest-component count after the run: at least 1/4
-  kCommunityCount,   // CDLP counts distinct labels in memory when they fit 1/2
-  kNeighbourBlock,   // a block of gathered neighbourhoods (CDLP, LCC): 1/2 of what is unheld
-  kResultPages,      // pages of results and the id map mapped while results are written: 1/16
+// A named share of the budget, asked for by what holds it: the engine
+// names its own below, each app names its own in its kernel file. The
+// share is 1/parts of the total (or of what is unheld), at least
+// least_bytes.
+struct MemoryShare {
+  const char* name;
+  uint32_t parts;
+  bool of_unheld = false;
+  uint64_t least_bytes = 0;
 };
+
+// The engine's shares.
+// Read windows in flight: streams an HDD or SSD at full speed.
+inline constexpr MemoryShare kIoBufferShare{"io_buffers", 16, false, uint64_t{1} << 20};
+// The most read windows of a striped graph may take to span two stripes each.
+inline constexpr MemoryShare kArrayIoBufferShare{"array_io_buffers", 8};
+// Degrees read whole at open for the planner, when they fit.
+inline constexpr MemoryShare kWholeDegreeShare{"whole_degrees", 16};
 
 // What the engine holds besides vertex arrays.
 enum class MemoryHolder : uint8_t {
@@ -37,7 +48,11 @@ class MemoryBudget {
  public:
   explicit MemoryBudget(uint64_t total_bytes = uint64_t{1} << 30) : total_(total_bytes) {}
   uint64_t total() const { return total_; }
-  uint64_t share(MemoryShare share) const;
+  // The bytes of `share` now; the last figure of each name is kept for
+  // --stats (shares are asked for by the run's own thread).
+  uint64_t share(const MemoryShare& share) const;
+  // Each share asked for, by name, with its last figure.
+  std::vector<std::pair<std::string, uint64_t>> shares_given() const;
   // When vertex arrays do not all fit whole, the room kept for loading
   // ranges of the rest out of `room`: a sixteenth (at least 8 MiB, at most
   // a quarter). Range loads cost the same bytes whatever their size, so
@@ -70,6 +85,9 @@ class MemoryBudget {
   uint64_t held_[static_cast<size_t>(MemoryHolder::kCount)] = {};
   const VertexResidency* residency_ = nullptr;
   uint64_t peak_ = 0;
+  static constexpr size_t kMostShares = 32;
+  mutable std::array<std::pair<const char*, uint64_t>, kMostShares> given_ = {};
+  mutable size_t given_count_ = 0;
 };
 
 }  // namespace sg

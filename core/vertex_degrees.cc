@@ -12,7 +12,7 @@ void VertexDegrees::open(const Graph* graph, VertexResidency* residency, const M
 }
 
 bool VertexDegrees::cheap() const {
-  return uint64_t{graph_->num_vertices()} * sizeof(uint32_t) <= budget_->share(MemoryShare::kWholeDegrees);
+  return uint64_t{graph_->num_vertices()} * sizeof(uint32_t) <= budget_->share(kWholeDegreeShare);
 }
 
 Status VertexDegrees::setup_at_open() {

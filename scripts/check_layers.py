@@ -14,7 +14,7 @@ LAYERS = [
     "shards/format", "shards/io", "shards/ingest",
     "scheduler",
     "core",
-    "apps/kernels", "apps/jobs", "apps/run", "include/shardgraph/shardgraph.h", "apps/api", "apps/cli",
+    "apps/harness", "apps/kernels", "apps/jobs", "apps/run", "include/shardgraph/shardgraph.h", "apps/api", "apps/cli",
     "python/src",  # the Python extension module, over the API only (beside the CLI)
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

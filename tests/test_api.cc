@@ -67,13 +67,15 @@ bool same_value(const std::string& text, const std::string& typed) {
 TEST_CASE("api: the app table lists every app with its options and columns") {
   const auto& apps = shardgraph::apps();
   REQUIRE(apps.size() == 11);
-  CHECK(apps.front().name == "pagerank");
+  CHECK(apps.front().name == "betweenness");  // in name order
   const shardgraph::AppInfo* bfs = shardgraph::find_app("bfs");
   REQUIRE(bfs != nullptr);
   CHECK(bfs->columns == std::vector<std::string>{"depth", "parent"});
   CHECK(std::find(bfs->options.begin(), bfs->options.end(), "source") != bfs->options.end());
   CHECK(shardgraph::find_app("wcc")->reversed_steps);
   CHECK(shardgraph::find_app("triangles")->needs_undirected);
+  CHECK(shardgraph::find_app("sssp")->needs_weights);
+  CHECK_FALSE(shardgraph::find_app("bfs")->needs_weights);
   CHECK_FALSE(shardgraph::find_app("pagerank")->iterations.empty());
   CHECK(shardgraph::find_app("nosuch") == nullptr);
 }

@@ -453,13 +453,58 @@ TEST_CASE("run: a path of 20,000 vertices is ordered along the path and a BFS ke
   CHECK(stats["requests"].get<uint64_t>() == device_requests);
 }
 
+// Each kernel file that is an app defines its row; the build lists them
+// all (cmake/app_rows.cmake), so the table holds exactly those, by name.
+TEST_CASE("apps: the table holds each kernel file's row, once, in name order") {
+  std::vector<std::string> defined;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDGRAPH_SOURCE_DIR) + "/apps/kernels")) {
+    if (entry.path().extension() != ".cc") continue;
+    std::istringstream lines(sgtest::read_text(entry.path().string()));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("SG_APP_ROW(", 0) == 0) defined.push_back(line.substr(11, line.find(')') - 11));
+    }
+  }
+  std::sort(defined.begin(), defined.end());
+  std::vector<std::string> listed;
+  for (const AppRow& row : app_rows()) {
+    CAPTURE(row.name);
+    std::string ident = row.name;
+    std::replace(ident.begin(), ident.end(), '-', '_');
+    listed.push_back(ident);
+    CHECK((row.run != nullptr));
+    CHECK(std::string(row.description).size() > 10);
+    CHECK(std::string(row.columns).size() > 0);
+    CHECK(find_app_row(row.name) == &row);
+  }
+  CHECK(std::is_sorted(listed.begin(), listed.end()));
+  CHECK(std::adjacent_find(listed.begin(), listed.end()) == listed.end());
+  std::sort(listed.begin(), listed.end());
+  CHECK(listed == defined);
+  CHECK(defined.size() >= 11);
+}
+
+// The shares of --memory are named by what asks for them, the engine's and
+// an app's alike, and --stats shows each one's bytes.
+TEST_CASE("run: --stats names each share of the memory budget") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "e.txt", "0 1\n1 2\n3 4\n");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g"), &output) == 0);
+  REQUIRE(sgtest::run_cli("run wcc " + (dir / "g") + " --memory 64M --stats " + (dir / "s.json"), &output) == 0);
+  const nlohmann::json shares = nlohmann::json::parse(sgtest::read_text(dir / "s.json"))["memory_shares"];
+  CHECK(shares["io_buffers"].get<uint64_t>() == (uint64_t{64} << 20) / 16);
+  CHECK(shares["wcc.component_counts"].get<uint64_t>() == (uint64_t{64} << 20) / 4);
+  CHECK(shares["result_pages"].get<uint64_t>() == (uint64_t{64} << 20) / 16);
+  REQUIRE(sgtest::run_cli("run cdlp " + (dir / "g") + " --memory 64M --stats " + (dir / "s.json"), &output) == 0);
+  CHECK(nlohmann::json::parse(sgtest::read_text(dir / "s.json"))["memory_shares"]["cdlp.community_count"] ==
+        (uint64_t{64} << 20) / 2);
+}
+
 TEST_CASE("run: missing device directory and bad options are clear errors") {
   sgtest::TempDir dir;
   sgtest::write_text(dir / "e.txt", "0 1\n1 2\n");
-  std::filesystem::create_directory(dir / "d0");
+  sgtest::ingest_on_devices(dir, "e.txt", "", 1);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) ==
-          0);
   CHECK(sgtest::run_cli("run sssp " + (dir / "g"), &output) == 2);
   CHECK(output.find("--unit-weights") != std::string::npos);
   CHECK(output.find("sssp needs a weighted graph") != std::string::npos);
@@ -467,7 +512,7 @@ TEST_CASE("run: missing device directory and bad options are clear errors") {
   // What an app needs of the graph is checked before it runs, for every
   // app the table says needs it.
   for (const AppRow& row : app_rows()) {
-    if (!row.needs_undirected) continue;
+    if (!row.needs_undirected()) continue;
     CAPTURE(row.name);
     CHECK(sgtest::run_cli("run " + std::string(row.name) + " " + (dir / "g"), &output) == 2);
     CHECK(output.find(std::string(row.name) + ": the graph is directed; ingest it with --undirected") !=

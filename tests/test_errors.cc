@@ -128,13 +128,8 @@ TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
   std::string edges;
   for (int i = 0; i < 3000; ++i) edges += std::to_string(i % 97) + " " + std::to_string((i * 31) % 89) + "\n";
   sgtest::write_text(dir / "g.txt", edges);
-  std::filesystem::create_directory(dir / "d0");
-  std::filesystem::create_directory(dir / "d1");
+  sgtest::ingest_on_devices(dir, "g.txt", "--chunk-bytes 256 --stripe-bytes 4K", 2);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") +
-                              " --chunk-bytes 256 --stripe-bytes 4K --device " + (dir / "d0") + " --device " +
-                              (dir / "d1"),
-                          &output) == 0);
   REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
   CHECK(output.find("ok:") != std::string::npos);
 
@@ -176,10 +171,8 @@ TEST_CASE("a flipped byte in a chunk is reported by verify and by readers") {
 TEST_CASE("damaged metadata and missing device files stop the open") {
   sgtest::TempDir dir;
   sgtest::write_text(dir / "g.txt", "0 1\n1 2\n");
-  std::filesystem::create_directory(dir / "d0");
+  sgtest::ingest_on_devices(dir, "g.txt", "", 1);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "g.txt") + " -o " + (dir / "g") + " --device " + (dir / "d0"), &output) ==
-          0);
   {
     std::fstream f(dir / "g/out.degrees", std::ios::in | std::ios::out | std::ios::binary);
     f.put('\x7f');

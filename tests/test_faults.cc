@@ -47,13 +47,8 @@ TEST_CASE(
     "I/O faults in runs: short reads change no result, read errors stop naming the file, every app on both backends") {
   sgtest::TempDir dir;
   write_graph_input(dir / "e.txt");
-  std::filesystem::create_directory(dir / "d0");
-  std::filesystem::create_directory(dir / "d1");
+  sgtest::ingest_on_devices(dir, "e.txt", "--chunk-bytes 4K --stripe-bytes 8K", 2);
   std::string output;
-  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") +
-                              " --chunk-bytes 4K --stripe-bytes 8K --device " + (dir / "d0") + " --device " +
-                              (dir / "d1"),
-                          &output) == 0);
   // The three apps that read most ways (pull, push, both directions) at
   // four fault points, the other three at two.
   for (const std::string app : {"pagerank", "bfs", "wcc", "spmv", "pagerank-delta", "sssp --unit-weights"}) {

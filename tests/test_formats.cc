@@ -61,13 +61,8 @@ TEST_CASE("gzip text with weights") {
   const char text[] = "0 1 2.5\n1 0 0.25\n";
   gzwrite(f, text, sizeof(text) - 1);
   gzclose(f);
-  IngestOptions o;
-  o.input = dir / "w.txt.gz";
-  o.output = dir / "w";
-  IngestSummary summary;
-  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g;
-  REQUIRE(Graph::open(o.output, &g).ok());
+  sgtest::ingest_and_open(dir / "w.txt.gz", dir / "w", &g);
   CHECK(g.weighted());
   CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{0, 1, 2.5f}, {1, 0, 0.25f}});
 }
@@ -82,13 +77,8 @@ TEST_CASE("zstd-compressed text, several frames") {
     compressed += frame.substr(0, n);
   }
   sgtest::write_text(dir / "z.txt.zst", compressed);
-  IngestOptions o;
-  o.input = dir / "z.txt.zst";
-  o.output = dir / "z";
-  IngestSummary summary;
-  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g;
-  REQUIRE(Graph::open(o.output, &g).ok());
+  sgtest::ingest_and_open(dir / "z.txt.zst", dir / "z", &g);
   CHECK(sgtest::read_space(g, SpaceKind::kOut) == std::vector<Arc>{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}});
 }
 

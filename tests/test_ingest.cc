@@ -193,13 +193,8 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
 TEST_CASE("ingest with defaults keeps self-loops and duplicates and counts them") {
   sgtest::TempDir dir;
   sgtest::write_text(dir / "g.txt", "0 1\n0 1\n1 1\n2 0\n1 1\n");
-  IngestOptions o;
-  o.input = dir / "g.txt";
-  o.output = dir / "g";
-  IngestSummary summary;
-  REQUIRE(ingest_ordered(o, &summary).ok());
   Graph g;
-  REQUIRE(Graph::open(o.output, &g).ok());
+  sgtest::ingest_and_open(dir / "g.txt", dir / "g", &g);
   CHECK(g.manifest().num_edges == 5);
   CHECK(g.manifest().ingest.self_loops == 2);  // arcs, not vertices
   CHECK(g.manifest().ingest.self_loop_vertices == 1);

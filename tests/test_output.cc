@@ -1,5 +1,5 @@
 // Result files in original-id order whatever the order the values come in:
-// the out-of-core sort of result lines (apps/run/id_sorted_lines.h).
+// the out-of-core sort of result lines (apps/harness/id_sorted_lines.h).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "apps/run/id_sorted_lines.h"
+#include "apps/harness/id_sorted_lines.h"
 #include "test_util.h"
 
 using namespace sg;

@@ -1,5 +1,6 @@
 #include "test_util.h"
 
+#include "apps/jobs/ingest_ordered.h"
 #include "scheduler/device_profile.h"
 
 #include <doctest/doctest.h>
@@ -121,6 +122,27 @@ std::map<uint64_t, double> read_values(const std::string& path) {
       values[id] = std::stod(value);
   }
   return values;
+}
+
+void ingest_and_open(const std::string& input, const std::string& output, sg::Graph* graph) {
+  sg::IngestOptions options;
+  options.input = input;
+  options.output = output;
+  sg::IngestSummary summary;
+  const sg::Status s = sg::ingest_ordered(options, &summary);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  REQUIRE(sg::Graph::open(output, graph).ok());
+}
+
+void ingest_on_devices(const TempDir& dir, const std::string& input, const std::string& options, int devices) {
+  std::string args = "ingest " + (dir / input) + " -o " + (dir / "g") + " " + options;
+  for (int d = 0; d < devices; ++d) {
+    const std::string device = dir / ("d" + std::to_string(d));
+    std::filesystem::create_directory(device);
+    args += " --device " + device;
+  }
+  std::string output;
+  REQUIRE_MESSAGE(run_cli(args, &output) == 0, output);
 }
 
 }  // namespace sgtest

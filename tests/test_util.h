@@ -40,6 +40,14 @@ std::string read_text(const std::string& path);
 std::vector<Arc> read_space(const sg::Graph& graph, sg::SpaceKind kind);
 
 // Runs the CLI with `args`; returns the exit code and stdout+stderr.
+// Ingests `input` into `output` with ingest's defaults and opens it; a
+// failure of either fails the test.
+void ingest_and_open(const std::string& input, const std::string& output, sg::Graph* graph);
+
+// `shardgraph ingest dir/INPUT -o dir/g OPTIONS` over `devices` new device
+// directories dir/d0, dir/d1, ...; a failure fails the test.
+void ingest_on_devices(const TempDir& dir, const std::string& input, const std::string& options, int devices);
+
 int run_cli(const std::string& args, std::string* output, const std::string& env = "");
 
 // Files in `dir` (names only), to check nothing is left behind.

@@ -150,6 +150,30 @@ std::vector<sg::DeviceProfile> device_profiles(const IngestRequest& request, sg:
   return profiles;
 }
 
+// The value named `name` among `choices`; otherwise an error that lists them
+// (the option tables check the names first: this serves callers that set a
+// request's field directly).
+template <typename T>
+Status pick(const char* option, const std::string& name, std::initializer_list<std::pair<const char*, T>> choices,
+            T* value) {
+  std::string names;
+  for (const auto& [choice, choice_value] : choices) {
+    if (name == choice) {
+      *value = choice_value;
+      return Status::OK();
+    }
+    names += (names.empty() ? "" : ", ") + std::string(choice);
+  }
+  return Status::InvalidArgument(std::string(option) + " must be one of " + names);
+}
+
+using Remap = sg::IngestOptions::Remap;
+
+struct StoredCodec {
+  sg::GapChoice gap = sg::GapChoice::kFast;
+  int format_version = sg::kFormatVersion;
+};
+
 sg::DiskSpeed speed_of(const sg::DeviceProfile& profile) {
   return sg::DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()};
 }
@@ -171,14 +195,8 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   o.undirected = request.undirected;
   o.drop_self_loops = request.drop_self_loops;
   o.dedup = request.dedup;
-  if (request.remap == "auto")
-    o.remap = sg::IngestOptions::Remap::kAuto;
-  else if (request.remap == "always")
-    o.remap = sg::IngestOptions::Remap::kAlways;
-  else if (request.remap == "never")
-    o.remap = sg::IngestOptions::Remap::kNever;
-  else
-    return Status::InvalidArgument("remap must be auto, always or never");
+  SG_RETURN_IF_ERROR(pick("remap", request.remap,
+                          {{"auto", Remap::kAuto}, {"always", Remap::kAlways}, {"never", Remap::kNever}}, &o.remap));
   o.order = request.order;
   o.memory_bytes = request.memory_bytes;
   std::string device_note, graph_profile;
@@ -191,20 +209,19 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
   o.direct_io = sg::auto_direct_io(speed_of(spill_profile), speeds);
   if (!graph_profile.empty()) o.graph_files.emplace_back(sg::kProfileFileName, graph_profile);
   o.chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : sg::auto_chunk_bytes(speeds);
-  if (request.codec == "auto")
-    o.gap_choice = sg::auto_gap_choice(speeds);
-  else if (request.codec == "fast")
-    o.gap_choice = sg::GapChoice::kFast;
-  else if (request.codec == "small")
-    o.gap_choice = sg::GapChoice::kSmallest;
-  else if (request.codec == "entropy")
-    o.gap_choice = sg::GapChoice::kEntropy;
-  else if (request.codec == "varint")
-    o.gap_choice = sg::GapChoice::kVarintOnly;
-  else if (request.codec == "v2")
-    o.format_version = 2;
-  else
-    return Status::InvalidArgument("codec must be auto, fast, small, entropy, varint or v2");
+  // What each codec stores: its gap coding, in which format version.
+  const StoredCodec automatic{sg::auto_gap_choice(speeds), sg::kFormatVersion};
+  StoredCodec codec;
+  SG_RETURN_IF_ERROR(pick("codec", request.codec,
+                          {{"auto", automatic},
+                           {"fast", {sg::GapChoice::kFast, sg::kFormatVersion}},
+                           {"small", {sg::GapChoice::kSmallest, sg::kFormatVersion}},
+                           {"entropy", {sg::GapChoice::kEntropy, sg::kFormatVersion}},
+                           {"varint", {sg::GapChoice::kVarintOnly, sg::kFormatVersion}},
+                           {"v2", {sg::GapChoice::kFast, 2}}},
+                          &codec));
+  o.gap_choice = codec.gap;
+  o.format_version = codec.format_version;
   o.intervals = request.intervals;
   o.blocks = request.blocks;
   o.devices = request.devices;
@@ -411,7 +428,8 @@ const std::vector<AppInfo>& apps() {
     std::vector<AppInfo> list;
     for (const sg::AppRow& row : sg::app_rows()) {
       list.push_back(AppInfo{row.name, row.description, option_names(row.options), row.iterations,
-                             split_names(row.columns), row.needs_undirected, row.reversed_steps});
+                             split_names(row.columns), row.needs_undirected(), row.reversed_steps(),
+                             row.needs_weights()});
     }
     return list;
   }();

@@ -8,6 +8,7 @@
 // The result is delta(v), the source's contribution to v's betweenness
 // (0 for the source and for unreachable vertices). Parallel arcs count as
 // distinct paths; self-loops never lie on a shortest path.
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
@@ -132,6 +133,29 @@ Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) 
   Status status = accumulate_dependencies(engine, levels, &sigma, delta);
   engine->release_app_memory(levels_bytes);
   return status;
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_betweenness(AppRun& r) {
+  uint32_t source = 0;
+  SG_RETURN_IF_ERROR(r.source(&source));
+  auto* dependency = r.out.array<double>();
+  SG_RETURN_IF_ERROR(betweenness(&r.engine, source, dependency));
+  SG_RETURN_IF_ERROR(r.finish(dependency));
+  uint64_t source_id = 0;
+  SG_RETURN_IF_ERROR(r.graph.lookup_original_id(source, &source_id));
+  r.out.facts = {{"source", source_id}};
+  return describe_values(r, dependency, "dependency", "%.17g",
+                         "betweenness from " + std::to_string(source_id) + ", largest dependencies:\n");
+}
+
+}  // namespace
+
+SG_APP_ROW(betweenness) {
+  return AppRow("betweenness", "one source's betweenness dependencies (Brandes)", kSourceOption | kTopOption, "",
+                "dependency", kReversedSteps, run_betweenness);
 }
 
 }  // namespace sg

@@ -5,6 +5,7 @@
 // (they double the vertex state). The engine picks push
 // on small frontiers and pull on large ones (direction optimization,
 // Beamer et al. SC'12, through Ligra's |frontier edges| > |E|/20 rule).
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
@@ -72,6 +73,64 @@ Status bfs(Engine* engine, uint32_t source, VertexArray<int32_t>* depth, VertexA
   }
   engine->release_app_memory(reached_bytes);
   return status;
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+// BFS's --output line: "depth" or "depth parent" (the parent's original id, -1 for none).
+void bfs_text(const Graph& graph, bool graphalytics, const VertexArray<int32_t>& depth,
+              const VertexArray<uint32_t>* parent, uint32_t v, char* buf, size_t size) {
+  const bool parents = parent != nullptr;
+  if (parents && (*parent)[v] != kNoParent) {
+    std::snprintf(buf, size, "%d %llu", depth[v], static_cast<unsigned long long>(graph.original_id((*parent)[v])));
+  } else if (graphalytics && depth[v] < 0) {
+    std::snprintf(buf, size, parents ? "9223372036854775807 -1" : "9223372036854775807");
+  } else {
+    std::snprintf(buf, size, parents ? "%d -1" : "%d", depth[v]);
+  }
+}
+
+Status run_bfs(AppRun& r) {
+  uint32_t source = 0;
+  SG_RETURN_IF_ERROR(r.source(&source));
+  auto* depth = r.out.array<int32_t>();
+  VertexArray<uint32_t>* parent = r.options.parents ? r.out.array<uint32_t>() : nullptr;
+  SG_RETURN_IF_ERROR(bfs(&r.engine, source, depth, parent));
+  SG_RETURN_IF_ERROR(parent != nullptr ? r.finish(depth, parent) : r.finish(depth));
+  uint64_t source_id = 0;  // the id map is checked once the kernel is done
+  SG_RETURN_IF_ERROR(r.graph.lookup_original_id(source, &source_id));
+  uint64_t reached = 0;
+  int32_t max_depth = 0;
+  for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
+    reached += (*depth)[v] != kUnreached;
+    max_depth = std::max(max_depth, (*depth)[v]);
+    r.out.pages.visited(v + 1);
+  }
+  r.out.summary =
+      summary_line("bfs from %llu: %llu vertices reached, max depth %d\n", static_cast<unsigned long long>(source_id),
+                   static_cast<unsigned long long>(reached), max_depth);
+  r.out.facts = {{"source", source_id}, {"reached", reached}, {"max_depth", max_depth}};
+  r.out.add_column("depth", depth);
+  if (parent != nullptr) {
+    const Graph* graph = &r.graph;
+    r.out.add_column({"parent", ResultType::kInt64, [graph, parent](uint32_t v, void* out) {
+                        *static_cast<int64_t*>(out) =
+                            (*parent)[v] == kNoParent ? -1 : static_cast<int64_t>(graph->original_id((*parent)[v]));
+                      }});
+  }
+  const bool graphalytics = r.options.graphalytics_output;
+  r.out.text = [graph = &r.graph, graphalytics, depth, parent](uint32_t v, char* buf, size_t size) {
+    bfs_text(*graph, graphalytics, *depth, parent, v, buf, size);
+  };
+  return Status::OK();
+}
+
+}  // namespace
+
+SG_APP_ROW(bfs) {
+  return AppRow("bfs", "breadth-first search: depth (and parent) of every vertex", kSourceOption | kParentsOption, "",
+                "depth,parent", kNoAppTrait, run_bfs);
 }
 
 }  // namespace sg

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
@@ -103,6 +104,38 @@ Status kcore(Engine* engine, VertexArray<uint32_t>* coreness) {
   }
   if (remaining != 0) return Status::Corruption("kcore: vertices left after |V| rounds");
   return Status::OK();
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_kcore(AppRun& r) {
+  auto* core = r.out.array<uint32_t>();
+  SG_RETURN_IF_ERROR(kcore(&r.engine, core));
+  SG_RETURN_IF_ERROR(r.finish(core));
+  uint32_t degeneracy = 0;
+  uint64_t in_top = 0;
+  for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
+    degeneracy = std::max(degeneracy, (*core)[v]);
+    r.out.pages.visited(v + 1);
+  }
+  for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
+    in_top += (*core)[v] == degeneracy;
+    r.out.pages.visited(v + 1);
+  }
+  r.out.summary =
+      summary_line("kcore: largest core %u (%llu vertices)\n", degeneracy, static_cast<unsigned long long>(in_top));
+  r.out.facts = {{"largest_core", degeneracy}, {"vertices", in_top}};
+  r.out.add_column("coreness", core);
+  r.out.text = [core](uint32_t v, char* buf, size_t n) { std::snprintf(buf, n, "%u", (*core)[v]); };
+  return Status::OK();
+}
+
+}  // namespace
+
+SG_APP_ROW(kcore) {
+  return AppRow("kcore", "coreness of every vertex (k-core decomposition)", kNoAppOption, "", "coreness",
+                kReversedSteps, run_kcore);
 }
 
 }  // namespace sg

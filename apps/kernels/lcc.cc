@@ -28,6 +28,7 @@
 #include <cstring>
 #include <future>
 
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "apps/kernels/neighbour_blocks.h"
 #include "base/interrupt.h"
@@ -299,7 +300,7 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
   const auto& segments = spill->segments();
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
-  const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, unheld / 2);
+  const uint64_t room = engine->budget().share(kNeighbourBlockShare);
   auto decoded_bytes = [&](size_t s) {
     return segments[s].values * sizeof(Entry) + (segments[s].end - segments[s].begin) * sizeof(uint64_t);
   };
@@ -443,6 +444,48 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
     lcc_of.raw().drop_pages();
   }
   return Status::OK();
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_lcc(AppRun& r) {
+  auto* coefficient = r.out.array<double>();
+  uint64_t arcs = 0;
+  SG_RETURN_IF_ERROR(lcc(&r.engine, coefficient, &arcs));
+  SG_RETURN_IF_ERROR(r.finish(coefficient));
+  double total = 0;
+  for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
+    total += (*coefficient)[v];
+    r.out.pages.visited(v + 1);
+  }
+  const uint32_t n = r.graph.num_vertices();
+  r.out.facts = {{"arcs_among_neighbours", arcs}};
+  return describe_values(r, coefficient, "coefficient", "%.17g",
+                         summary_line("lcc: average %.6f, %llu arcs among neighbours\n", n == 0 ? 0.0 : total / n,
+                                      static_cast<unsigned long long>(arcs)));
+}
+
+Status run_triangles(AppRun& r) {
+  auto* coefficient = r.out.array<double>();
+  uint64_t arcs = 0;
+  SG_RETURN_IF_ERROR(lcc(&r.engine, coefficient, &arcs));
+  SG_RETURN_IF_ERROR(r.finish(coefficient));
+  r.out.facts = {{"triangles", arcs / 6}};
+  return describe_values(r, coefficient, "coefficient", "%.17g",
+                         summary_line("triangles: %llu\n", static_cast<unsigned long long>(arcs / 6)), false);
+}
+
+}  // namespace
+
+SG_APP_ROW(lcc) {
+  return AppRow("lcc", "local clustering coefficient (LDBC Graphalytics)", kTopOption, "", "coefficient",
+                kReversedSteps, run_lcc);
+}
+
+SG_APP_ROW(triangles) {
+  return AppRow("triangles", "triangle count (undirected graphs), with each vertex's clustering coefficient",
+                kNoAppOption, "", "coefficient", kNeedsUndirected | kReversedSteps, run_triangles);
 }
 
 }  // namespace sg

@@ -22,6 +22,9 @@ namespace sg {
 
 // Blocks take half of the memory nothing holds, and at least this.
 constexpr uint64_t kLeastBlockBytes = uint64_t{64} << 10;
+// A block of gathered neighbourhoods holds half of what the budget leaves;
+// the rest stays for the cache.
+inline constexpr MemoryShare kNeighbourBlockShare{"neighbour_block", 2, true, kLeastBlockBytes};
 
 struct VertexBlock {
   uint32_t begin = 0, end = 0;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "base/parallel.h"
 #include "core/atomics.h"
@@ -217,6 +218,25 @@ Status pagerank(Engine* engine, const PageRankOptions& options, VertexArray<doub
   // form's maps. Its room goes to the degrees or the ranges.
   next_contribution = VertexArray<float>();
   return pagerank_by_maps(engine, options, &contribution, ranks, true, iterations_run);
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_pagerank(AppRun& r) {
+  PageRankOptions p;
+  if (r.options.iterations > 0) p.iterations = r.options.iterations;
+  p.tolerance = r.options.tolerance;
+  return run_ranks(
+      r, [&](VertexArray<double>* values, int* run) { return pagerank(&r.engine, p, values, run); }, "iterations",
+      "pagerank: %d iterations\n");
+}
+
+}  // namespace
+
+SG_APP_ROW(pagerank) {
+  return AppRow("pagerank", "PageRank, damping 0.85", kIterationsOption | kToleranceOption | kTopOption,
+                "iterations (default 20)", "rank", kNoAppTrait, run_pagerank);
 }
 
 }  // namespace sg

@@ -8,6 +8,7 @@
 // engine picks push (few active vertices: selective reads) or pull (many).
 #include <cmath>
 
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
@@ -68,6 +69,26 @@ Status pagerank_delta(Engine* engine, const PageRankDeltaOptions& options, Verte
     *rounds = round + 1;
   }
   return Status::OK();
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_pagerank_delta(AppRun& r) {
+  PageRankDeltaOptions p;
+  if (r.options.iterations > 0) p.max_rounds = r.options.iterations;
+  if (r.options.tolerance > 0) p.epsilon = r.options.tolerance;
+  return run_ranks(
+      r, [&](VertexArray<double>* values, int* rounds) { return pagerank_delta(&r.engine, p, values, rounds); },
+      "rounds", "pagerank-delta: %d rounds\n");
+}
+
+}  // namespace
+
+SG_APP_ROW(pagerank_delta) {
+  return AppRow("pagerank-delta", "PageRank pushing only changes above epsilon (Ligra's PageRank-Delta)",
+                kIterationsOption | kToleranceOption | kTopOption,
+                "max rounds (default 100); --tolerance is epsilon (0.01)", "rank", kNoAppTrait, run_pagerank_delta);
 }
 
 }  // namespace sg

@@ -3,6 +3,7 @@
 //   y = (A^T)^k x,  x = all ones,  k = --iterations (default 1)
 // so y[v] = sum over in-edges u -> v of w(u, v) * x[u]. Pull over the
 // in-space: each y[v] is written by one thread, in a fixed order.
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 
@@ -42,6 +43,26 @@ Status spmv(Engine* engine, const SpmvOptions& options, VertexArray<double>* y) 
     SG_RETURN_IF_ERROR(engine->edge_map(all, multiply, &unused, {Direction::kPull, false}));
   }
   return Status::OK();
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_spmv(AppRun& r) {
+  SpmvOptions s;
+  if (r.options.iterations > 0) s.iterations = r.options.iterations;
+  auto* values = r.out.array<double>();
+  SG_RETURN_IF_ERROR(spmv(&r.engine, s, values));
+  r.out.facts = {{"iterations", s.iterations}};
+  SG_RETURN_IF_ERROR(r.finish(values));
+  return describe_values(r, values, "value", "%.9g", summary_line("spmv: %d products\n", s.iterations));
+}
+
+}  // namespace
+
+SG_APP_ROW(spmv) {
+  return AppRow("spmv", "y = (A^T)^k x, x all ones", kIterationsOption | kTopOption, "products (default 1)", "value",
+                kNoAppTrait, run_spmv);
 }
 
 }  // namespace sg

@@ -5,6 +5,7 @@
 // allowed; a negative cycle reachable from the source is an error.
 #include <limits>
 
+#include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "core/atomics.h"
 #include "core/replicated_array.h"
@@ -55,6 +56,47 @@ Status sssp(Engine* engine, uint32_t source, bool unit_weights, VertexArray<floa
   if (!frontier.is_empty()) return Status::InvalidArgument("sssp: a negative cycle is reachable from the source");
   *distance = dist.take_latest();
   return Status::OK();
+}
+
+// The app: its summary, figures and result columns (apps/harness).
+namespace {
+
+Status run_sssp(AppRun& r) {
+  uint32_t source = 0;
+  SG_RETURN_IF_ERROR(r.source(&source));
+  auto* distance = r.out.array<float>();
+  SG_RETURN_IF_ERROR(sssp(&r.engine, source, r.options.unit_weights, distance));
+  SG_RETURN_IF_ERROR(r.finish(distance));
+  uint64_t source_id = 0;
+  SG_RETURN_IF_ERROR(r.graph.lookup_original_id(source, &source_id));
+  uint64_t reached = 0;
+  float farthest = 0;
+  for (uint32_t v = 0; v < r.graph.num_vertices(); ++v) {
+    r.out.pages.visited(v + 1);
+    if (std::isinf((*distance)[v])) continue;
+    ++reached;
+    farthest = std::max(farthest, (*distance)[v]);
+  }
+  r.out.summary =
+      summary_line("sssp from %llu: %llu vertices reached, farthest %.9g\n", static_cast<unsigned long long>(source_id),
+                   static_cast<unsigned long long>(reached), farthest);
+  r.out.facts = {{"source", source_id}, {"reached", reached}};
+  r.out.add_column("distance", distance);
+  const bool graphalytics = r.options.graphalytics_output;
+  r.out.text = [distance, graphalytics](uint32_t v, char* buf, size_t n) {
+    if (std::isinf((*distance)[v]))
+      std::snprintf(buf, n, graphalytics ? "infinity" : "inf");
+    else
+      std::snprintf(buf, n, "%.9g", (*distance)[v]);
+  };
+  return Status::OK();
+}
+
+}  // namespace
+
+SG_APP_ROW(sssp) {
+  return AppRow("sssp", "single-source shortest paths (delta-stepping over weights, or unit weights)",
+                kSourceOption | kUnitWeightsOption, "", "distance", kNeedsWeights, run_sssp);
 }
 
 }  // namespace sg

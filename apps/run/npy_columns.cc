@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "apps/run/id_sorted_lines.h"
+#include "apps/harness/id_sorted_lines.h"
 
 namespace sg {
 namespace {

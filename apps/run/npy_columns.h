@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "apps/run/app_result.h"
+#include "apps/harness/app_result.h"
 #include "base/status.h"
 #include "shards/format/graph.h"
 

@@ -16,6 +16,9 @@
 namespace sg {
 namespace {
 
+// A rank's second engine, over its reverse part.
+constexpr MemoryShare kReverseEngineShare{"reverse_engine", 4};
+
 // Per device over the whole run: bytes, requests, busy time, achieved MB/s.
 nlohmann::json device_json(const Engine& engine) {
   nlohmann::json devices = nlohmann::json::array();
@@ -60,6 +63,9 @@ std::string stats_json(const RunOptions& o, const Engine& engine, double seconds
                    {"scratch_bytes_written", engine.scratch_bytes_written()},
                    {"peak_rss_bytes", peak_rss_bytes()}};
   j.update(totals_json(engine, seconds));
+  nlohmann::json shares = nlohmann::json::object();
+  for (const auto& [name, bytes] : engine.budget().shares_given()) shares[name] = bytes;
+  j["memory_shares"] = shares;
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [name, value] : o.options) options[name] = value;
   j["options"] = options;
@@ -156,7 +162,7 @@ Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks)
 // leave of the unheld budget.
 uint64_t sort_bytes(const Engine& engine) {
   const MemoryBudget& budget = engine.budget();
-  const uint64_t pages = budget.share(MemoryShare::kResultPages);
+  const uint64_t pages = budget.share(kResultPageShare);
   return budget.unheld() > pages ? (budget.unheld() - pages) / 2 : 0;
 }
 
@@ -178,7 +184,7 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
   // Passes over the results page through them and the id map in their share
   // of the budget; the out-of-core sort of lines takes half of what is left.
   const MemoryBudget& budget = engine->budget();
-  outcome.pages.limit(budget.share(MemoryShare::kResultPages));
+  outcome.pages.limit(budget.share(kResultPageShare));
   AppRun run(engine, options, &outcome);
   try {
     SG_RETURN_IF_ERROR(row.run(run));
@@ -252,7 +258,7 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
   // The engine and the reverse engine share the budget: the reverse one
   // holds only its indexes, I/O windows and cache (a quarter, or its least).
   EngineOptions e = engine_options(o);
-  *has_reverse = !layout.reverse_ids.empty() && graph->directed() && find_app_row(o.app)->reversed_steps;
+  *has_reverse = !layout.reverse_ids.empty() && graph->directed() && find_app_row(o.app)->reversed_steps();
   if (*has_reverse) {
     SG_RETURN_IF_ERROR(open_part(reverse_part_dir(o.graph, k), layout.reverse_ids[k], layout.num_vertices,
                                  run_open_options(), reverse_graph));
@@ -266,7 +272,7 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
           " needs (its part's and its reverse part's chunk indexes, frontiers and I/O windows); use --memory " + mib +
           "M or more");
     }
-    r.memory_bytes = std::max(MemoryBudget(e.memory_bytes).share(MemoryShare::kReverseEngine), reverse_least);
+    r.memory_bytes = std::max(MemoryBudget(e.memory_bytes).share(kReverseEngineShare), reverse_least);
     r.progress = nullptr;
     r.label = o.app + ".reverse";
     e.memory_bytes -= r.memory_bytes;

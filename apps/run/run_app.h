@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/run/app_result.h"
+#include "apps/harness/app_result.h"
 #include "base/status.h"
 #include "core/engine.h"
 

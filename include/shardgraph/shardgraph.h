@@ -175,8 +175,9 @@ struct AppInfo {
   std::vector<std::string> columns;  // its per-vertex result columns
   bool needs_undirected = false;
   bool reversed_steps = false;  // steps over the transposed graph
+  bool needs_weights = false;   // refused on an unweighted graph unless unit weights are asked for
 };
-// Every app, in the order the CLI lists them.
+// Every app, in name order (as the CLI lists them).
 const std::vector<AppInfo>& apps();
 const AppInfo* find_app(const std::string& name);
 

@@ -246,6 +246,7 @@ nb::dict apps_table() {
     row["columns"] = app.columns;
     row["needs_undirected"] = app.needs_undirected;
     row["reversed_steps"] = app.reversed_steps;
+    row["needs_weights"] = app.needs_weights;
     table[app.name.c_str()] = row;
   }
   return table;

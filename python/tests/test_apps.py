@@ -18,6 +18,14 @@ IO_MODES = ["auto", "full", "selective"]
 APPS = sorted(sg.apps())
 
 
+def test_apps_say_what_they_need_of_the_graph():
+    apps = sg.apps()
+    assert list(apps) == APPS  # in name order, as the command line lists them
+    assert apps["sssp"]["needs_weights"] and not apps["bfs"]["needs_weights"]
+    assert apps["triangles"]["needs_undirected"] and not apps["lcc"]["needs_undirected"]
+    assert apps["wcc"]["reversed_steps"]
+
+
 @pytest.fixture(scope="module", params=sorted(GRAPHS))
 def graph(request, tmp_path_factory):
     seed, vertices, arcs, directed, weighted, options = GRAPHS[request.param]

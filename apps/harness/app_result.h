@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/memory_budget.h"
 #include "core/vertex_array.h"
 #include "shards/format/graph.h"
 
@@ -25,6 +26,9 @@ namespace sg {
 // the run (ResultsStopped, caught by the run: the passes have no Status of
 // their own to return).
 struct ResultsStopped {};
+
+// Pages of results and the id map mapped while results are written.
+inline constexpr MemoryShare kResultPageShare{"result_pages", 16};
 
 class ResultPages {
  public:

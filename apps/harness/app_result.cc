@@ -1,11 +1,11 @@
-#include "apps/run/app_result.h"
+#include "apps/harness/app_result.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
-#include "apps/run/id_sorted_lines.h"
+#include "apps/harness/id_sorted_lines.h"
 #include "base/interrupt.h"
 #include "shards/ingest/leftovers.h"
 

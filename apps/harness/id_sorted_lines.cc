@@ -1,4 +1,4 @@
-#include "apps/run/id_sorted_lines.h"
+#include "apps/harness/id_sorted_lines.h"
 
 #include <algorithm>
 #include <cstring>
