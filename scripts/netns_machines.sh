@@ -8,6 +8,7 @@
 #
 #   netns_machines.sh up N [--rate 10gbit] [--delay 50us] [--mem MIB]
 #   netns_machines.sh mpirun [mpirun options] PROGRAM ARGS...   (one rank a machine)
+#   netns_machines.sh link K down|up   (machine K's link, for failure tests)
 #   netns_machines.sh status | down
 #   netns_machines.sh check      exit 0 if this host can make machines, 77 if not (says why)
 #
@@ -147,17 +148,24 @@ run_mpirun() {
   n=$(cat "$STATE/count")
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   # TCP between machines only; the daemons reach mpirun over the bridge.
+  # A machine whose link goes down is seen by its daemon's connection to
+  # mpirun: keepalives after 2 s idle, 1 s apart, 3 missed, so the job ends
+  # about 5 s after (Open MPI's default waits 300 s before the first probe).
   exec mpirun --hostfile "$STATE/hostfile" -np "$n" --bind-to none \
     --mca plm_rsh_agent "$(realpath "$0") agent" --mca plm_rsh_no_tree_spawn 1 \
-    --mca btl self,tcp --mca btl_tcp_if_include "$SUBNET.0/24" --mca oob_tcp_if_include "$SUBNET.0/24" "$@"
+    --mca btl self,tcp --mca btl_tcp_if_include "$SUBNET.0/24" --mca oob_tcp_if_include "$SUBNET.0/24" \
+    --mca oob_tcp_keepalive_time 2 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 "$@"
 }
 
 case ${1:-} in
   up) shift; [ $# -ge 1 ] || die "usage: up N [--rate R] [--delay D] [--mem MIB]"; up "$@" ;;
   down) down ;;
   status) status ;;
+  link)
+    [ $# -eq 3 ] && [[ $2 =~ ^[0-9]+$ ]] && [[ $3 =~ ^(up|down)$ ]] || die "usage: link K down|up"
+    ip link set "$PREFIX${2}h" "$3" ;;
   check) why=$(check) && exit 0; echo "SKIP: $why"; exit 77 ;;
   agent) shift; agent "$@" ;;
   mpirun) shift; run_mpirun "$@" ;;
-  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -3,7 +3,9 @@
 # (scripts/netns_machines.sh: own hostname, a shaped veth link, own memory
 # cgroup), Open MPI over TCP between them: BFS, WCC and PageRank on a
 # partitioned R-MAT graph equal one process's, each rank ran on its own
-# machine, and each sent and received bytes over the link. Skips (77) where
+# machine, and each sent and received bytes over the link. Then a link
+# taken down mid-run ends the job, every rank on both machines, within 10
+# s (the daemons' keepalives to mpirun). Skips (77) where
 # the host cannot make namespaces (not root, no iproute2) or has no mpirun.
 #
 # Usage: run_machines.sh SHARDGRAPH_BINARY [WORK_DIR]
@@ -52,3 +54,25 @@ assert len(ranks) == 2 and all(r["bytes_sent"] > 0 and r["bytes_received"] > 0 f
 PY
   echo "ok: $name over two machines equals one process ($(wc -l < a.txt) vertices)"
 done
+
+# A link taken down mid-run: mpirun ends the job, both machines' ranks
+# included, within 10 s. 200 iterations at this size take far longer.
+start_run=$(date +%s)
+"$MACHINES" mpirun "$SG" run pagerank p --memory 64M --iterations 100000 --tolerance 0 > down.log 2>&1 &
+job=$!
+sleep 2
+kill -0 "$job" 2> /dev/null || { cat down.log; fail "the long run ended before its link went down"; }
+"$MACHINES" link 1 down
+down_at=$(date +%s)
+for _ in $(seq 1 30); do kill -0 "$job" 2> /dev/null || break; sleep 0.5; done
+if kill -0 "$job" 2> /dev/null; then
+  fail "the job still runs 15 s after machine 1's link went down"
+fi
+wait "$job" && fail "the job exited 0 although a link went down"
+ended=$(($(date +%s) - down_at))
+[ "$ended" -le 10 ] || fail "the job took $ended s to end after the link went down"
+grep -q "lost communication with a remote daemon" down.log || { cat down.log; fail "no word of the lost machine"; }
+for ns in sgtest0 sgtest1; do
+  [ -z "$(ip netns pids "$ns")" ] || fail "processes left on $ns after the job ended"
+done
+echo "ok: a link down ended the job in $ended s (run started $((down_at - start_run)) s before), no rank left"

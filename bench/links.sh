@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A partitioned graph run over N machines on this host
+# (scripts/netns_machines.sh: a network namespace each, links shaped by tc)
+# at each link rate, against one process over the whole graph in the same
+# round. One JSON record per run: wall and run seconds, and per rank the
+# bytes sent and received, the seconds spent in the exchange, and the
+# link's floor for what it received (bytes x 8 / rate); per iteration, the
+# bytes received and the exchange's seconds summed over the ranks. The
+# graph is read from the page cache (read it once before), so what changes
+# between rates is the network.
+#   bench/links.sh PARTITIONED_DIR SINGLE_GRAPH "APPS" "RATES" [MEM_PER_RANK] [ROUNDS]
+# e.g. bench/links.sh g20p2 g20 "pagerank bfs wcc" "10gbit 1gbit 100mbit" 256M 2 > bench/results/links.jsonl
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+parted=$1 single=$2 apps=$3 rates=$4 mem=${5:-256M} rounds=${6:-1}
+sg=${SG_BIN:-$root/build/shardgraph}
+machines=$root/scripts/netns_machines.sh
+ranks=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['parts']))" "$parted/partition.json")
+mem_bytes=$(numfmt --from=iec "$mem")
+tmp=$(mktemp -d)
+trap '"$machines" down > /dev/null; rm -rf "$tmp"' EXIT
+
+bits_per_second() {  # 10gbit, 1gbit, 100mbit, 500kbit
+  local r=${1,,}
+  case $r in
+    *gbit) echo $((${r%gbit} * 1000000000)) ;;
+    *mbit) echo $((${r%mbit} * 1000000)) ;;
+    *kbit) echo $((${r%kbit} * 1000)) ;;
+    *) echo "rate $1: use gbit, mbit or kbit" >&2; exit 2 ;;
+  esac
+}
+
+record() {  # app rate round stats wall
+  local bits=1
+  [ "$2" != one-process ] && bits=$(bits_per_second "$2")
+  python3 - "$@" "$bits" "$ranks" << 'PY'
+import json, sys
+app, rate, rnd, stats, wall, bits, ranks = sys.argv[1:8]
+s = json.load(open(stats))
+out = {"bench": "links", "app": app, "rate": rate, "round": int(rnd), "ranks": int(ranks) if rate != "one-process" else 1,
+       "wall_seconds": float(wall), "run_seconds": s["seconds"], "bytes_read": s["bytes_read"]}
+if "ranks" in s:
+    per_rank = []
+    for r in s["ranks"]:
+        floor = r["bytes_received"] * 8 / float(bits)
+        per_rank.append({k: r[k] for k in ("rank", "seconds", "bytes_sent", "bytes_received", "exchange_seconds")} |
+                        {"link_floor_seconds": round(floor, 6)})
+    out["per_rank"] = per_rank
+    iterations = {}
+    for r in s["ranks"]:
+        for st in r["steps"]:
+            it = iterations.setdefault(st["iteration"], {"iteration": st["iteration"], "received": 0, "exchange_seconds": 0.0})
+            it["received"] += st["bytes_received"]
+            it["exchange_seconds"] = round(it["exchange_seconds"] + st["exchange_seconds"], 6)
+    out["per_iteration"] = list(iterations.values())
+print(json.dumps(out), flush=True)
+PY
+}
+
+run() {  # app rate round command...
+  local app=$1 rate=$2 rnd=$3 start end
+  shift 3
+  start=$(date +%s.%N)
+  "$@" > "$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }
+  end=$(date +%s.%N)
+  grep -E '^rank ' "$tmp/out" | sed "s/^/# $rate $app: /" >&2 || true
+  record "$app" "$rate" "$rnd" "$tmp/stats.json" "$(echo "$end - $start" | bc)"
+}
+
+"$machines" down > /dev/null
+for rnd in $(seq 1 "$rounds"); do
+  for rate in $rates; do
+    "$machines" up "$ranks" --rate "$rate" --mem $(((mem_bytes >> 20) + 256)) >&2
+    for app in $apps; do
+      extra=()
+      [ "$app" = pagerank ] && extra=(--iterations 10)
+      run "$app" "$rate" "$rnd" "$machines" mpirun "$sg" run "$app" "$parted" --memory "$mem" --threads 1 \
+        --stats "$tmp/stats.json" "${extra[@]}"
+    done
+    "$machines" down > /dev/null
+  done
+  for app in $apps; do
+    extra=()
+    [ "$app" = pagerank ] && extra=(--iterations 10)
+    run "$app" one-process "$rnd" "$sg" run "$app" "$single" --memory "$mem" --stats "$tmp/stats.json" "${extra[@]}"
+  done
+done
