@@ -4,8 +4,10 @@
 # at each link rate, against one process over the whole graph in the same
 # round. One JSON record per run: wall and run seconds, and per rank the
 # bytes sent and received, the seconds spent in the exchange, and the
-# link's floor for what it received (bytes x 8 / rate); per iteration, the
-# bytes received and the exchange's seconds summed over the ranks. The
+# link's floor for what it received (bytes x 8 / rate), the link as the
+# rank measured it, and its steps' bytes and seconds against the exchange
+# model's (scheduler/exchange_model.h); per iteration, the same summed over
+# the ranks. The
 # graph is read from the page cache (read it once before), so what changes
 # between rates is the network.
 #   bench/links.sh PARTITIONED_DIR SINGLE_GRAPH "APPS" "RATES" [MEM_PER_RANK] [ROUNDS]
@@ -43,15 +45,23 @@ if "ranks" in s:
     per_rank = []
     for r in s["ranks"]:
         floor = r["bytes_received"] * 8 / float(bits)
-        per_rank.append({k: r[k] for k in ("rank", "seconds", "bytes_sent", "bytes_received", "exchange_seconds")} |
-                        {"link_floor_seconds": round(floor, 6)})
+        steps = r["steps"]
+        per_rank.append({k: r[k] for k in ("rank", "seconds", "bytes_sent", "bytes_received", "exchange_seconds", "network")} |
+                        {"link_floor_seconds": round(floor, 6),
+                         "steps_received": sum(st["bytes_received"] for st in steps),
+                         "steps_predicted": sum(st["predicted_bytes_received"] for st in steps),
+                         "steps_exchange_seconds": round(sum(st["exchange_seconds"] for st in steps), 6),
+                         "steps_network_seconds": round(sum(st["network_seconds"] for st in steps), 6)})
     out["per_rank"] = per_rank
     iterations = {}
     for r in s["ranks"]:
         for st in r["steps"]:
-            it = iterations.setdefault(st["iteration"], {"iteration": st["iteration"], "received": 0, "exchange_seconds": 0.0})
+            it = iterations.setdefault(st["iteration"], {"iteration": st["iteration"], "received": 0, "predicted": 0,
+                                                          "exchange_seconds": 0.0, "network_seconds": 0.0})
             it["received"] += st["bytes_received"]
+            it["predicted"] += st["predicted_bytes_received"]
             it["exchange_seconds"] = round(it["exchange_seconds"] + st["exchange_seconds"], 6)
+            it["network_seconds"] = round(it["network_seconds"] + st["network_seconds"], 6)
     out["per_iteration"] = list(iterations.values())
 print(json.dumps(out), flush=True)
 PY

@@ -40,6 +40,9 @@ class Communicator {
   [[noreturn]] virtual void abort(int exit_code) = 0;
 
   const ExchangeCounters& counters() const { return counters_; }
+  // Back to `counters`: collectives that are not the run's own (a probe of
+  // the link) leave the totals as they were.
+  void restore_counters(const ExchangeCounters& counters) { counters_ = counters; }
   // Whether agree() has returned a failure (every rank has it).
   bool agreed_failure() const { return agreed_failure_; }
 

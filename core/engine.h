@@ -33,6 +33,7 @@
 #include "core/vertex_residency.h"
 #include "core/vertex_subset.h"
 #include "scheduler/cost_model.h"
+#include "scheduler/exchange_model.h"
 #include "scheduler/plan_view.h"
 #include "scheduler/step_planner.h"
 #include "shards/format/graph.h"
@@ -132,6 +133,12 @@ class Engine {
   // file-backed), and finish_array gathers every value. Out-degrees are
   // the whole graph's.
   Status distribute(const Distribution& distribution, Engine* reverse);
+  // The link's latency and rate, from a few collectives before any step
+  // (not counted in the exchange's totals). A collective: every rank calls
+  // it once every rank has distributed its engine.
+  Status measure_network();
+  // The link this rank measured (zeros before, and in one process).
+  const NetworkProfile& network() const { return network_; }
   bool distributed() const { return distribution_.communicator != nullptr; }
   uint32_t owned_begin() const { return distributed() ? distribution_.owned_begin : 0; }
   uint32_t owned_end() const { return distributed() ? distribution_.owned_end : num_vertices(); }
@@ -429,6 +436,8 @@ class Engine {
   void adopt_reverse_steps();
   // The exchange since `before` into the steps since `steps_before`.
   void record_exchange(const ExchangeCounters& before, size_t steps_before);
+  // What every rank holds of `subset`, by owner range, into shares_.
+  void count_by_owner(const VertexSubset& subset, uint64_t RankShare::*field);
 
   const Graph* graph_ = nullptr;
   EngineOptions options_;
@@ -457,6 +466,10 @@ class Engine {
   // arrays change only in vertex maps); the next share sends nothing.
   bool mirrors_current_ = false;
   bool sources_skipped_ = false;  // the last step's share sent nothing (StepStats::sources_current)
+  // The exchange model's inputs for the last step (scheduler/exchange_model.h).
+  NetworkProfile network_;
+  std::vector<RankShare> shares_;
+  uint64_t source_value_bytes_ = 0;  // of the last share; 0 when it sent nothing
 };
 
 }  // namespace sg

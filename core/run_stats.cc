@@ -70,6 +70,8 @@ nlohmann::json steps_json(const std::vector<StepStats>& steps) {
                    {"active_owned", s.active_owned},
                    {"next_owned", s.next_owned},
                    {"sources_current", s.sources_current},
+                   {"predicted_bytes_received", s.predicted_bytes_received},
+                   {"network_seconds", s.network_seconds},
                    {"active_vertices", s.active_vertices},
                    {"next_active_vertices", s.next_active_vertices},
                    {"intervals", s.intervals},

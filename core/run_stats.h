@@ -63,6 +63,12 @@ struct StepStats {
   uint64_t active_owned = 0;     // of the active sources, those this rank owns (sent their values)
   uint64_t next_owned = 0;       // of the next frontier, those this rank found
   bool sources_current = false;  // every mirror already held its owner's value: none sent
+  // The exchange model's figures for the step (scheduler/exchange_model.h):
+  // the bytes this rank should receive, and the seconds the network needs
+  // for the step's collectives (exchange_seconds also holds waiting for
+  // slower ranks).
+  uint64_t predicted_bytes_received = 0;
+  double network_seconds = 0;
 
   uint64_t bytes_read() const {
     uint64_t total = 0;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Explains a run from its --stats JSON: per step, what the planner chose,
 what it predicted and what happened (time, bytes, requests), so a user can see
-why a run was fast or slow.
+why a run was fast or slow. A run over MPI adds, per rank, its link and each
+step's exchange: bytes received against the exchange model's, and seconds
+against the network's share of them (the rest is waiting for slower ranks).
 
     scripts/explain.py STATS.json [--intervals]
 """
@@ -62,7 +64,24 @@ def main():
         errors.sort()
         print(f"full-scan steps reading from disk: prediction error median {errors[len(errors) // 2]:+.0%}, "
               f"range {errors[0]:+.0%} .. {errors[-1]:+.0%} over {len(errors)} steps")
+    if "ranks" in run:
+        explain_ranks(run["ranks"])
     return 0
+
+
+def explain_ranks(ranks):
+    for r in ranks:
+        net = r.get("network", {})
+        rate = net.get("bytes_per_second", 0)
+        print(f"rank {r['rank']}: {r['vertices_owned']} vertices owned, {r['arcs']} arcs; link measured at "
+              f"{fmt_bytes(rate)}/s, {net.get('latency_seconds', 0) * 1e6:.0f} us a collective; "
+              f"received {fmt_bytes(r['bytes_received'])}, exchange {r['exchange_seconds']:.3f} s")
+        print(f"{'it':>4} {'received':>10} {'model':>10} {'exch s':>8} {'net s':>8} {'waiting':>8}")
+        for s in r["steps"]:
+            waiting = max(0.0, s["exchange_seconds"] - s.get("network_seconds", 0))
+            print(f"{s['iteration']:>4} {fmt_bytes(s['bytes_received']):>10} "
+                  f"{fmt_bytes(s.get('predicted_bytes_received', 0)):>10} {s['exchange_seconds']:>8.4f} "
+                  f"{s.get('network_seconds', 0):>8.4f} {waiting:>8.4f}")
 
 
 if __name__ == "__main__":

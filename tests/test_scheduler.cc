@@ -11,6 +11,7 @@
 #include "scheduler/calibrate.h"
 #include "scheduler/cost_model.h"
 #include "scheduler/device_profile.h"
+#include "scheduler/exchange_model.h"
 #include "shards/ingest/ingest.h"
 #include "shards/ingest/ingest_auto.h"
 
@@ -48,6 +49,21 @@ uint64_t switch_point(const CostModel& m) {
 }
 
 }  // namespace
+
+// A step's exchange: each other rank's source values, a status byte and its
+// next-frontier members (4-byte ids, or its bitmap words when fewer bytes).
+TEST_CASE("exchange model: the bytes a rank receives in a step, and their seconds on a link") {
+  const std::vector<RankShare> shares = {
+      {.active_owned = 10, .next_owned = 3, .bitmap_words = 100},     // a list: 1 + 12 bytes
+      {.active_owned = 1000, .next_owned = 900, .bitmap_words = 50},  // a bitmap: 1 + 8 + 400 bytes
+      {.active_owned = 0, .next_owned = 0, .bitmap_words = 1}};
+  CHECK(step_bytes_received(shares, 0, 8) == (1000 * 8 + 1 + 409) + (1 + 1));
+  CHECK(step_bytes_received(shares, 1, 8) == (10 * 8 + 1 + 13) + (1 + 1));
+  CHECK(step_bytes_received(shares, 2, 0) == (1 + 13) + (1 + 409));                // mirrors current: no values
+  const NetworkProfile link{.latency_seconds = 50e-6, .bytes_per_second = 125e6};  // 1 Gbit/s
+  CHECK(step_network_seconds(link, 3, 125'000'000) == doctest::Approx(1.0 + 150e-6));
+  CHECK(step_network_seconds(NetworkProfile{}, 3, 1000) == 0);  // one rank: nothing measured, nothing sent
+}
 
 TEST_CASE("hdd-like profile: full scan for a frontier covering most chunks, selective for a handful") {
   CostModel hdd({synthetic(150e6, 0.008)}, StripeLayout(4 << 20, 1), 1e12);

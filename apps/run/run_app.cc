@@ -127,7 +127,9 @@ nlohmann::json rank_json(const Engine& engine, double seconds) {
                      {"active_vertices", step.active_vertices},
                      {"active_owned", step.active_owned},
                      {"next_owned", step.next_owned},
-                     {"sources_current", step.sources_current}});
+                     {"sources_current", step.sources_current},
+                     {"predicted_bytes_received", step.predicted_bytes_received},
+                     {"network_seconds", step.network_seconds}});
   }
   return {{"rank", engine.communicator()->rank()},
           {"vertices_owned", engine.owned_end() - engine.owned_begin()},
@@ -139,6 +141,9 @@ nlohmann::json rank_json(const Engine& engine, double seconds) {
           {"bytes_received", c.bytes_received},
           {"collectives", c.collectives},
           {"exchange_seconds", c.wait_seconds},
+          {"network",
+           {{"latency_seconds", engine.network().latency_seconds},
+            {"bytes_per_second", engine.network().bytes_per_second}}},
           {"peak_rss_bytes", peak_rss_bytes()},
           {"steps", steps}};
 }
@@ -302,6 +307,7 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
   Engine engine, reverse_engine;
   bool has_reverse = false;
   Status s = comm->agree(open_rank(o, comm.get(), &graph, &engine, &reverse_graph, &reverse_engine, &has_reverse));
+  if (s.ok()) s = comm->agree(engine.measure_network());  // every rank opened: the link is measured together
   if (s.ok()) s = run_opened(o, row, &engine, start, comm->rank() == 0, out);
   if (!s.ok() && !comm->agreed_failure()) {
     std::fprintf(stderr, "shardgraph: error: rank %d: %s (ending the job)\n", comm->rank(), s.message().c_str());

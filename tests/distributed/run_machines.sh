@@ -3,7 +3,8 @@
 # (scripts/netns_machines.sh: own hostname, a shaped veth link, own memory
 # cgroup), Open MPI over TCP between them: BFS, WCC and PageRank on a
 # partitioned R-MAT graph equal one process's, each rank ran on its own
-# machine, and each sent and received bytes over the link. Then a link
+# machine, and each sent and received bytes over the link, each step the
+# bytes the exchange model predicts (scheduler/exchange_model.h). Then a link
 # taken down mid-run ends the job, every rank on both machines, within 10
 # s (the daemons' keepalives to mpirun). Skips (77) where
 # the host cannot make namespaces (not root, no iproute2) or has no mpirun.
@@ -47,10 +48,16 @@ for app in "bfs --parents" wcc "pagerank --iterations 5"; do
   else
     cmp -s a.txt b.txt || fail "$name: results differ from one process's"
   fi
-  python3 - "$name.json" << 'PY' || fail "$name: a rank moved no bytes over its link"
+  python3 - "$name.json" << 'PY' || fail "$name: a rank moved no bytes, or not the bytes the exchange model predicts"
 import json, sys
 ranks = json.load(open(sys.argv[1]))["ranks"]
 assert len(ranks) == 2 and all(r["bytes_sent"] > 0 and r["bytes_received"] > 0 for r in ranks), ranks
+# The exchange model predicts every step's bytes exactly, and the link was measured.
+for r in ranks:
+    assert r["network"]["bytes_per_second"] > 0 and r["network"]["latency_seconds"] > 0, r["network"]
+    for step in r["steps"]:
+        assert step["bytes_received"] == step["predicted_bytes_received"], step
+        assert step["network_seconds"] > 0, step
 PY
   echo "ok: $name over two machines equals one process ($(wc -l < a.txt) vertices)"
 done
