@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/seconds_since.h"
 #include "core/engine.h"
 
 namespace sg {
@@ -24,10 +25,6 @@ constexpr double kRateSampleBytes = 1 << 20;
 
 // Vertices per round of gather_owned: the values in flight stay bounded.
 constexpr uint64_t kGatherValues = uint64_t{1} << 22;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -202,11 +199,7 @@ Status Engine::share_sources(const VertexSubset& frontier) {
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
     if (static_cast<int>(r) == comm->rank()) continue;
     const uint32_t begin = bounds[r], end = bounds[r + 1];
-    const uint64_t members = all ? end - begin : [&] {
-      uint64_t count = 0;
-      active->for_each_in(begin, end, [&](uint32_t) { ++count; });
-      return count;
-    }();
+    const uint64_t members = shares_[r].active_owned;  // counted by count_by_owner
     uint64_t expected = 0;
     for (const Shared& a : arrays) expected += members * a.value_bytes;
     if (expected != counts[r])

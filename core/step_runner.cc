@@ -8,16 +8,13 @@
 #include "base/interrupt.h"
 #include "base/parallel.h"
 #include "base/process_memory.h"
+#include "base/seconds_since.h"
 #include "scheduler/step_planner.h"
 
 namespace sg {
 namespace {
 
 constexpr uint32_t kMaxCachedWindowChunks = 64;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Runs fn between a load and its unload; the first error wins.
 template <typename Fn, typename Unload>
