@@ -1,7 +1,8 @@
 // The ranks of a distributed run (docs/scale-out.md) as the engine needs
-// them: who am I, how many are we, and one collective, all_gather, from
-// which the rest is built (agreeing on a status, summing a value, merging
-// frontiers, sharing source values). One rank without MPI is
+// them: who am I, how many are we, and two collectives: all_gather, from
+// which agreeing on a status, summing a value and merging frontiers are
+// built, and all_to_all, which sends each rank only its own piece (source
+// values to the ranks that mirror them, results to rank 0). One rank without MPI is
 // local_communicator(); mpi_communicator.cc is the Open MPI one (SG_MPI).
 // Every exchange is counted: bytes sent and received, and the seconds spent
 // waiting in collectives, per rank.
@@ -35,6 +36,12 @@ class Communicator {
   // (*counts)[r] = rank r's bytes. Every rank must call it, in the same order.
   virtual Status all_gather(std::span<const uint8_t> mine, std::vector<uint8_t>* all,
                             std::vector<uint64_t>* counts) = 0;
+  // `send` holds a piece for each rank in rank order, send_counts[r] bytes
+  // for rank r (this rank's own piece is not sent). *received gets the
+  // pieces sent to this rank in rank order, (*counts)[r] bytes from rank r
+  // (0 from itself). Every rank must call it, in the same order.
+  virtual Status all_to_all(std::span<const uint8_t> send, std::span<const uint64_t> send_counts,
+                            std::vector<uint8_t>* received, std::vector<uint64_t>* counts) = 0;
   // Ends the whole job now (a rank that failed while the others may be
   // waiting in a collective); prints nothing.
   [[noreturn]] virtual void abort(int exit_code) = 0;

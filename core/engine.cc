@@ -188,7 +188,7 @@ void Engine::finish_next(MemberCollector* found, VertexSubset* next) {
 }
 
 Status Engine::allocate_raw(RawVertexArray* array, size_t value_bytes, const std::string& name, VertexUse use) {
-  mirrors_current_ = false;
+  mirrors_current_ = 0;
   const uint64_t bytes = uint64_t{num_vertices()} * value_bytes;
   if (use != VertexUse::kAny && !distributed()) {
     SG_RETURN_IF_ERROR(array->allocate_ranged(num_vertices(), value_bytes, scratch_path(name)));

@@ -25,6 +25,7 @@
 #include "core/communicator.h"
 #include "core/edge_step.h"
 #include "core/memory_budget.h"
+#include "core/mirror_set.h"
 #include "core/run_log.h"
 #include "core/run_stats.h"
 #include "core/step_runner.h"
@@ -130,8 +131,9 @@ class Engine {
   // destinations and shares the next frontier; vertex_map, vertex_filter
   // and vertex_reduce visit owned vertices (reductions and subsets are then
   // agreed by all ranks); arrays are held whole (in memory, else
-  // file-backed), and finish_array gathers every value. Out-degrees are
-  // the whole graph's.
+  // file-backed), the values of sources kept only for the rank's mirrors,
+  // and finish_array gathers every value on rank 0. Out-degrees are the
+  // whole graph's. A collective; a failure on one rank is every rank's.
   Status distribute(const Distribution& distribution, Engine* reverse);
   // The link's latency and rate, from a few collectives before any step
   // (not counted in the exchange's totals). A collective: every rank calls
@@ -143,6 +145,10 @@ class Engine {
   uint32_t owned_begin() const { return distributed() ? distribution_.owned_begin : 0; }
   uint32_t owned_end() const { return distributed() ? distribution_.owned_end : num_vertices(); }
   Communicator* communicator() const { return distribution_.communicator; }
+  // Distributed: the mirrors of this rank's part, and the most bytes of
+  // vertex arrays it held whole at a step.
+  const MirrorSet& mirrors() const { return mirror_sets_[0]; }
+  uint64_t vertex_state_peak_bytes() const { return vertex_state_peak_bytes_; }
 
   // Allocates a zeroed vertex array used as `use` (core/vertex_residency.h).
   // kAny arrays are placed at once: in memory, or file-backed when the
@@ -204,7 +210,7 @@ class Engine {
   template <typename F>
   Status vertex_map(const VertexSubset& subset, F&& f, const VertexAccess& access = {}) {
     SG_RETURN_IF_ERROR(prepare_vertices());
-    mirrors_current_ = false;  // f may write source arrays
+    mirrors_current_ = 0;  // f may write source arrays
     const uint32_t begin = owned_begin(), end = owned_end();
     if (!in_ranges()) {
       map_members(subset, begin, end, f);
@@ -238,7 +244,7 @@ class Engine {
   template <typename T, typename F>
   Status vertex_reduce(F&& f, T* total, const VertexAccess& access = {}) {
     SG_RETURN_IF_ERROR(prepare_vertices());
-    mirrors_current_ = false;
+    mirrors_current_ = 0;
     *total = T{};
     const uint32_t begin = owned_begin(), end = owned_end();
     if (!in_ranges()) {
@@ -257,7 +263,7 @@ class Engine {
   template <typename T>
   Status clear(VertexArray<T>* array) {
     SG_RETURN_IF_ERROR(prepare_vertices());
-    mirrors_current_ = false;
+    mirrors_current_ = 0;
     return array->raw().zero();
   }
 
@@ -289,7 +295,8 @@ class Engine {
 
   // A result array after the app: ranged ones are mapped read only, so the
   // caller may read them in vertex order (the kernel pages them in).
-  // Distributed: every rank gets every value from its owner (collective).
+  // Distributed: rank 0, which writes results, gets every value from its
+  // owner; the others keep their own (collective).
   template <typename T>
   Status finish_array(VertexArray<T>* array) {
     if (distributed()) return gather_owned(&array->raw(), sizeof(T));
@@ -417,6 +424,8 @@ class Engine {
   void note(const std::string& text) { log_.note(text); }
 
   // Distributed runs (engine_distributed.cc).
+  // distribute()'s checks and reads on this rank alone.
+  Status load_distribution(Distribution* distribution, Engine* reverse);
   struct DistributedStep {
     Status status;
     ExchangeCounters before;
@@ -425,11 +434,21 @@ class Engine {
   DistributedStep begin_distributed_step(const VertexSubset& frontier, EdgeMapOptions* options);
   Status end_distributed_step(const DistributedStep& step, Status status, VertexSubset* next);
   // Every rank's owned members of `frontier` send the values of the arrays
-  // updates read at sources (kSource, kAny) to every other rank.
-  Status share_sources(const VertexSubset& frontier);
+  // updates read at sources (kSource, kAny) to the ranks that mirror them
+  // in the part the step goes over (`slot`: 1 for the reverse part).
+  Status share_sources(const VertexSubset& frontier, size_t slot);
+  struct SourceArray {
+    uint8_t* data;
+    size_t value_bytes;
+  };
+  Status send_sources(const MirrorSet& mirrors, const VertexSubset& active, const std::vector<SourceArray>& arrays,
+                      std::vector<uint8_t>* received, std::vector<uint64_t>* counts);
+  Status receive_sources(const MirrorSet& mirrors, const VertexSubset& active, const std::vector<SourceArray>& arrays,
+                         const std::vector<uint8_t>& received, const std::vector<uint64_t>& counts);
   // *subset (each rank's owned members) becomes the union over the ranks.
   Status share_members(VertexSubset* subset);
-  // Every value of `array` from its owner, in rounds of bounded size.
+  // Rank 0 gets every value of `array` from its owner, in rounds of
+  // bounded size; the other ranks keep their own.
   Status gather_owned(RawVertexArray* array, size_t value_bytes);
   Status add_raw_over_ranks(uint64_t* values, size_t count);
   // The reverse engine's step, told as this engine's.
@@ -461,11 +480,14 @@ class Engine {
   VertexArray<uint32_t> global_out_degrees_;
   uint64_t distributed_steps_ = 0;
   uint64_t active_owned_ = 0, next_owned_ = 0;  // of the last step (StepStats)
-  // Every rank's mirrors of the source arrays hold their owners' values (an
-  // all-active share, and since then nothing that may write them: kSource
-  // arrays change only in vertex maps); the next share sends nothing.
-  bool mirrors_current_ = false;
-  bool sources_skipped_ = false;  // the last step's share sent nothing (StepStats::sources_current)
+  // The mirrors this rank's part reads (slot 0) and its reverse part reads
+  // (slot 1), and which of them hold their owners' values (bit per slot):
+  // an all-active share, and since then nothing that may write them
+  // (kSource arrays change only in vertex maps); the next share sends nothing.
+  MirrorSet mirror_sets_[2];
+  uint8_t mirrors_current_ = 0;
+  uint64_t vertex_state_peak_bytes_ = 0;  // vertex arrays held whole, at the largest share
+  bool sources_skipped_ = false;          // the last step's share sent nothing (StepStats::sources_current)
   // The exchange model's inputs for the last step (scheduler/exchange_model.h).
   NetworkProfile network_;
   std::vector<RankShare> shares_;

@@ -2,8 +2,9 @@
 // owns a contiguous range of destinations and its part holds every arc into
 // them, so every update runs where its destination lives; what crosses the
 // network is the state of sources. Frontiers and reductions are the same on
-// every rank; arrays span every vertex, non-owned values being mirrors that
-// share_sources refreshes for the active sources before each step.
+// every rank; arrays span every vertex, and of the non-owned values only
+// the mirrors (the sources of the part's arcs, core/mirror_set.h) are
+// kept: share_sources refreshes the active ones before each step.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -46,33 +47,46 @@ void kill_rank_for_test(int rank, uint64_t step) {
 }  // namespace
 
 Status Engine::distribute(const Distribution& given, Engine* reverse) {
-  Distribution distribution = given;
-  Communicator* comm = distribution.communicator;
+  Communicator* comm = given.communicator;
   if (comm == nullptr) return Status::InvalidArgument("a distributed run needs a communicator");
+  // Each rank's own checks and reads first, agreed on: no rank enters the
+  // mirrors' exchange while another has failed.
+  Distribution distribution = given;
+  SG_RETURN_IF_ERROR(comm->agree(load_distribution(&distribution, reverse)));
+  SG_RETURN_IF_ERROR(mirror_sets_[0].exchange(comm));
+  if (reverse != nullptr) SG_RETURN_IF_ERROR(mirror_sets_[1].exchange(comm));
+  budget_.hold(MemoryHolder::kMetadata, mirror_sets_[0].bytes() + mirror_sets_[1].bytes());
+  distribution_ = distribution;
+  reverse_ = reverse;
   const std::vector<uint32_t>& bounds = distribution.bounds;
+  shares_.assign(static_cast<size_t>(comm->size()), RankShare{});
+  for (size_t r = 0; r < shares_.size(); ++r) shares_[r].bitmap_words = (bounds[r + 1] + 63) / 64 - bounds[r] / 64;
+  shrink_cache();
+  return Status::OK();
+}
+
+Status Engine::load_distribution(Distribution* distribution, Engine* reverse) {
+  const Communicator* comm = distribution->communicator;
+  const std::vector<uint32_t>& bounds = distribution->bounds;
   if (bounds.size() != static_cast<size_t>(comm->size()) + 1 || bounds.front() != 0 ||
       bounds.back() != num_vertices() || !std::is_sorted(bounds.begin(), bounds.end())) {
     return Status::InvalidArgument(graph_->dir() + ": the parts' ranges do not tile the graph's vertices");
   }
-  distribution.owned_begin = bounds[static_cast<size_t>(comm->rank())];
-  distribution.owned_end = bounds[static_cast<size_t>(comm->rank()) + 1];
+  distribution->owned_begin = bounds[static_cast<size_t>(comm->rank())];
+  distribution->owned_end = bounds[static_cast<size_t>(comm->rank()) + 1];
   if (residency_.resident_bytes() != 0) return Status::InvalidArgument("distribute() comes before any vertex array");
   if (reverse != nullptr && reverse->num_vertices() != num_vertices()) {
     return Status::InvalidArgument(reverse->graph().dir() + ": the reverse part has another vertex count");
   }
   const uint64_t n = num_vertices();
-  SG_RETURN_IF_ERROR(check_degree_file(distribution.out_degree_path, distribution.out_degree_checksum, n));
+  SG_RETURN_IF_ERROR(check_degree_file(distribution->out_degree_path, distribution->out_degree_checksum, n));
   SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
   File file;
-  SG_RETURN_IF_ERROR(File::open_read(distribution.out_degree_path, &file));
+  SG_RETURN_IF_ERROR(File::open_read(distribution->out_degree_path, &file));
   SG_RETURN_IF_ERROR(file.pread_all(global_out_degrees_.data(), n * sizeof(uint32_t), 0));
   budget_.hold(MemoryHolder::kMetadata, n * sizeof(uint32_t));
-  distribution_ = distribution;
-  reverse_ = reverse;
-  shares_.assign(static_cast<size_t>(comm->size()), RankShare{});
-  for (size_t r = 0; r < shares_.size(); ++r) shares_[r].bitmap_words = (bounds[r + 1] + 63) / 64 - bounds[r] / 64;
-  shrink_cache();
-  return Status::OK();
+  SG_RETURN_IF_ERROR(mirror_sets_[0].scan(*graph_, bounds, comm->rank()));
+  return reverse == nullptr ? Status::OK() : mirror_sets_[1].scan(reverse->graph(), bounds, comm->rank());
 }
 
 // A collective of a byte a rank lines the ranks up; then kLatencyRounds
@@ -133,16 +147,16 @@ Engine::DistributedStep Engine::begin_distributed_step(const VertexSubset& front
   DistributedStep step;
   step.before = distribution_.communicator->counters();
   step.steps_before = log_.step_count();
-  step.status = share_sources(frontier);
+  if (options->reversed && !graph_->directed()) options->reversed = false;  // an undirected graph is its own transpose
+  step.status = share_sources(frontier, options->reversed && reverse_ != nullptr ? 1 : 0);
   if (options->finish_range) {
-    mirrors_current_ = false;  // the callback may set source values
+    mirrors_current_ = 0;  // the callback may set source values
     options->finish_range = [this, finish = options->finish_range](uint32_t begin, uint32_t end) {
       begin = std::max(begin, distribution_.owned_begin);
       end = std::min(end, distribution_.owned_end);
       return begin < end ? finish(begin, end) : Status::OK();
     };
   }
-  if (options->reversed && !graph_->directed()) options->reversed = false;  // an undirected graph is its own transpose
   return step;
 }
 
@@ -153,17 +167,15 @@ Status Engine::end_distributed_step(const DistributedStep& step, Status status, 
   return Status::OK();
 }
 
-Status Engine::share_sources(const VertexSubset& frontier) {
-  kill_rank_for_test(distribution_.communicator->rank(), ++distributed_steps_);
+Status Engine::share_sources(const VertexSubset& frontier, size_t slot) {
+  Communicator* comm = distribution_.communicator;
+  kill_rank_for_test(comm->rank(), ++distributed_steps_);
   SG_RETURN_IF_ERROR(prepare_vertices());
+  vertex_state_peak_bytes_ = std::max(vertex_state_peak_bytes_, residency_.resident_bytes());
   count_by_owner(frontier, &RankShare::active_owned);
-  active_owned_ = shares_[static_cast<size_t>(distribution_.communicator->rank())].active_owned;
+  active_owned_ = shares_[static_cast<size_t>(comm->rank())].active_owned;
   source_value_bytes_ = 0;
-  struct Shared {
-    uint8_t* data;
-    size_t value_bytes;
-  };
-  std::vector<Shared> arrays;
+  std::vector<SourceArray> arrays;
   bool only_sources = true;  // no kAny array, which a step itself may write
   residency_.for_each_array([&](RawVertexArray* array, VertexUse use, size_t value_bytes) {
     if ((use == VertexUse::kSource || use == VertexUse::kAny) && array->data() != nullptr && !array->ranged()) {
@@ -171,47 +183,59 @@ Status Engine::share_sources(const VertexSubset& frontier) {
       only_sources = only_sources && use == VertexUse::kSource;
     }
   });
-  sources_skipped_ = !arrays.empty() && mirrors_current_;
-  if (arrays.empty() || mirrors_current_) return Status::OK();
-  for (const Shared& a : arrays) source_value_bytes_ += a.value_bytes;
+  const uint8_t slot_bit = static_cast<uint8_t>(1u << slot);
+  sources_skipped_ = !arrays.empty() && (mirrors_current_ & slot_bit) != 0;
+  if (arrays.empty() || sources_skipped_) return Status::OK();
+  for (const SourceArray& a : arrays) source_value_bytes_ += a.value_bytes;
   const DenseSubset dense(frontier);
-  const VertexSubset* active = &dense.get();
-  const bool all = active->is_all();
-  mirrors_current_ = all && only_sources;
-  // Each rank's values, array by array, in vertex order of its active
-  // owned members (the frontier is the same on every rank: no ids sent).
-  auto pack_range = [&](const Shared& a, uint32_t begin, uint32_t end, std::vector<uint8_t>* out) {
-    if (all) {
-      append(out, a.data + uint64_t{begin} * a.value_bytes, uint64_t{end - begin} * a.value_bytes);
-      return;
-    }
-    active->for_each_in(begin, end,
-                        [&](uint32_t v) { append(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes); });
-  };
-  std::vector<uint8_t> mine;
-  for (const Shared& a : arrays) pack_range(a, distribution_.owned_begin, distribution_.owned_end, &mine);
+  if (dense.get().is_all() && only_sources) mirrors_current_ |= slot_bit;
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts;
+  SG_RETURN_IF_ERROR(send_sources(mirror_sets_[slot], dense.get(), arrays, &received, &counts));
+  return receive_sources(mirror_sets_[slot], dense.get(), arrays, received, counts);
+}
+
+// Each peer's piece: the values of the active owned vertices it mirrors, array by array.
+Status Engine::send_sources(const MirrorSet& mirrors, const VertexSubset& active,
+                            const std::vector<SourceArray>& arrays, std::vector<uint8_t>* received,
+                            std::vector<uint64_t>* counts) {
   Communicator* comm = distribution_.communicator;
-  SG_RETURN_IF_ERROR(comm->all_gather(mine, &received, &counts));
-  const std::vector<uint32_t>& bounds = distribution_.bounds;
+  const auto ranks = static_cast<size_t>(comm->size());
+  std::vector<uint64_t> send_counts(ranks, 0);
+  uint64_t total = 0;
+  for (size_t r = 0; r < ranks; ++r) {
+    if (static_cast<int>(r) == comm->rank()) continue;
+    send_counts[r] = mirrors.count_needed_by(r, active) * source_value_bytes_;
+    total += send_counts[r];
+  }
+  std::vector<uint8_t> send(total);
+  uint8_t* out = send.data();
+  for (size_t r = 0; r < ranks; ++r) {
+    if (static_cast<int>(r) == comm->rank()) continue;
+    for (const SourceArray& a : arrays) {
+      mirrors.for_each_needed_by(r, active, [&](uint32_t v) {
+        std::memcpy(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes);
+        out += a.value_bytes;
+      });
+    }
+  }
+  return comm->all_to_all(send, send_counts, received, counts);
+}
+
+// Each owner's piece into the mirrors, in the order it was packed.
+Status Engine::receive_sources(const MirrorSet& mirrors, const VertexSubset& active,
+                               const std::vector<SourceArray>& arrays, const std::vector<uint8_t>& received,
+                               const std::vector<uint64_t>& counts) {
+  const int rank = distribution_.communicator->rank();
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
-    if (static_cast<int>(r) == comm->rank()) continue;
-    const uint32_t begin = bounds[r], end = bounds[r + 1];
-    const uint64_t members = shares_[r].active_owned;  // counted by count_by_owner
-    uint64_t expected = 0;
-    for (const Shared& a : arrays) expected += members * a.value_bytes;
-    if (expected != counts[r])
+    if (static_cast<int>(r) == rank) continue;
+    shares_[r].active_mirrored = mirrors.count_mirrors_of(r, active);
+    if (shares_[r].active_mirrored * source_value_bytes_ != counts[r])
       return Status::Corruption("rank " + std::to_string(r) + " sent source values for another frontier");
     const uint8_t* p = received.data() + at;
-    for (const Shared& a : arrays) {
-      if (all) {
-        std::memcpy(a.data + uint64_t{begin} * a.value_bytes, p, uint64_t{end - begin} * a.value_bytes);
-        p += uint64_t{end - begin} * a.value_bytes;
-        continue;
-      }
-      active->for_each_in(begin, end, [&](uint32_t v) {
+    for (const SourceArray& a : arrays) {
+      mirrors.for_each_mirror_of(r, active, [&](uint32_t v) {
         std::memcpy(a.data + uint64_t{v} * a.value_bytes, p, a.value_bytes);
         p += a.value_bytes;
       });
@@ -286,8 +310,8 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
   const std::vector<uint32_t>& bounds = distribution_.bounds;
   auto* data = static_cast<uint8_t*>(array->data());
   std::vector<uint8_t> received;
-  std::vector<uint64_t> counts;
-  // Round k: every rank sends values [begin + k * kGatherValues, ...) of its range.
+  std::vector<uint64_t> counts, send_counts(bounds.size() - 1, 0);
+  // Round k: every rank sends rank 0 values [begin + k * kGatherValues, ...) of its range.
   uint64_t rounds = 0;
   for (size_t r = 0; r + 1 < bounds.size(); ++r)
     rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + kGatherValues - 1) / kGatherValues);
@@ -299,13 +323,15 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
     };
     uint64_t first = 0, count = 0;
     piece(static_cast<size_t>(comm->rank()), &first, &count);
-    SG_RETURN_IF_ERROR(comm->all_gather({data + first * value_bytes, count * value_bytes}, &received, &counts));
+    send_counts[0] = count * value_bytes;
+    SG_RETURN_IF_ERROR(comm->all_to_all({data + first * value_bytes, send_counts[0]}, send_counts, &received, &counts));
+    if (comm->rank() != 0) continue;
     uint64_t at = 0;
-    for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
+    for (size_t r = 1; r < counts.size(); at += counts[r], ++r) {
       piece(r, &first, &count);
       if (counts[r] != count * value_bytes)
         return Status::Corruption("rank " + std::to_string(r) + " sent a result piece of another size");
-      if (static_cast<int>(r) != comm->rank()) std::memcpy(data + first * value_bytes, received.data() + at, counts[r]);
+      std::memcpy(data + first * value_bytes, received.data() + at, counts[r]);
     }
   }
   return Status::OK();
@@ -347,7 +373,8 @@ void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before
   step.sources_current = sources_skipped_;
   // The model's figures for the same step: the sources' share (when it
   // sent), the status and the next frontier.
-  const uint64_t collectives = (source_value_bytes_ > 0 ? 1 : 0) + 2;
+  // (an all_to_all is two: its counts, then its pieces).
+  const uint64_t collectives = (source_value_bytes_ > 0 ? 2 : 0) + 2;
   const uint64_t bytes = step_bytes_received(shares_, distribution_.communicator->rank(), source_value_bytes_);
   step.predicted_bytes_received += bytes;
   step.network_seconds += step_network_seconds(network_, collectives, bytes);

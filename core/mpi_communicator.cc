@@ -64,6 +64,70 @@ class MpiCommunicator : public Communicator {
     return Status::OK();
   }
 
+  Status all_to_all(std::span<const uint8_t> send, std::span<const uint64_t> send_counts,
+                    std::vector<uint8_t>* received, std::vector<uint64_t>* counts) override {
+    const auto start = std::chrono::steady_clock::now();
+    const auto ranks = static_cast<size_t>(size_);
+    uint64_t send_total = 0;
+    for (uint64_t c : send_counts) send_total += c;
+    if (send_counts.size() != ranks || send_total != send.size())
+      return Status::InvalidArgument("all_to_all needs a piece count for every rank, adding up to what it sends");
+    std::vector<uint64_t> sending(send_counts.begin(), send_counts.end());
+    std::vector<uint64_t> send_base(ranks, 0), receive_base(ranks, 0);
+    for (size_t r = 1; r < ranks; ++r) send_base[r] = send_base[r - 1] + sending[r - 1];
+    sending[static_cast<size_t>(rank_)] = 0;  // its own piece stays
+    // Each rank tells each other rank its piece's bytes and its largest
+    // piece: every rank then knows the largest of all, and so how many
+    // rounds every rank takes.
+    const uint64_t largest_mine = *std::max_element(sending.begin(), sending.end());
+    std::vector<uint64_t> told(2 * ranks), heard(2 * ranks);
+    for (size_t r = 0; r < ranks; ++r) told[2 * r] = sending[r], told[2 * r + 1] = largest_mine;
+    SG_RETURN_IF_ERROR(
+        check(MPI_Alltoall(told.data(), 2, MPI_UINT64_T, heard.data(), 2, MPI_UINT64_T, MPI_COMM_WORLD), "alltoall"));
+    counts->assign(ranks, 0);
+    uint64_t largest = largest_mine;
+    for (size_t r = 0; r < ranks; ++r) (*counts)[r] = heard[2 * r], largest = std::max(largest, heard[2 * r + 1]);
+    for (size_t r = 1; r < ranks; ++r) receive_base[r] = receive_base[r - 1] + (*counts)[r - 1];
+    received->resize(receive_base.back() + counts->back());
+    // Rounds in which each pair moves at most round_bytes, so that a
+    // round's counts and displacements fit MPI's ints.
+    const uint64_t round_bytes = std::max<uint64_t>(1, static_cast<uint64_t>(INT_MAX) / ranks);
+    std::vector<uint8_t> round_send, round_receive;
+    std::vector<int> out_counts(ranks), out_at(ranks), in_counts(ranks), in_at(ranks);
+    for (uint64_t offset = 0; offset < largest; offset += round_bytes) {
+      auto lay_out = [&](const std::vector<uint64_t>& totals, std::vector<int>* piece, std::vector<int>* at) {
+        int total = 0;
+        for (size_t r = 0; r < ranks; ++r) {
+          (*piece)[r] = static_cast<int>(std::min(totals[r] > offset ? totals[r] - offset : 0, round_bytes));
+          (*at)[r] = total;
+          total += (*piece)[r];
+        }
+        return static_cast<size_t>(total);
+      };
+      round_send.resize(lay_out(sending, &out_counts, &out_at));
+      round_receive.resize(lay_out(*counts, &in_counts, &in_at));
+      for (size_t r = 0; r < ranks; ++r) {
+        if (out_counts[r] > 0)
+          std::copy_n(send.data() + send_base[r] + offset, out_counts[r], round_send.data() + out_at[r]);
+      }
+      SG_RETURN_IF_ERROR(
+          check(MPI_Alltoallv(round_send.data(), out_counts.data(), out_at.data(), MPI_BYTE, round_receive.data(),
+                              in_counts.data(), in_at.data(), MPI_BYTE, MPI_COMM_WORLD),
+                "alltoallv"));
+      for (size_t r = 0; r < ranks; ++r) {
+        if (in_counts[r] > 0)
+          std::copy_n(round_receive.data() + in_at[r], in_counts[r], received->data() + receive_base[r] + offset);
+      }
+    }
+    ++counters_.collectives;
+    for (size_t r = 0; r < ranks; ++r) {
+      counters_.bytes_sent += sending[r];
+      counters_.bytes_received += (*counts)[r];
+    }
+    counters_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Status::OK();
+  }
+
   [[noreturn]] void abort(int exit_code) override {
     MPI_Abort(MPI_COMM_WORLD, exit_code);
     std::_Exit(exit_code);

@@ -18,7 +18,7 @@ uint64_t step_bytes_received(std::span<const RankShare> shares, int receiver, ui
   uint64_t bytes = 0;
   for (size_t r = 0; r < shares.size(); ++r) {
     if (static_cast<int>(r) == receiver) continue;
-    bytes += shares[r].active_owned * source_value_bytes + 1 + member_bytes(shares[r]);
+    bytes += shares[r].active_mirrored * source_value_bytes + 1 + member_bytes(shares[r]);
   }
   return bytes;
 }

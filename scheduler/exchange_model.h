@@ -17,18 +17,20 @@ struct NetworkProfile {
   double bytes_per_second = 0;  // a rank's receive rate in a large collective
 };
 
-// What one rank holds of a step: the active sources it owns (it sends their
-// values), the next frontier's members it found (it sends them as 4-byte
-// ids, or as its range's bitmap words when fewer bytes), and those words.
+// What one rank holds of a step: the active sources it owns, those of them
+// the receiving rank mirrors (it sends their values), the next frontier's
+// members it found (it sends them as 4-byte ids, or as its range's bitmap
+// words when fewer bytes), and those words.
 struct RankShare {
   uint64_t active_owned = 0;
+  uint64_t active_mirrored = 0;
   uint64_t next_owned = 0;
   uint64_t bitmap_words = 0;
 };
 
-// The bytes rank `receiver` gets in one step: from every other rank its
-// source values (`source_value_bytes` a vertex, none when the mirrors were
-// current), its status (one byte) and its next-frontier members, with
+// The bytes rank `receiver` gets in one step: from every other rank the
+// source values of its mirrors (`source_value_bytes` a vertex, none when
+// the mirrors were current), its status (one byte) and its next-frontier members, with
 // their encoding's header.
 uint64_t step_bytes_received(std::span<const RankShare> shares, int receiver, uint64_t source_value_bytes);
 

@@ -50,15 +50,16 @@ uint64_t switch_point(const CostModel& m) {
 
 }  // namespace
 
-// A step's exchange: each other rank's source values, a status byte and its
+// A step's exchange: the values of each other rank's active sources that
+// the receiver mirrors (not all it owns), a status byte and its
 // next-frontier members (4-byte ids, or its bitmap words when fewer bytes).
 TEST_CASE("exchange model: the bytes a rank receives in a step, and their seconds on a link") {
   const std::vector<RankShare> shares = {
-      {.active_owned = 10, .next_owned = 3, .bitmap_words = 100},     // a list: 1 + 12 bytes
-      {.active_owned = 1000, .next_owned = 900, .bitmap_words = 50},  // a bitmap: 1 + 8 + 400 bytes
-      {.active_owned = 0, .next_owned = 0, .bitmap_words = 1}};
-  CHECK(step_bytes_received(shares, 0, 8) == (1000 * 8 + 1 + 409) + (1 + 1));
-  CHECK(step_bytes_received(shares, 1, 8) == (10 * 8 + 1 + 13) + (1 + 1));
+      {.active_owned = 10, .active_mirrored = 6, .next_owned = 3, .bitmap_words = 100},       // a list: 1 + 12 bytes
+      {.active_owned = 1000, .active_mirrored = 700, .next_owned = 900, .bitmap_words = 50},  // a bitmap: 1 + 8 + 400
+      {.active_owned = 0, .active_mirrored = 0, .next_owned = 0, .bitmap_words = 1}};
+  CHECK(step_bytes_received(shares, 0, 8) == (700 * 8 + 1 + 409) + (1 + 1));
+  CHECK(step_bytes_received(shares, 1, 8) == (6 * 8 + 1 + 13) + (1 + 1));
   CHECK(step_bytes_received(shares, 2, 0) == (1 + 13) + (1 + 409));                // mirrors current: no values
   const NetworkProfile link{.latency_seconds = 50e-6, .bytes_per_second = 125e6};  // 1 Gbit/s
   CHECK(step_network_seconds(link, 3, 125'000'000) == doctest::Approx(1.0 + 150e-6));

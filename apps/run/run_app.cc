@@ -113,6 +113,12 @@ std::string rank_lines(const nlohmann::json& ranks) {
   return text;
 }
 
+// Of the vertices a rank does not own, the share its part reads.
+double mirror_fraction(const Engine& engine) {
+  const uint64_t others = engine.num_vertices() - (engine.owned_end() - engine.owned_begin());
+  return others == 0 ? 0.0 : static_cast<double>(engine.mirrors().count()) / static_cast<double>(others);
+}
+
 // What a rank did, for --stats and the summary (docs/scale-out.md).
 nlohmann::json rank_json(const Engine& engine, double seconds) {
   const RunTotals totals = engine.run_totals();
@@ -133,6 +139,10 @@ nlohmann::json rank_json(const Engine& engine, double seconds) {
   }
   return {{"rank", engine.communicator()->rank()},
           {"vertices_owned", engine.owned_end() - engine.owned_begin()},
+          {"mirrors", engine.mirrors().count()},
+          {"mirror_fraction", mirror_fraction(engine)},
+          {"mirror_set_bytes", engine.mirrors().bytes()},
+          {"vertex_state_bytes", engine.vertex_state_peak_bytes()},
           {"arcs", engine.graph().manifest().num_edges},
           {"seconds", seconds},
           {"bytes_read", totals.bytes_read},
@@ -245,9 +255,9 @@ GraphOpenOptions run_open_options() {
 }
 
 // Rank k of a distributed run: opens part k of the partitioned graph (and
-// its reverse part) and makes the engine one rank.
+// its reverse part), and says how the engine is to be one rank.
 Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* engine, Graph* reverse_graph,
-                 Engine* reverse_engine, bool* has_reverse) {
+                 Engine* reverse_engine, bool* has_reverse, Distribution* distribution) {
   PartitionLayout layout;
   SG_RETURN_IF_ERROR(read_partition_layout(o.graph, &layout));
   const auto parts = static_cast<int>(layout.ranges.size());
@@ -284,13 +294,12 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
     SG_RETURN_IF_ERROR(reverse_engine->open(*reverse_graph, r));
   }
   SG_RETURN_IF_ERROR(engine->open(*graph, e));
-  Distribution distribution;
-  distribution.communicator = comm;
-  for (const PartRange& range : layout.ranges) distribution.bounds.push_back(range.begin);
-  distribution.bounds.push_back(static_cast<uint32_t>(layout.num_vertices));
-  distribution.out_degree_path = partition_out_degree_path(o.graph);
-  distribution.out_degree_checksum = layout.out_degree_checksum;
-  return engine->distribute(distribution, *has_reverse ? reverse_engine : nullptr);
+  distribution->communicator = comm;
+  for (const PartRange& range : layout.ranges) distribution->bounds.push_back(range.begin);
+  distribution->bounds.push_back(static_cast<uint32_t>(layout.num_vertices));
+  distribution->out_degree_path = partition_out_degree_path(o.graph);
+  distribution->out_degree_checksum = layout.out_degree_checksum;
+  return Status::OK();
 }
 
 // A distributed run's rank (docs/scale-out.md). Errors every rank agreed on
@@ -306,7 +315,10 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
   Graph graph, reverse_graph;
   Engine engine, reverse_engine;
   bool has_reverse = false;
-  Status s = comm->agree(open_rank(o, comm.get(), &graph, &engine, &reverse_graph, &reverse_engine, &has_reverse));
+  Distribution distribution;
+  Status s = comm->agree(
+      open_rank(o, comm.get(), &graph, &engine, &reverse_graph, &reverse_engine, &has_reverse, &distribution));
+  if (s.ok()) s = engine.distribute(distribution, has_reverse ? &reverse_engine : nullptr);
   if (s.ok()) s = comm->agree(engine.measure_network());  // every rank opened: the link is measured together
   if (s.ok()) s = run_opened(o, row, &engine, start, comm->rank() == 0, out);
   if (!s.ok() && !comm->agreed_failure()) {

@@ -153,9 +153,31 @@ expect_failure "rank 1: " read-error.log "${MPIRUN[@]}" -np 1 "$SG" run pagerank
 expect_failure "" killed.log env SHARDGRAPH_KILL_RANK=1@3 "${MPIRUN[@]}" -np 3 "$SG" run pagerank rmat9.p3
 grep -qi "signal 9\|killed" killed.log || { fail "the killed rank is not reported"; tail -5 killed.log; }
 
-# --stats: per-rank bytes sent and received, per step.
-checks=$((checks + 1))
-grep -q '"bytes_received"' rmat9.pagerank.auto.np2.json && grep -q '"ranks"' rmat9.pagerank.auto.np2.json || fail "no per-rank exchange in --stats"
+# --stats, per rank: the exchange model's bytes equal those received in
+# every step; mirrors are a share of the others' vertices; only rank 0
+# receives the results (PageRank's 8-byte values): outside steps, rank 0
+# receives at least those of the vertices it does not own, the others
+# fewer bytes than those of the vertices they do not own.
+for stats in rmat9.pagerank.auto.np2.json rmat9.pagerank.auto.np3.json rmat9.bfs-parents.auto.np3.json \
+    rmat9.wcc.auto.np3.json rmat9u.sssp.auto.np2.json; do
+  checks=$((checks + 1))
+  python3 - "$stats" << 'PY' || fail "--stats of $stats"
+import json, sys
+stats = json.load(open(sys.argv[1]))
+ranks = stats["ranks"]
+vertices = sum(r["vertices_owned"] for r in ranks)
+outside = []
+for r in ranks:
+    for step in r["steps"]:
+        assert step["bytes_received"] == step["predicted_bytes_received"], (r["rank"], step)
+    assert 0 < r["mirrors"] <= vertices - r["vertices_owned"], r
+    assert abs(r["mirror_fraction"] - r["mirrors"] / (vertices - r["vertices_owned"])) < 1e-9, r
+    outside.append(r["bytes_received"] - sum(step["bytes_received"] for step in r["steps"]))
+if "pagerank" in sys.argv[1]:
+    assert outside[0] >= 8 * (vertices - ranks[0]["vertices_owned"]), outside
+    assert all(o < 8 * (vertices - r["vertices_owned"]) for o, r in zip(outside[1:], ranks[1:])), outside
+PY
+done
 
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]
