@@ -9,7 +9,11 @@
 # model's (scheduler/exchange_model.h); per iteration, the same summed over
 # the ranks. The
 # graph is read from the page cache (read it once before), so what changes
-# between rates is the network.
+# between rates is the network. With LINKS_DISKS=1 the graphs are on
+# emulated disks instead (emudisk.sh up; part k on /mnt/emudisk/dK, the
+# single graph on its own): the page cache is dropped before each run and
+# the one process runs in emudisk's throttle and a memory cgroup of
+# MEM_PER_RANK + 64 MiB, as each machine does (LINKS_CGROUP_MIB sets another).
 #   bench/links.sh PARTITIONED_DIR SINGLE_GRAPH "APPS" "RATES" [MEM_PER_RANK] [ROUNDS]
 # e.g. bench/links.sh g20p2 g20 "pagerank bfs wcc" "10gbit 1gbit 100mbit" 256M 2 > bench/results/links.jsonl
 set -euo pipefail
@@ -19,6 +23,11 @@ sg=${SG_BIN:-$root/build/shardgraph}
 machines=$root/scripts/netns_machines.sh
 ranks=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['parts']))" "$parted/partition.json")
 mem_bytes=$(numfmt --from=iec "$mem")
+disks=${LINKS_DISKS:-0}
+emudisk=${EMUDISK:-$root/../shared/tools/emudisk.sh}
+machine_mem=$(((mem_bytes >> 20) + 256))
+[ "$disks" = 1 ] && machine_mem=$(((mem_bytes >> 20) + 64))
+machine_mem=${LINKS_CGROUP_MIB:-$machine_mem}  # each machine's memory cgroup, and the one process's
 tmp=$(mktemp -d)
 trap '"$machines" down > /dev/null; rm -rf "$tmp"' EXIT
 
@@ -46,7 +55,9 @@ if "ranks" in s:
     for r in s["ranks"]:
         floor = r["bytes_received"] * 8 / float(bits)
         steps = r["steps"]
-        per_rank.append({k: r[k] for k in ("rank", "seconds", "bytes_sent", "bytes_received", "exchange_seconds", "network")} |
+        per_rank.append({k: r.get(k) for k in ("rank", "seconds", "bytes_read", "io_wait_seconds", "bytes_sent",
+                                               "bytes_received", "exchange_seconds", "network", "peak_rss_bytes",
+                                               "mirrors", "mirror_fraction", "vertex_state_bytes")} |
                         {"link_floor_seconds": round(floor, 6),
                          "steps_received": sum(st["bytes_received"] for st in steps),
                          "steps_predicted": sum(st["predicted_bytes_received"] for st in steps),
@@ -70,6 +81,7 @@ PY
 run() {  # app rate round command...
   local app=$1 rate=$2 rnd=$3 start end
   shift 3
+  [ "$disks" = 1 ] && { sync; echo 3 > /proc/sys/vm/drop_caches; }
   start=$(date +%s.%N)
   "$@" > "$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }
   end=$(date +%s.%N)
@@ -80,7 +92,7 @@ run() {  # app rate round command...
 "$machines" down > /dev/null
 for rnd in $(seq 1 "$rounds"); do
   for rate in $rates; do
-    "$machines" up "$ranks" --rate "$rate" --mem $(((mem_bytes >> 20) + 256)) >&2
+    "$machines" up "$ranks" --rate "$rate" --mem "$machine_mem" >&2
     for app in $apps; do
       extra=()
       [ "$app" = pagerank ] && extra=(--iterations 10)
@@ -92,6 +104,9 @@ for rnd in $(seq 1 "$rounds"); do
   for app in $apps; do
     extra=()
     [ "$app" = pagerank ] && extra=(--iterations 10)
-    run "$app" one-process "$rnd" "$sg" run "$app" "$single" --memory "$mem" --stats "$tmp/stats.json" "${extra[@]}"
+    wrap=()
+    [ "$disks" = 1 ] && wrap=("$emudisk" run --mem "$machine_mem" --no-drop --)
+    run "$app" one-process "$rnd" "${wrap[@]}" "$sg" run "$app" "$single" --memory "$mem" --stats "$tmp/stats.json" \
+      "${extra[@]}"
   done
 done

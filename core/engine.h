@@ -441,10 +441,13 @@ class Engine {
     uint8_t* data;
     size_t value_bytes;
   };
+  // The vertex range of owner r's values in a round of a share.
+  using RoundPiece = std::function<std::pair<uint32_t, uint32_t>(size_t)>;
   Status send_sources(const MirrorSet& mirrors, const VertexSubset& active, const std::vector<SourceArray>& arrays,
-                      std::vector<uint8_t>* received, std::vector<uint64_t>* counts);
+                      const RoundPiece& piece, std::vector<uint8_t>* received, std::vector<uint64_t>* counts);
   Status receive_sources(const MirrorSet& mirrors, const VertexSubset& active, const std::vector<SourceArray>& arrays,
-                         const std::vector<uint8_t>& received, const std::vector<uint64_t>& counts);
+                         const RoundPiece& piece, const std::vector<uint8_t>& received,
+                         const std::vector<uint64_t>& counts);
   // *subset (each rank's owned members) becomes the union over the ranks.
   Status share_members(VertexSubset* subset);
   // Rank 0 gets every value of `array` from its owner, in rounds of
@@ -492,6 +495,7 @@ class Engine {
   NetworkProfile network_;
   std::vector<RankShare> shares_;
   uint64_t source_value_bytes_ = 0;  // of the last share; 0 when it sent nothing
+  uint64_t source_rounds_ = 0;       // the all_to_alls of the last share
 };
 
 }  // namespace sg

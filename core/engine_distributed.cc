@@ -6,6 +6,7 @@
 // the mirrors (the sources of the part's arcs, core/mirror_set.h) are
 // kept: share_sources refreshes the active ones before each step.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -24,8 +25,42 @@ enum class MemberEncoding : uint8_t { kList = 1, kBitmap = 2 };
 // A step that receives this much tells the link's rate (record_exchange).
 constexpr double kRateSampleBytes = 1 << 20;
 
-// Vertices per round of gather_owned: the values in flight stay bounded.
+// Vertices per round of add_raw_over_ranks: the values in flight stay bounded.
 constexpr uint64_t kGatherValues = uint64_t{1} << 22;
+
+// What a rank receives in a round of a source share or of gather_owned, at
+// most (about, for sources): the exchange's buffers stay this small beside
+// the budget (R-MAT 24 over 4 ranks in 256 MiB each needs them bounded).
+constexpr uint64_t kExchangeRoundBytes = uint64_t{8} << 20;
+
+// kExchangeRoundBytes, or SHARDGRAPH_EXCHANGE_ROUND_BYTES (a test hook:
+// small graphs then take many rounds).
+uint64_t exchange_round_bytes() {
+  static const uint64_t bytes = [] {
+    const char* given = std::getenv("SHARDGRAPH_EXCHANGE_ROUND_BYTES");
+    const unsigned long long parsed = given != nullptr ? std::strtoull(given, nullptr, 10) : 0;
+    return parsed > 0 ? static_cast<uint64_t>(parsed) : kExchangeRoundBytes;
+  }();
+  return bytes;
+}
+
+// Cuts [begin, end) into `rounds` pieces of about equal active members:
+// cuts[k] is where piece k begins; cuts[rounds] = end.
+std::vector<uint32_t> cut_by_active(const VertexSubset& active, uint32_t begin, uint32_t end, uint64_t rounds) {
+  std::vector<uint32_t> cuts(rounds + 1, end);
+  cuts[0] = begin;
+  if (begin >= end || rounds == 1) return cuts;
+  auto word = [&](size_t w) { return active.is_all() ? ~uint64_t{0} : active.bits()[w]; };
+  const uint64_t members = count_bits_in(begin, end, word);
+  uint64_t seen = 0, k = 1;
+  for (size_t w = begin >> 6; w <= (end - 1) >> 6 && k < rounds; ++w) {
+    seen += std::popcount(bits_in(word(w), w, begin, end));
+    // A piece ends at a word's end once it holds its share of the members.
+    while (k < rounds && seen * rounds >= k * members)
+      cuts[k++] = std::clamp<uint32_t>(uint32_t((w + 1) * 64), begin, end);
+  }
+  return cuts;
+}
 
 void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -189,31 +224,47 @@ Status Engine::share_sources(const VertexSubset& frontier, size_t slot) {
   for (const SourceArray& a : arrays) source_value_bytes_ += a.value_bytes;
   const DenseSubset dense(frontier);
   if (dense.get().is_all() && only_sources) mirrors_current_ |= slot_bit;
+  // Rounds of about exchange_round_bytes() received: owner r's range is cut
+  // into pieces of equal active members (every rank cuts the same way).
+  const std::vector<uint32_t>& bounds = distribution_.bounds;
+  const uint64_t round_bytes = exchange_round_bytes();
+  source_rounds_ = std::max<uint64_t>(1, (dense.get().size() * source_value_bytes_ + round_bytes - 1) / round_bytes);
+  std::vector<std::vector<uint32_t>> cuts(shares_.size());
+  for (size_t r = 0; r < shares_.size(); ++r) {
+    cuts[r] = cut_by_active(dense.get(), bounds[r], bounds[r + 1], source_rounds_);
+    shares_[r].active_mirrored = 0;
+  }
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts;
-  SG_RETURN_IF_ERROR(send_sources(mirror_sets_[slot], dense.get(), arrays, &received, &counts));
-  return receive_sources(mirror_sets_[slot], dense.get(), arrays, received, counts);
+  for (uint64_t k = 0; k < source_rounds_; ++k) {
+    auto piece = [&](size_t r) { return std::pair<uint32_t, uint32_t>{cuts[r][k], cuts[r][k + 1]}; };
+    SG_RETURN_IF_ERROR(send_sources(mirror_sets_[slot], dense.get(), arrays, piece, &received, &counts));
+    SG_RETURN_IF_ERROR(receive_sources(mirror_sets_[slot], dense.get(), arrays, piece, received, counts));
+  }
+  return Status::OK();
 }
 
-// Each peer's piece: the values of the active owned vertices it mirrors, array by array.
+// Each peer's piece: the values of the active vertices of this rank's
+// piece of its range that the peer mirrors, array by array.
 Status Engine::send_sources(const MirrorSet& mirrors, const VertexSubset& active,
-                            const std::vector<SourceArray>& arrays, std::vector<uint8_t>* received,
-                            std::vector<uint64_t>* counts) {
+                            const std::vector<SourceArray>& arrays, const RoundPiece& piece,
+                            std::vector<uint8_t>* received, std::vector<uint64_t>* counts) {
   Communicator* comm = distribution_.communicator;
-  const auto ranks = static_cast<size_t>(comm->size());
+  const auto ranks = static_cast<size_t>(comm->size()), me = static_cast<size_t>(comm->rank());
+  const auto [begin, end] = piece(me);
   std::vector<uint64_t> send_counts(ranks, 0);
   uint64_t total = 0;
   for (size_t r = 0; r < ranks; ++r) {
-    if (static_cast<int>(r) == comm->rank()) continue;
-    send_counts[r] = mirrors.count_needed_by(r, active) * source_value_bytes_;
+    if (r == me) continue;
+    send_counts[r] = mirrors.count_needed_by(r, active, begin, end) * source_value_bytes_;
     total += send_counts[r];
   }
   std::vector<uint8_t> send(total);
   uint8_t* out = send.data();
   for (size_t r = 0; r < ranks; ++r) {
-    if (static_cast<int>(r) == comm->rank()) continue;
+    if (r == me) continue;
     for (const SourceArray& a : arrays) {
-      mirrors.for_each_needed_by(r, active, [&](uint32_t v) {
+      mirrors.for_each_needed_by(r, active, begin, end, [&](uint32_t v) {
         std::memcpy(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes);
         out += a.value_bytes;
       });
@@ -224,18 +275,20 @@ Status Engine::send_sources(const MirrorSet& mirrors, const VertexSubset& active
 
 // Each owner's piece into the mirrors, in the order it was packed.
 Status Engine::receive_sources(const MirrorSet& mirrors, const VertexSubset& active,
-                               const std::vector<SourceArray>& arrays, const std::vector<uint8_t>& received,
-                               const std::vector<uint64_t>& counts) {
-  const int rank = distribution_.communicator->rank();
+                               const std::vector<SourceArray>& arrays, const RoundPiece& piece,
+                               const std::vector<uint8_t>& received, const std::vector<uint64_t>& counts) {
+  const auto me = static_cast<size_t>(distribution_.communicator->rank());
   uint64_t at = 0;
   for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
-    if (static_cast<int>(r) == rank) continue;
-    shares_[r].active_mirrored = mirrors.count_mirrors_of(r, active);
-    if (shares_[r].active_mirrored * source_value_bytes_ != counts[r])
+    if (r == me) continue;
+    const auto [begin, end] = piece(r);
+    const uint64_t members = mirrors.count_mirrors_in(active, begin, end);
+    shares_[r].active_mirrored += members;
+    if (members * source_value_bytes_ != counts[r])
       return Status::Corruption("rank " + std::to_string(r) + " sent source values for another frontier");
     const uint8_t* p = received.data() + at;
     for (const SourceArray& a : arrays) {
-      mirrors.for_each_mirror_of(r, active, [&](uint32_t v) {
+      mirrors.for_each_mirror_in(active, begin, end, [&](uint32_t v) {
         std::memcpy(a.data + uint64_t{v} * a.value_bytes, p, a.value_bytes);
         p += a.value_bytes;
       });
@@ -311,15 +364,18 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
   auto* data = static_cast<uint8_t*>(array->data());
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts, send_counts(bounds.size() - 1, 0);
-  // Round k: every rank sends rank 0 values [begin + k * kGatherValues, ...) of its range.
+  // Round k: every rank sends rank 0 values [begin + k * values, ...) of
+  // its range; rank 0 receives at most kExchangeRoundBytes a round.
+  const uint64_t senders = std::max<uint64_t>(1, bounds.size() - 2);
+  const uint64_t values = std::max<uint64_t>(1, exchange_round_bytes() / value_bytes / senders);
   uint64_t rounds = 0;
   for (size_t r = 0; r + 1 < bounds.size(); ++r)
-    rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + kGatherValues - 1) / kGatherValues);
+    rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + values - 1) / values);
   for (uint64_t k = 0; k < rounds; ++k) {
     auto piece = [&](size_t r, uint64_t* first, uint64_t* count) {
       const uint64_t size = bounds[r + 1] - bounds[r];
-      *first = bounds[r] + std::min(size, k * kGatherValues);
-      *count = std::min(kGatherValues, bounds[r] + size - *first);
+      *first = bounds[r] + std::min(size, k * values);
+      *count = std::min(values, bounds[r] + size - *first);
     };
     uint64_t first = 0, count = 0;
     piece(static_cast<size_t>(comm->rank()), &first, &count);
@@ -374,7 +430,7 @@ void Engine::record_exchange(const ExchangeCounters& before, size_t steps_before
   // The model's figures for the same step: the sources' share (when it
   // sent), the status and the next frontier.
   // (an all_to_all is two: its counts, then its pieces).
-  const uint64_t collectives = (source_value_bytes_ > 0 ? 2 : 0) + 2;
+  const uint64_t collectives = (source_value_bytes_ > 0 ? 2 * source_rounds_ : 0) + 2;
   const uint64_t bytes = step_bytes_received(shares_, distribution_.communicator->rank(), source_value_bytes_);
   step.predicted_bytes_received += bytes;
   step.network_seconds += step_network_seconds(network_, collectives, bytes);

@@ -56,37 +56,42 @@ class MirrorSet {
   uint64_t count() const { return count_; }
   uint64_t bytes() const;
 
-  // The active owned vertices `peer` mirrors, in increasing order.
-  template <typename Fn>
-  void for_each_needed_by(size_t peer, const VertexSubset& active, Fn&& fn) const {
-    const std::vector<uint64_t>& needed = needed_by_[peer];
-    const size_t first_word = owned_begin_ >> 6;
-    for_each_bit_in(
-        owned_begin_, owned_end_, [&](size_t w) { return needed[w - first_word] & word_of(active, w); }, fn);
-  }
-  // The active mirrors owned by `owner`, in increasing order (the order
-  // their owner sends them in).
-  template <typename Fn>
-  void for_each_mirror_of(size_t owner, const VertexSubset& active, Fn&& fn) const {
-    for_each_bit_in(
-        bounds_[owner], bounds_[owner + 1], [&](size_t w) { return mirrors_[w] & word_of(active, w); }, fn);
-  }
-  uint64_t count_needed_by(size_t peer, const VertexSubset& active) const {
-    const size_t first_word = owned_begin_ >> 6;
-    return count_bits_in(owned_begin_, owned_end_,
-                         [&](size_t w) { return needed_by_[peer][w - first_word] & word_of(active, w); });
-  }
-  uint64_t count_mirrors_of(size_t owner, const VertexSubset& active) const {
-    return count_bits_in(bounds_[owner], bounds_[owner + 1],
-                         [&](size_t w) { return mirrors_[w] & word_of(active, w); });
-  }
-
  private:
   // A dense subset's word (every bit set when all are active).
   static uint64_t word_of(const VertexSubset& active, size_t w) {
     return active.is_all() ? ~uint64_t{0} : active.bits()[w];
   }
+  // Word w of the active vertices `peer` mirrors / of the active mirrors.
+  auto needed_word(size_t peer, const VertexSubset& active) const {
+    return [&needed = needed_by_[peer], &active, first = size_t{owned_begin_} >> 6](size_t w) {
+      return needed[w - first] & word_of(active, w);
+    };
+  }
+  auto mirror_word(const VertexSubset& active) const {
+    return [this, &active](size_t w) { return mirrors_[w] & word_of(active, w); };
+  }
 
+ public:
+  // The active owned vertices in [begin, end) that `peer` mirrors, in
+  // increasing order.
+  template <typename Fn>
+  void for_each_needed_by(size_t peer, const VertexSubset& active, uint32_t begin, uint32_t end, Fn&& fn) const {
+    for_each_bit_in(begin, end, needed_word(peer, active), fn);
+  }
+  // The active mirrors in [begin, end) (within one owner's range), in
+  // increasing order: the order their owner sends them in.
+  template <typename Fn>
+  void for_each_mirror_in(const VertexSubset& active, uint32_t begin, uint32_t end, Fn&& fn) const {
+    for_each_bit_in(begin, end, mirror_word(active), fn);
+  }
+  uint64_t count_needed_by(size_t peer, const VertexSubset& active, uint32_t begin, uint32_t end) const {
+    return count_bits_in(begin, end, needed_word(peer, active));
+  }
+  uint64_t count_mirrors_in(const VertexSubset& active, uint32_t begin, uint32_t end) const {
+    return count_bits_in(begin, end, mirror_word(active));
+  }
+
+ private:
   std::vector<uint32_t> bounds_;
   uint32_t owned_begin_ = 0, owned_end_ = 0;
   std::vector<uint64_t> mirrors_;                 // over every vertex; owned bits clear

@@ -125,6 +125,23 @@ if [ -z "$QUICK" ]; then
   done
 fi
 
+# Source values and results in many rounds (a 64-byte round, a test
+# hook): the same results.
+for entry in "pagerank near" "wcc exact" "sssp exact" "bfs exact --parents"; do
+  read -r app kind extra <<< "$entry"
+  tag=$app${extra:+-$(echo "$extra" | tr -d ' -')}
+  options=(--threads 1 --memory 64M)
+  # shellcheck disable=SC2206 # the extra options are words
+  [ -n "${extra:-}" ] && options+=($extra)
+  [ "$app" = sssp ] && options+=(--unit-weights)
+  out=rmat9.$tag.rounds.np3
+  if ! SHARDGRAPH_EXCHANGE_ROUND_BYTES=64 "${MPIRUN[@]}" -x SHARDGRAPH_EXCHANGE_ROUND_BYTES -np 3 "$SG" run "$app" \
+      rmat9.p3 --output "$out" "${options[@]}" > "$out.log" 2>&1; then
+    fail "$app in rounds"; tail -5 "$out.log"; continue
+  fi
+  compare "$kind" "rmat9.$tag.auto.single" "$out"
+done
+
 # Failures. A rank count other than the parts': refused by every rank.
 expect_failure() {  # expect_failure MESSAGE LOG command...
   local message=$1 log=$2 attempt
