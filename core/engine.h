@@ -260,10 +260,13 @@ class Engine {
   }
 
   // Sets every value of `array` to zero (a ranged one without any I/O).
+  // Distributed: the owned values only (the others are mirrors, refreshed
+  // before a step reads them), so the pages over the others stay untouched.
   template <typename T>
   Status clear(VertexArray<T>* array) {
     SG_RETURN_IF_ERROR(prepare_vertices());
     mirrors_current_ = 0;
+    if (distributed()) return array->raw().zero(owned_begin(), owned_end() - owned_begin(), sizeof(T));
     return array->raw().zero();
   }
 

@@ -353,6 +353,13 @@ Status RawVertexArray::zero() {
   return Status::OK();
 }
 
+Status RawVertexArray::zero(size_t first, size_t count, size_t value_bytes) {
+  if (kind_ != Kind::kMemory && kind_ != Kind::kFile) return zero();
+  assert((first + count) * value_bytes <= bytes_);
+  std::memset(static_cast<uint8_t*>(data_) + first * value_bytes, 0, count * value_bytes);
+  return Status::OK();
+}
+
 void RawVertexArray::drop_pages() const {
   if ((kind_ != Kind::kMapped && kind_ != Kind::kFile) || data_ == nullptr) return;
   ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), MADV_DONTNEED);

@@ -99,6 +99,9 @@ class RawVertexArray {
   // Sets every value to zero (a ranged array: nothing may be loaded; its
   // file is emptied, so the next loads read nothing).
   Status zero();
+  // Sets values [first, first + count) to zero, touching no other page; a
+  // ranged array zeroes all (nothing may be loaded).
+  Status zero(size_t first, size_t count, size_t value_bytes);
 
   // Bytes moved by load / unload so far.
   uint64_t bytes_loaded() const { return bytes_loaded_; }
