@@ -44,17 +44,18 @@ uint64_t exchange_round_bytes() {
   return bytes;
 }
 
-// Cuts [begin, end) into `rounds` pieces of about equal active members:
+// Cuts [begin, end) into `rounds` pieces of about equal active members
+// (`active` is dense):
 // cuts[k] is where piece k begins; cuts[rounds] = end.
 std::vector<uint32_t> cut_by_active(const VertexSubset& active, uint32_t begin, uint32_t end, uint64_t rounds) {
   std::vector<uint32_t> cuts(rounds + 1, end);
   cuts[0] = begin;
   if (begin >= end || rounds == 1) return cuts;
-  auto word = [&](size_t w) { return active.is_all() ? ~uint64_t{0} : active.bits()[w]; };
-  const uint64_t members = count_bits_in(begin, end, word);
+  const uint64_t* bits = active.bits().data();
+  const uint64_t members = bitmap_count_in(bits, begin, end);
   uint64_t seen = 0, k = 1;
   for (size_t w = begin >> 6; w <= (end - 1) >> 6 && k < rounds; ++w) {
-    seen += std::popcount(bits_in(word(w), w, begin, end));
+    seen += std::popcount(bitmap_word_in(bits, w, begin, end));
     // A piece ends at a word's end once it holds its share of the members.
     while (k < rounds && seen * rounds >= k * members)
       cuts[k++] = std::clamp<uint32_t>(uint32_t((w + 1) * 64), begin, end);
@@ -169,7 +170,7 @@ void Engine::count_by_owner(const VertexSubset& subset, uint64_t RankShare::*fie
     if (subset.is_all()) {
       count = bounds[r + 1] - bounds[r];
     } else if (subset.is_dense()) {
-      subset.for_each_in(bounds[r], bounds[r + 1], [&](uint32_t) { ++count; });
+      count = bitmap_count_in(subset.bits().data(), bounds[r], bounds[r + 1]);
     } else {
       const auto& ids = subset.list();
       for (uint32_t v : ids) count += v >= bounds[r] && v < bounds[r + 1];

@@ -35,7 +35,7 @@ Status MirrorSet::exchange(Communicator* comm) {
     const auto [first, end] = span_of(r);
     std::vector<uint64_t> words(end - first);
     for (size_t w = first; w < end; ++w)
-      words[w - first] = bounds[r] < bounds[r + 1] ? bits_in(mirrors_[w], w, bounds[r], bounds[r + 1]) : 0;
+      words[w - first] = bounds[r] < bounds[r + 1] ? bits_in_range(mirrors_[w], w, bounds[r], bounds[r + 1]) : 0;
     const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
     send.insert(send.end(), bytes, bytes + words.size() * sizeof(uint64_t));
     send_counts[r] = words.size() * sizeof(uint64_t);
