@@ -38,7 +38,11 @@ const std::vector<Row<Rq>>& rows() {
       whole("blocks", &Rq::blocks, 1u, 4096u, Auto::kZero, "auto",
             "2-D blocks a space (each holds the lists' neighbours in one vertex range; 1 = 1-D); auto: 1 while 4 "
             "bytes a vertex fit half of --memory, else ranges of 4 bytes a vertex in a quarter of it"),
-      list("device", &Rq::devices, "device directory for edge data (repeatable)"),
+      list("device", &Rq::devices,
+           "device directory for edge data (repeatable); with --parts, PART:DIR: part PART's (its machine's disks)"),
+      whole("parts", &Rq::parts, 1u, 1u << 16, Auto::kNone, "",
+            "build a partitioned graph of N parts with N MPI ranks at once (mpirun -np N; each rank reads its "
+            "share of the inputs; ids kept as given; docs/scale-out.md)"),
       whole("threads", &Rq::threads, 1, 1024, Auto::kNone, "", "compute threads, 1 to 1024 (default: all cores)"),
       size("stripe-bytes", &Rq::stripe_bytes, 4096, uint64_t{1} << 40, Auto::kZero, "auto",
            "stripe depth across devices (a multiple of 4K; auto: 1M..8M, at least 32 stripes a device)"),

@@ -17,12 +17,14 @@
 
 #include "apps/jobs/generate.h"
 #include "apps/jobs/graph_info.h"
+#include "apps/jobs/ingest_distributed.h"
 #include "apps/jobs/ingest_ordered.h"
 #include "apps/jobs/partition.h"
 #include "apps/run/app_table.h"
 #include "apps/run/run_app.h"
 #include "base/interrupt.h"
 #include "base/process_memory.h"
+#include "core/communicator.h"
 #include "scheduler/calibrate.h"
 #include "scheduler/device_profile.h"
 #include "shards/format/graph.h"
@@ -180,35 +182,32 @@ sg::DiskSpeed speed_of(const sg::DeviceProfile& profile) {
 
 }  // namespace
 
-Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks) {
-  if (request.threads < 0 || request.threads > 1024) return Status::InvalidArgument("threads must be 1 to 1024");
-  std::unique_ptr<tbb::global_control> limit;
-  if (request.threads > 0) {
-    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                  static_cast<size_t>(request.threads));
-  }
-  sg::IngestOptions o;
-  o.input = request.input;
-  o.output = request.output;
-  o.format = request.format;
-  o.binary_weights = request.weights;
-  o.undirected = request.undirected;
-  o.drop_self_loops = request.drop_self_loops;
-  o.dedup = request.dedup;
+namespace {
+
+// A request's ingest options: the devices' profiles pick the chunk size,
+// the codec and direct I/O; the profiles probed are kept in *probed.
+Status ingest_options_of(const IngestRequest& request, sg::IngestOptions* o, ProbedProfiles* probed,
+                         std::string* device_note) {
+  o->input = request.input;
+  o->output = request.output;
+  o->format = request.format;
+  o->binary_weights = request.weights;
+  o->undirected = request.undirected;
+  o->drop_self_loops = request.drop_self_loops;
+  o->dedup = request.dedup;
   SG_RETURN_IF_ERROR(pick("remap", request.remap,
-                          {{"auto", Remap::kAuto}, {"always", Remap::kAlways}, {"never", Remap::kNever}}, &o.remap));
-  o.order = request.order;
-  o.memory_bytes = request.memory_bytes;
-  std::string device_note, graph_profile;
+                          {{"auto", Remap::kAuto}, {"always", Remap::kAlways}, {"never", Remap::kNever}}, &o->remap));
+  o->order = request.order;
+  o->memory_bytes = request.memory_bytes;
+  std::string graph_profile;
   sg::DeviceProfile spill_profile;
-  ProbedProfiles probed;
   const std::vector<sg::DeviceProfile> profiles =
-      device_profiles(request, &spill_profile, &graph_profile, &probed, &device_note);
+      device_profiles(request, &spill_profile, &graph_profile, probed, device_note);
   std::vector<sg::DiskSpeed> speeds;
   for (const sg::DeviceProfile& profile : profiles) speeds.push_back(speed_of(profile));
-  o.direct_io = sg::auto_direct_io(speed_of(spill_profile), speeds);
-  if (!graph_profile.empty()) o.graph_files.emplace_back(sg::kProfileFileName, graph_profile);
-  o.chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : sg::auto_chunk_bytes(speeds);
+  o->direct_io = sg::auto_direct_io(speed_of(spill_profile), speeds);
+  if (!graph_profile.empty()) o->graph_files.emplace_back(sg::kProfileFileName, graph_profile);
+  o->chunk_bytes = request.chunk_bytes != 0 ? request.chunk_bytes : sg::auto_chunk_bytes(speeds);
   // What each codec stores: its gap coding, in which format version.
   const StoredCodec automatic{sg::auto_gap_choice(speeds), sg::kFormatVersion};
   StoredCodec codec;
@@ -220,22 +219,102 @@ Status ingest(const IngestRequest& request, IngestReport* report, const Callback
                            {"varint", {sg::GapChoice::kVarintOnly, sg::kFormatVersion}},
                            {"v2", {sg::GapChoice::kFast, 2}}},
                           &codec));
-  o.gap_choice = codec.gap;
-  o.format_version = codec.format_version;
-  o.intervals = request.intervals;
-  o.blocks = request.blocks;
-  o.devices = request.devices;
-  o.stripe_bytes = request.stripe_bytes;
+  o->gap_choice = codec.gap;
+  o->format_version = codec.format_version;
+  o->intervals = request.intervals;
+  o->blocks = request.blocks;
+  o->devices = request.devices;
+  o->stripe_bytes = request.stripe_bytes;
+  return Status::OK();
+}
+
+void store_probed(const ProbedProfiles& probed) {
+  for (const auto& [dir, json] : probed) {
+    (void)sg::write_file_atomic(dir + "/" + sg::kProfileFileName, json.data(), json.size());  // best effort
+  }
+}
+
+// `mpirun -np N shardgraph ingest ... --parts N` (ingest_distributed.h):
+// this rank's part of it. Errors every rank agreed on are reported by rank
+// 0; one rank's own error ends the whole job.
+Status ingest_partitioned(const IngestRequest& request, IngestReport* report) {
+  struct Finalize {
+    ~Finalize() { sg::mpi_finalize(); }
+  } finalize;  // after the communicator is gone
+  std::string error;
+  std::unique_ptr<sg::Communicator> comm =
+      sg::mpi_available() ? sg::mpi_communicator(&error) : sg::local_communicator();
+  if (comm == nullptr) return Status::InvalidArgument(error);
+  report->rank = comm->rank();
+  Status s = comm->size() == static_cast<int>(request.parts)
+                 ? Status::OK()
+                 : Status::InvalidArgument("--parts " + std::to_string(request.parts) +
+                                           " needs as many MPI ranks (mpirun -np " + std::to_string(request.parts) +
+                                           "), not " + std::to_string(comm->size()));
+  if (s.ok() && request.order != "auto" && request.order != "none")
+    s = Status::InvalidArgument("--order " + request.order + " needs one process: ingest, then partition");
+  sg::DistributedIngestOptions o;
+  if (s.ok()) s = sg::split_part_devices(request.devices, request.parts, &o.part_devices);
+  IngestRequest mine = request;  // this rank's devices, for the profiles
+  mine.devices = s.ok() ? o.part_devices[static_cast<size_t>(comm->rank())] : std::vector<std::string>{};
+  ProbedProfiles probed;
+  std::string device_note;
+  if (s.ok()) s = ingest_options_of(mine, &o.part, &probed, &device_note);
+  o.part.order = "none";
+  o.inputs = request.more_inputs;
+  o.inputs.insert(o.inputs.begin(), request.input);
+  sg::DistributedIngestSummary summary;
+  s = comm->agree(s);
+  if (s.ok()) s = sg::ingest_distributed(o, comm.get(), &summary);
+  if (!s.ok() && !comm->agreed_failure()) {
+    std::fprintf(stderr, "shardgraph: error: rank %d: %s (ending the job)\n", comm->rank(), s.message().c_str());
+    comm->abort(1);
+  }
+  SG_RETURN_IF_ERROR(s);
+  store_probed(probed);
+  *report = IngestReport{};
+  report->vertices = summary.num_vertices;
+  report->edges = summary.num_edges;
+  report->stored_bytes = summary.stored_bytes;
+  report->seconds = summary.seconds;
+  report->phases = summary.phases;
+  report->note = device_note;
+  report->rank = comm->rank();
+  for (const sg::PartRange& r : summary.ranges) report->parts.push_back(PartInfo{r.begin, r.end, r.arcs});
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks) {
+  if (request.threads < 0 || request.threads > 1024) return Status::InvalidArgument("threads must be 1 to 1024");
+  std::unique_ptr<tbb::global_control> limit;
+  if (request.threads > 0) {
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<size_t>(request.threads));
+  }
+  if (request.parts > 0) return ingest_partitioned(request, report);
+  if (!request.more_inputs.empty())
+    return Status::InvalidArgument("several inputs are read by a distributed ingest (--parts N under mpirun)");
+  sg::IngestOptions o;
+  ProbedProfiles probed;
+  std::string device_note;
+  SG_RETURN_IF_ERROR(ingest_options_of(request, &o, &probed, &device_note));
   o.progress = callbacks.progress;
   const sg::ScopedStopPoll stop(callbacks.stop);
   sg::IngestSummary summary;
   SG_RETURN_IF_ERROR(sg::ingest_ordered(o, &summary));
-  for (const auto& [dir, json] : probed) {
-    (void)sg::write_file_atomic(dir + "/" + sg::kProfileFileName, json.data(), json.size());  // best effort
-  }
+  store_probed(probed);
   if (!device_note.empty()) summary.note = summary.note.empty() ? device_note : device_note + "\n" + summary.note;
-  *report = IngestReport{summary.num_vertices, summary.num_edges, summary.intervals, summary.stored_bytes,
-                         summary.sorted_runs,  summary.seconds,   summary.phases,    summary.note};
+  *report = IngestReport{};
+  report->vertices = summary.num_vertices;
+  report->edges = summary.num_edges;
+  report->intervals = summary.intervals;
+  report->stored_bytes = summary.stored_bytes;
+  report->sort_batches = summary.sorted_runs;
+  report->seconds = summary.seconds;
+  report->phases = summary.phases;
+  report->note = summary.note;
   return Status::OK();
 }
 
@@ -290,6 +369,11 @@ Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, 
   for (const sg::PartRange& r : summary.parts) parts->push_back(PartInfo{r.begin, r.end, r.arcs});
   *seconds = summary.seconds;
   return Status::OK();
+}
+
+Status split_part_devices(const std::vector<std::string>& specs, uint32_t parts,
+                          std::vector<std::vector<std::string>>* part_devices) {
+  return sg::split_part_devices(specs, parts, part_devices);
 }
 
 Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes,

@@ -162,22 +162,46 @@ int run_generate(GenerateArgs& a) {
 CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
   shardgraph::IngestRequest& r = a.request;
   auto* ingest = app.add_subcommand("ingest", "build a graph directory from an edge list");
-  ingest->add_option("input", r.input, "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok)")->required();
+  ingest
+      ->add_option("input", a.inputs,
+                   "edge list (SNAP text, .mtx, .bin32, .bin64; .gz ok); several only with --parts (each rank "
+                   "reads its share)")
+      ->required();
   ingest->add_option("-o,--output", r.output, "graph directory to create")->required();
   add_table_options(ingest, shardgraph::ingest_option_table(), a.table);
   return ingest;
+}
+
+int print_partitioned_ingest(const shardgraph::IngestRequest& r, const shardgraph::IngestReport& report) {
+  std::printf(
+      "ingested %s%s -> %s: %zu parts, %llu vertices, %llu edges, %llu bytes (%.3f bytes/arc), %.2f s (%s), "
+      "rank 0's peak RSS %llu KiB\n",
+      r.input.c_str(), r.more_inputs.empty() ? "" : " ...", r.output.c_str(), report.parts.size(),
+      static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),
+      static_cast<unsigned long long>(report.stored_bytes),
+      report.edges ? static_cast<double>(report.stored_bytes) / static_cast<double>(report.edges) : 0.0, report.seconds,
+      report.phases.c_str(), static_cast<unsigned long long>(shardgraph::peak_rss_bytes() / 1024));
+  for (size_t k = 0; k < report.parts.size(); ++k) {
+    std::printf("part-%zu: vertices [%u, %u), %llu arcs\n", k, report.parts[k].begin, report.parts[k].end,
+                static_cast<unsigned long long>(report.parts[k].arcs));
+  }
+  return 0;
 }
 
 int run_ingest(IngestArgs& a) {
   shardgraph::IngestRequest& r = a.request;
   const Status parsed = apply_table_options(shardgraph::ingest_option_table(), a.table, &r);
   if (!parsed.ok()) return fail(parsed);
+  r.input = a.inputs.front();
+  r.more_inputs.assign(a.inputs.begin() + 1, a.inputs.end());
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r\x1b[K", "\r\x1b[K");
   shardgraph::IngestReport report;
   const Status s = shardgraph::ingest(r, &report, callbacks);
+  if (report.rank != 0) return s.ok() ? 0 : kExitRuntime;  // rank 0 reports for every rank
   if (!s.ok()) return fail(s);
   if (!report.note.empty()) std::fprintf(stderr, "shardgraph: %s\n", report.note.c_str());
+  if (r.parts > 0) return print_partitioned_ingest(r, report);
   std::printf(
       "ingested %s -> %s: %llu vertices, %llu edges, %u intervals, %llu bytes (%.3f bytes/edge), %llu sort batches, "
       "%.2f s (%s), peak RSS %llu "
@@ -238,17 +262,8 @@ CLI::App* add_partition(CLI::App& app, PartitionArgs& a) {
 int run_partition(PartitionArgs& a) {
   shardgraph::PartitionRequest& r = a.request;
   r.memory_bytes = memory_option(a.memory);
-  for (const std::string& device : a.devices) {
-    const size_t colon = device.find(':');
-    const std::string number = colon == std::string::npos ? std::string() : device.substr(0, colon);
-    const bool digits =
-        !number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos;
-    const uint64_t part = digits ? std::stoull(number) : UINT64_MAX;
-    if (!digits || colon + 1 == device.size() || part >= r.parts) {
-      throw UsageError("--device '" + device + "': expected PART:DIR with PART below --parts");
-    }
-    r.part_devices.resize(r.parts);
-    r.part_devices[part].push_back(device.substr(colon + 1));
+  if (const Status split = shardgraph::split_part_devices(a.devices, r.parts, &r.part_devices); !split.ok()) {
+    throw UsageError(split.message());
   }
   std::vector<shardgraph::PartInfo> parts;
   double seconds = 0;

@@ -62,6 +62,7 @@ shardgraph::Status apply_table_options(const std::vector<shardgraph::OptionInfo>
 
 struct IngestArgs {
   shardgraph::IngestRequest request;
+  std::vector<std::string> inputs;
   TableArgs table;
 };
 CLI::App* add_ingest(CLI::App& app, IngestArgs& a);

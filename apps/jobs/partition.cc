@@ -44,7 +44,7 @@ class RangeCutter {
       : vertices_(vertices), parts_(parts), alpha_(kVertexWeight), total_(alpha_ * vertices + arcs) {
     ranges_.push_back(PartRange{});
   }
-  void add(uint32_t v, uint32_t in_degree) {
+  void add(uint32_t v, uint64_t in_degree) {
     const uint64_t k = ranges_.size();  // the range being filled is k - 1
     const bool room_left = vertices_ - v >= parts_ - (k - 1);
     // In 128 bits: seen and total reach 2^32 vertices x 8 (N - 1) + arcs.
@@ -70,33 +70,32 @@ class RangeCutter {
   std::vector<PartRange> ranges_;
 };
 
-Status write_partition_file(const std::string& dir, const Graph& graph, const std::vector<PartRange>& ranges,
-                            const std::vector<std::string>& part_ids, const std::vector<std::string>& reverse_ids,
-                            uint64_t degree_checksum) {
+Status write_partition_file(const std::string& dir, const PartitionLayout& layout, const std::string& source_id) {
   json parts = json::array();
-  for (size_t k = 0; k < ranges.size(); ++k) {
+  for (size_t k = 0; k < layout.ranges.size(); ++k) {
+    const PartRange& range = layout.ranges[k];
     json part{{"dir", part_name(static_cast<uint32_t>(k))},
-              {"graph_id", part_ids[k]},
-              {"vertex_begin", ranges[k].begin},
-              {"vertex_end", ranges[k].end},
-              {"arcs", ranges[k].arcs},
-              {"out_arcs", ranges[k].out_arcs}};
-    if (!reverse_ids.empty()) {
+              {"graph_id", layout.part_ids[k]},
+              {"vertex_begin", range.begin},
+              {"vertex_end", range.end},
+              {"arcs", range.arcs},
+              {"out_arcs", range.out_arcs}};
+    if (!layout.reverse_ids.empty()) {
       part["reverse_dir"] = reverse_name(static_cast<uint32_t>(k));
-      part["reverse_graph_id"] = reverse_ids[k];
+      part["reverse_graph_id"] = layout.reverse_ids[k];
     }
     parts.push_back(part);
   }
   uint64_t arcs = 0;
-  for (const PartRange& range : ranges) arcs += range.arcs;
+  for (const PartRange& range : layout.ranges) arcs += range.arcs;
   json j{{"format", "shardgraph-partition"},
          {"version", 2},
-         {"undirected", !graph.directed()},
+         {"undirected", layout.undirected},
          {"num_arcs", arcs},
-         {"source_graph_id", graph.manifest().graph_id},
-         {"num_vertices", graph.manifest().num_vertices},
-         {"num_edges", graph.manifest().num_edges},
-         {"out_degrees", {{"file", kOutDegreeFile}, {"xxh3", hex64(degree_checksum)}}},
+         {"source_graph_id", source_id},
+         {"num_vertices", layout.num_vertices},
+         {"num_edges", layout.num_edges},
+         {"out_degrees", {{"file", kOutDegreeFile}, {"xxh3", hex64(layout.out_degree_checksum)}}},
          {"parts", parts}};
   seal_json(&j);
   const std::string text = j.dump(1) + "\n";
@@ -201,6 +200,26 @@ Status read_partition_layout(const std::string& dir, PartitionLayout* layout) {
   return Status::OK();
 }
 
+Status write_partition_layout(const std::string& dir, const PartitionLayout& layout, const std::string& source_id) {
+  return write_partition_file(dir, layout, source_id);
+}
+
+Status split_part_devices(const std::vector<std::string>& specs, uint32_t parts,
+                          std::vector<std::vector<std::string>>* part_devices) {
+  part_devices->assign(parts, {});
+  for (const std::string& spec : specs) {
+    const size_t colon = spec.find(':');
+    const std::string number = colon == std::string::npos ? std::string() : spec.substr(0, colon);
+    const bool digits =
+        !number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos;
+    const uint64_t part = digits ? std::stoull(number) : UINT64_MAX;
+    if (!digits || colon + 1 == spec.size() || part >= parts)
+      return Status::InvalidArgument("--device '" + spec + "': expected PART:DIR with PART below --parts");
+    (*part_devices)[part].push_back(spec.substr(colon + 1));
+  }
+  return Status::OK();
+}
+
 std::string part_dir(const std::string& dir, uint32_t part) { return dir + "/" + part_name(part); }
 std::string reverse_part_dir(const std::string& dir, uint32_t part) { return dir + "/" + reverse_name(part); }
 std::string partition_out_degree_path(const std::string& dir) { return dir + "/" + kOutDegreeFile; }
@@ -211,6 +230,23 @@ std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, 
   RangeCutter cutter(in_degrees.size(), parts, arcs);
   for (size_t v = 0; v < in_degrees.size(); ++v) cutter.add(static_cast<uint32_t>(v), in_degrees[v]);
   return cutter.finish();
+}
+
+std::vector<PartRange> balanced_block_ranges(const std::vector<uint64_t>& block_in_arcs, uint32_t block_shift,
+                                             uint64_t vertices, uint32_t parts) {
+  uint64_t arcs = 0;
+  for (uint64_t a : block_in_arcs) arcs += a;
+  RangeCutter cutter(vertices, parts, arcs);
+  for (size_t b = 0; b < block_in_arcs.size(); ++b) {
+    const uint64_t first = uint64_t{b} << block_shift;
+    if (first >= vertices) break;
+    const uint64_t size = std::min<uint64_t>(uint64_t{1} << block_shift, vertices - first);
+    // A block weighs as its vertices and arcs: alpha once per add, the rest as arcs.
+    cutter.add(static_cast<uint32_t>(first), block_in_arcs[b] + size - 1);
+  }
+  std::vector<PartRange> ranges = cutter.finish();
+  for (PartRange& range : ranges) range.arcs = 0;  // the parts' own counts replace them
+  return ranges;
 }
 
 // The parts' ranges from the in-degrees, streamed twice (their sum, then
@@ -290,8 +326,15 @@ Status partition_graph(const PartitionOptions& options, PartitionSummary* summar
   }
   SG_RETURN_IF_ERROR(graph.scan_degree_file(SpaceKind::kOut));  // whole before it is copied
   SG_RETURN_IF_ERROR(copy_file_synced(graph.degree_path(SpaceKind::kOut), work + "/" + kOutDegreeFile));
-  SG_RETURN_IF_ERROR(write_partition_file(work, graph, ranges, part_ids, reverse_ids,
-                                          graph.space(SpaceKind::kOut).meta.degree_checksum));
+  PartitionLayout layout;
+  layout.num_vertices = graph.num_vertices();
+  layout.num_edges = graph.manifest().num_edges;
+  layout.out_degree_checksum = graph.space(SpaceKind::kOut).meta.degree_checksum;
+  layout.ranges = ranges;
+  layout.part_ids = part_ids;
+  layout.reverse_ids = reverse_ids;
+  layout.undirected = !graph.directed();
+  SG_RETURN_IF_ERROR(write_partition_file(work, layout, graph.manifest().graph_id));
   SG_RETURN_IF_ERROR(fsync_directory(work));
   const fs::path target = fs::absolute(options.output).lexically_normal();
   if (::rename(work.c_str(), target.c_str()) != 0)

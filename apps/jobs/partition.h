@@ -48,6 +48,11 @@ struct PartitionSummary {
 // alpha * vertices + in-degree sum (every range at least one vertex).
 std::vector<PartRange> balanced_ranges(const std::vector<uint32_t>& in_degrees, uint32_t parts);
 
+// The same over blocks of 2^block_shift vertices (block b's in-arcs):
+// cuts fall on block boundaries. Ranges' arcs are left 0.
+std::vector<PartRange> balanced_block_ranges(const std::vector<uint64_t>& block_in_arcs, uint32_t block_shift,
+                                             uint64_t vertices, uint32_t parts);
+
 Status partition_graph(const PartitionOptions& options, PartitionSummary* summary);
 
 // partition.json of a partitioned graph, checked.
@@ -67,6 +72,12 @@ struct PartitionLayout {
 };
 bool is_partitioned(const std::string& dir);
 Status read_partition_layout(const std::string& dir, PartitionLayout* layout);
+// Writes DIR/partition.json (sealed, atomically); `source_id` names what
+// was partitioned (a graph's id, or the inputs' digest).
+Status write_partition_layout(const std::string& dir, const PartitionLayout& layout, const std::string& source_id);
+// --device PART:DIR arguments as each part's device directories.
+Status split_part_devices(const std::vector<std::string>& specs, uint32_t parts,
+                          std::vector<std::vector<std::string>>* part_devices);
 std::string part_dir(const std::string& dir, uint32_t part);
 std::string reverse_part_dir(const std::string& dir, uint32_t part);
 std::string partition_out_degree_path(const std::string& dir);

@@ -102,6 +102,15 @@ struct IngestRequest {
   std::vector<std::string> devices;  // device directories for edge data
   uint64_t stripe_bytes = 0;         // 0: chosen from the space size
   int threads = 0;                   // compute threads, 1 to 1024; 0: all cores
+  // A partitioned graph built by this many MPI ranks at once (mpirun -np
+  // N; docs/scale-out.md): each reads its share of `input` and
+  // `more_inputs`, and `devices` are PART:DIR. 0: one graph, one process.
+  uint32_t parts = 0;
+  std::vector<std::string> more_inputs;
+};
+struct PartInfo {
+  uint32_t begin = 0, end = 0;  // owned vertices
+  uint64_t arcs = 0;
 };
 struct IngestReport {
   uint64_t vertices = 0, edges = 0;
@@ -109,8 +118,10 @@ struct IngestReport {
   uint64_t stored_bytes = 0;
   uint64_t sort_batches = 0;
   double seconds = 0;
-  std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."
-  std::string note;    // something the user should know (e.g. an order skipped)
+  std::string phases;           // "route 1.2 s (peak 40 MiB), sort ..."
+  std::string note;             // something the user should know (e.g. an order skipped)
+  int rank = 0;                 // of a distributed ingest: only rank 0 reports
+  std::vector<PartInfo> parts;  // of a distributed ingest
 };
 Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks = {});
 
@@ -137,11 +148,11 @@ struct PartitionRequest {
   uint64_t memory_bytes = uint64_t{1} << 30;
   std::vector<std::vector<std::string>> part_devices;  // [part]: device directories
 };
-struct PartInfo {
-  uint32_t begin = 0, end = 0;  // owned vertices
-  uint64_t arcs = 0;
-};
 Status partition(const PartitionRequest& request, std::vector<PartInfo>* parts, double* seconds);
+// `--device PART:DIR` arguments (of partition, and of a distributed
+// ingest) as each part's device directories.
+Status split_part_devices(const std::vector<std::string>& specs, uint32_t parts,
+                          std::vector<std::vector<std::string>>* part_devices);
 
 Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes,
                 bool auto_stripe);

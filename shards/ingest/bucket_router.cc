@@ -23,10 +23,11 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   assert(width_bits >= 0 && width_bits <= 64);
   SG_RETURN_IF_ERROR(wait_pending());
   spill_path_ = spill_path;
-  SG_RETURN_IF_ERROR(File::create(spill_path, &spill_));
-  // Where the file system has no O_DIRECT (tmpfs) the aligned writes and
-  // reads simply go through the page cache.
-  if (form == SpillForm::kDirect) (void)set_direct(spill_.fd());
+  // Unnamed: a failed or killed ingest leaves no spill behind, wherever it
+  // spilled. Where the file system has no O_DIRECT (tmpfs) the aligned
+  // writes and reads simply go through the page cache.
+  bool use_direct = form == SpillForm::kDirect;
+  SG_RETURN_IF_ERROR(File::create_unnamed(spill_path, &spill_, &use_direct));
   form_ = form;
   bucket_count_ = bucket_count;
   buffer_records_ = buffer_records;
@@ -483,8 +484,7 @@ Status BucketRouter<Record>::finish() {
 template <typename Record>
 void BucketRouter<Record>::remove() {
   if (spill_path_.empty()) return;
-  (void)spill_.close();
-  ::unlink(spill_path_.c_str());
+  (void)spill_.close();  // unnamed: closing frees it
   spill_path_.clear();
 }
 

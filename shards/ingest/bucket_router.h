@@ -87,6 +87,8 @@ enum class SpillForm { kPacked, kCoded, kDirect };
 template <typename Record>
 class BucketRouter {
  public:
+  // The spill (unnamed: it has no path to stat), for tests of its pages.
+  const File& spill_file() const { return spill_; }
   BucketRouter() = default;
   // A flush in flight holds `this`.
   BucketRouter(const BucketRouter&) = delete;

@@ -38,13 +38,22 @@ Status IngestJob::check_options() {
     return Status::InvalidArgument("--order " + opt_.order + " needs the order's permutation (see ingest_ordered)");
   }
   permutation_ = opt_.permutation;
+  if (opt_.open_input) {
+    if (opt_.remap == IngestOptions::Remap::kAlways) return Status::InvalidArgument("an opened input is not remapped");
+    return Status::OK();
+  }
   SG_RETURN_IF_ERROR(resolve_format(opt_.input, opt_.format, &format_));
   // Graphalytics ids are sparse 64-bit labels: always remapped.
   if (format_ == InputFormat::kGraphalytics) ids_.set_remap();
   return Status::OK();
 }
 
-Status IngestJob::open_reader() { return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_); }
+Status IngestJob::open_reader() {
+  if (!opt_.open_input) return open_edge_reader(opt_.input, format_, opt_.binary_weights, &reader_);
+  SG_RETURN_IF_ERROR(opt_.open_input(&reader_));
+  format_ = reader_->shape().format;
+  return Status::OK();
+}
 
 Status IngestJob::write_metadata() {
   Manifest& m = manifest_;
@@ -115,6 +124,7 @@ void IngestJob::fill_summary(IngestSummary* summary) const {
   if (!reader_notes_.empty()) summary->note += (summary->note.empty() ? "" : "\n") + reader_notes_;
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
+  summary->stored_self_loops = stored_loops_;
   summary->input_edges = manifest_.ingest.input_edges;
   summary->sorted_runs = manifest_.ingest.sorted_runs;
   summary->intervals = static_cast<uint32_t>(interval_starts_.size());

@@ -5,6 +5,7 @@
 #include "base/parallel.h"
 #include "shards/format/striped_writer.h"
 #include "shards/ingest/ingest_job.h"
+#include "shards/ingest/leftovers.h"
 #include "shards/ingest/space_output.h"
 
 namespace sg {
@@ -58,7 +59,10 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
   SpillForm form = sort_records >= 2 * BucketRouter<Record>::block_records() ? SpillForm::kCoded : SpillForm::kPacked;
   if (direct_io()) form = SpillForm::kDirect;
   for (size_t s = 0; s < spaces; ++s) {
-    const std::string path = files_.temp_dir() + "/" + names[s] + ".spill";
+    // Beside the graph, or in its own spill directory under a name gc knows.
+    const std::string path = opt_.spill_dir.empty()
+                                 ? files_.temp_dir() + "/" + names[s] + ".spill"
+                                 : opt_.spill_dir + "/." + names[s] + owner_marker() + files_.graph_id() + ".spill";
     BucketRanges ranges;
     // A stored graph read back (the relabelling pass of an ordered ingest)
     // tells each space's arcs per vertex before routing (known_bucket_ranges).
@@ -184,7 +188,10 @@ Status IngestJob::route_input(std::vector<RawEdge>* batch, std::vector<BucketRou
 Status IngestJob::check_vertex_count(uint64_t edges_read) {
   if (num_vertices_ == 0) return Status::BadInput(opt_.input + ": the input holds no edges");
   if (num_vertices_ > UINT32_MAX) return Status::BadInput(opt_.input + ": more than 2^32-1 vertices");
-  if (ids_.remapped() || permutation_ != nullptr || num_vertices_ <= kSparseIdFactor * edges_read + kSparseIdSlack) {
+  // A part of a partitioned graph has the whole graph's ids and a share of its arcs.
+  const bool part = opt_.keep_destinations_end != UINT32_MAX;
+  if (ids_.remapped() || permutation_ != nullptr || part ||
+      num_vertices_ <= kSparseIdFactor * edges_read + kSparseIdSlack) {
     return Status::OK();
   }
   const std::string reach = "vertex ids reach " + std::to_string(num_vertices_ - 1 + shape_.id_base) + " for " +

@@ -4,19 +4,26 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
 #include "shards/format/manifest.h"
 #include "shards/format/striping.h"
 
 namespace sg {
 
+class EdgeReader;
 class Permutation;
 
 struct IngestOptions {
   std::string input;
+  // Opens the input instead of `input` naming a file (which is then only
+  // recorded in the manifest): a distributed ingest's parts read what the
+  // ranks send them (queued_edge_reader.h). Read once: no --remap.
+  std::function<Status(std::unique_ptr<EdgeReader>*)> open_input;
   std::string output;
   std::string format;  // "" = from the file name
   bool binary_weights = false;
@@ -57,6 +64,9 @@ struct IngestOptions {
   // |V| and the budget (choose_block_count).
   uint32_t blocks = 0;
   std::vector<std::string> devices;
+  // Where routing spills; "" = beside the output (a distributed ingest's
+  // part spills to its machine's own disk, not the shared directory).
+  std::string spill_dir;
   uint64_t stripe_bytes = 0;  // 0 = chosen from the space size and device count (see choose_stripe_bytes)
   // Records sorted at once; 0 = what the budget allows. Tests set it small
   // to force oversized buckets (sub-routing) on small inputs.
@@ -94,9 +104,10 @@ struct IngestSummary {
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;
   uint64_t input_edges = 0;
-  uint64_t stored_bytes = 0;     // all spaces, all devices
-  uint64_t out_space_bytes = 0;  // of them, the out-space's
-  uint64_t sorted_runs = 0;      // in-memory sort batches
+  uint64_t stored_bytes = 0;       // all spaces, all devices
+  uint64_t out_space_bytes = 0;    // of them, the out-space's
+  uint64_t stored_self_loops = 0;  // self-loop arcs stored (an undirected graph's count once)
+  uint64_t sorted_runs = 0;        // in-memory sort batches
   uint32_t intervals = 0;
   double seconds = 0;
   std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."

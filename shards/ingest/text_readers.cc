@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -80,6 +81,14 @@ class ByteSource {
     return Status::OK();
   }
   const std::string& path() const { return path_; }
+  // Moves to `offset` of a plain (not compressed) file.
+  Status seek(uint64_t offset) {
+    if (zstd_ != nullptr || gzdirect(file_) == 0)
+      return Status::InvalidArgument(path_ + ": a compressed input cannot be read from an offset");
+    if (gzseek(file_, static_cast<z_off_t>(offset), SEEK_SET) != static_cast<z_off_t>(offset))
+      return Status::IOError(path_ + ": seek to " + std::to_string(offset) + " failed");
+    return Status::OK();
+  }
 
  private:
   Status open_zstd() {
@@ -574,14 +583,30 @@ class BinaryReader : public EdgeReader {
     buffer_.resize(record_bytes_ * 65536);
     return source_.open(path);
   }
+  // Only records [share * R / shares, (share + 1) * R / shares) of the R
+  // in a plain file: one rank's share of a distributed ingest.
+  Status keep_share(uint32_t share, uint32_t shares) {
+    const uint64_t bytes = source_.bytes_total();
+    if (bytes % record_bytes_ != 0) {
+      return Status::BadInput(source_.path() + ": record " + std::to_string(bytes / record_bytes_ + 1) +
+                              ": truncated (file size is not a multiple of the record)");
+    }
+    const uint64_t records = bytes / record_bytes_;
+    const uint64_t first = records * share / shares;
+    end_record_ = records * (share + 1) / shares;
+    records_ = first;
+    return source_.seek(first * record_bytes_);
+  }
   const InputShape& shape() const override { return shape_; }
   uint64_t bytes_read() const override { return source_.bytes_read(); }
   uint64_t bytes_total() const override { return source_.bytes_total(); }
 
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
-    while (batch->size() < max_edges) {
-      const size_t want = std::min(buffer_.size(), (max_edges - batch->size()) * record_bytes_);
+    while (batch->size() < max_edges && records_ < end_record_) {
+      const size_t want =
+          static_cast<size_t>(std::min<uint64_t>(std::min(buffer_.size(), (max_edges - batch->size()) * record_bytes_),
+                                                 (end_record_ - records_) * record_bytes_));
       size_t got = 0;
       SG_RETURN_IF_ERROR(fill(want, &got));
       if (got % record_bytes_ != 0) {
@@ -650,7 +675,8 @@ class BinaryReader : public EdgeReader {
   InputShape shape_;
   size_t id_bytes_ = 4;
   size_t record_bytes_ = 8;
-  uint64_t records_ = 0;
+  uint64_t records_ = 0;  // before the next one to read, from the file's start
+  uint64_t end_record_ = UINT64_MAX;
   std::vector<char> buffer_;
 };
 
@@ -697,6 +723,16 @@ Status open_reader(const std::string& path, std::unique_ptr<EdgeReader>* reader)
 }
 
 }  // namespace
+
+Status open_binary_share(const std::string& path, InputFormat format, bool weighted, uint32_t share, uint32_t shares,
+                         std::unique_ptr<EdgeReader>* reader) {
+  assert(share < shares);
+  auto bin = std::make_unique<BinaryReader>();
+  SG_RETURN_IF_ERROR(bin->open(path, format, weighted));
+  SG_RETURN_IF_ERROR(bin->keep_share(share, shares));
+  *reader = std::move(bin);
+  return Status::OK();
+}
 
 InputFormat text_format_of(const std::string& path) {
   std::error_code ec;

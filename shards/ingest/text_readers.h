@@ -19,4 +19,10 @@ InputFormat text_format_of(const std::string& path);
 Status open_text_reader(const std::string& path, InputFormat format, bool binary_weighted,
                         std::unique_ptr<EdgeReader>* reader);
 
+// Records [share * R / shares, (share + 1) * R / shares) of a plain (not
+// compressed) bin32/bin64 file of R records: one rank's share of a
+// distributed ingest. Records are numbered from the file's start in errors.
+Status open_binary_share(const std::string& path, InputFormat format, bool weighted, uint32_t share, uint32_t shares,
+                         std::unique_ptr<EdgeReader>* reader);
+
 }  // namespace sg
