@@ -257,9 +257,12 @@ Status ingest_partitioned(const IngestRequest& request, IngestReport* report) {
   if (s.ok()) s = sg::split_part_devices(request.devices, request.parts, &o.part_devices);
   IngestRequest mine = request;  // this rank's devices, for the profiles
   mine.devices = s.ok() ? o.part_devices[static_cast<size_t>(comm->rank())] : std::vector<std::string>{};
+  // A part spills to its first device (the machine's disk): price the spill by it.
+  if (!mine.devices.empty()) mine.output = mine.devices.front() + "/part";
   ProbedProfiles probed;
   std::string device_note;
   if (s.ok()) s = ingest_options_of(mine, &o.part, &probed, &device_note);
+  o.part.output = request.output;
   o.part.order = "none";
   o.inputs = request.more_inputs;
   o.inputs.insert(o.inputs.begin(), request.input);
@@ -281,6 +284,7 @@ Status ingest_partitioned(const IngestRequest& request, IngestReport* report) {
   report->note = device_note;
   report->rank = comm->rank();
   for (const sg::PartRange& r : summary.ranges) report->parts.push_back(PartInfo{r.begin, r.end, r.arcs});
+  report->rank_lines = summary.rank_lines;
   return Status::OK();
 }
 

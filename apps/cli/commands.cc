@@ -174,7 +174,7 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
 
 int print_partitioned_ingest(const shardgraph::IngestRequest& r, const shardgraph::IngestReport& report) {
   std::printf(
-      "ingested %s%s -> %s: %zu parts, %llu vertices, %llu edges, %llu bytes (%.3f bytes/arc), %.2f s (%s), "
+      "ingested %s%s -> %s: %zu parts, %llu vertices, %llu edges, %llu bytes (%.3f bytes an edge, parts and reverse parts), %.2f s (%s), "
       "rank 0's peak RSS %llu KiB\n",
       r.input.c_str(), r.more_inputs.empty() ? "" : " ...", r.output.c_str(), report.parts.size(),
       static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),
@@ -185,6 +185,7 @@ int print_partitioned_ingest(const shardgraph::IngestRequest& r, const shardgrap
     std::printf("part-%zu: vertices [%u, %u), %llu arcs\n", k, report.parts[k].begin, report.parts[k].end,
                 static_cast<unsigned long long>(report.parts[k].arcs));
   }
+  for (const std::string& line : report.rank_lines) std::printf("%s\n", line.c_str());
   return 0;
 }
 

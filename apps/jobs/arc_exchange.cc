@@ -151,7 +151,8 @@ Status exchange_arcs(const std::vector<InputShare>& shares, const ArcRouting& ro
   Status local;
   // Every round reads on (a piece fills) or a rank finishes, so the rounds
   // are bounded by the arcs read over the least piece plus the ranks.
-  for (;; ++tally->rounds) {
+  while (true) {
+    ++tally->rounds;
     bool full = false;
     while (!read_all && !full) {
       if (cursor == batch.size()) {

@@ -10,6 +10,7 @@
 
 #include "apps/jobs/arc_exchange.h"
 #include "base/file_util.h"
+#include "base/process_memory.h"
 #include "base/seconds_since.h"
 #include "compression/checksum.h"
 #include "shards/format/graph.h"
@@ -444,6 +445,29 @@ void add_phase(std::string* phases, const char* name, std::chrono::steady_clock:
   phases->append(text);
 }
 
+// Every rank's line, for rank 0 to print.
+struct RankReport {
+  double count_seconds = 0, build_seconds = 0, commit_seconds = 0;
+  uint64_t edges_read = 0, bytes_sent = 0, rounds = 0, peak_rss_bytes = 0;
+};
+
+Status gather_rank_lines(Communicator* comm, const RankReport& mine, std::vector<std::string>* lines) {
+  std::vector<RankReport> reports;
+  SG_RETURN_IF_ERROR(comm->gather_values(mine, &reports));
+  for (size_t r = 0; r < reports.size(); ++r) {
+    const RankReport& x = reports[r];
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "rank %zu: count %.2f s, route and build %.2f s, commit %.2f s; %llu edges read, %.1f MB sent in "
+                  "%llu rounds; peak RSS %llu MiB",
+                  r, x.count_seconds, x.build_seconds, x.commit_seconds, static_cast<unsigned long long>(x.edges_read),
+                  static_cast<double>(x.bytes_sent) / 1e6, static_cast<unsigned long long>(x.rounds),
+                  static_cast<unsigned long long>(x.peak_rss_bytes >> 20));
+    lines->push_back(line);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ingest_distributed(const DistributedIngestOptions& o, Communicator* comm, DistributedIngestSummary* summary) {
@@ -463,6 +487,8 @@ Status ingest_distributed(const DistributedIngestOptions& o, Communicator* comm,
                                    ")");
   }
   summary->ranges = balanced_block_ranges(counts.blocks.in, counts.blocks.shift, counts.vertices, ranks);
+  RankReport report;
+  report.count_seconds = seconds_since(start);
   add_phase(&summary->phases, "count", start);
   std::string work;
   PartsCleanup cleanup{comm, ""};
@@ -472,6 +498,10 @@ Status ingest_distributed(const DistributedIngestOptions& o, Communicator* comm,
   std::vector<IngestSummary> summaries;
   ExchangeTally tally;
   SG_RETURN_IF_ERROR(build_parts(o, counts, summary->ranges, shares, work, comm, &summaries, &tally));
+  report.build_seconds = seconds_since(built);
+  report.edges_read = tally.edges_read;
+  report.bytes_sent = tally.bytes_sent;
+  report.rounds = tally.rounds;
   add_phase(&summary->phases, "route and build", built);
   const auto committed = std::chrono::steady_clock::now();
   std::vector<PartRecord> records;
@@ -489,6 +519,9 @@ Status ingest_distributed(const DistributedIngestOptions& o, Communicator* comm,
   SG_RETURN_IF_ERROR(
       comm->agree(comm->rank() == 0 ? commit_partition(work, o.part.output, layout, counts.edges) : Status::OK()));
   cleanup.kept = true;
+  report.commit_seconds = seconds_since(committed);
+  report.peak_rss_bytes = peak_rss_bytes();
+  SG_RETURN_IF_ERROR(gather_rank_lines(comm, report, &summary->rank_lines));
   add_phase(&summary->phases, "commit", committed);
   summary->num_vertices = counts.vertices;
   for (const PartRecord& record : records) summary->stored_bytes += record.stored_bytes;

@@ -44,6 +44,8 @@ struct DistributedIngestSummary {
   uint64_t stored_bytes = 0;  // all parts and reverse parts
   double seconds = 0;
   std::string phases;  // this rank's: "count 1.2 s, route and build 9.8 s, ..."
+  // A line a rank: its phases, the arcs it read and sent, its peak RSS.
+  std::vector<std::string> rank_lines;
 };
 
 // Every rank calls it with the same options; every rank returns the same

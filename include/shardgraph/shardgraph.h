@@ -122,6 +122,7 @@ struct IngestReport {
   std::string note;             // something the user should know (e.g. an order skipped)
   int rank = 0;                 // of a distributed ingest: only rank 0 reports
   std::vector<PartInfo> parts;  // of a distributed ingest
+  std::vector<std::string> rank_lines;  // of a distributed ingest: each rank's phases, bytes sent, peak RSS
 };
 Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks = {});
 
