@@ -1,5 +1,7 @@
 #include "base/process_memory.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -91,6 +93,13 @@ uint64_t auto_memory_budget(const MemoryLimits& limits) {
   const uint64_t budget = usable / 4 * 3;
   constexpr uint64_t kProcessBytes = 16 << 20, kMinimum = 32 << 20;
   return budget > kProcessBytes + kMinimum ? budget - kProcessBytes : kMinimum;
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 }  // namespace sg

@@ -8,6 +8,8 @@ namespace sg {
 uint64_t peak_rss_bytes();
 // The resident set now (VmRSS).
 uint64_t current_rss_bytes();
+// User and system CPU seconds of the whole process so far.
+double process_cpu_seconds();
 
 // What this process may use: the smallest memory limit of its cgroup and
 // the cgroup's ancestors (v1 or v2), and MemAvailable; either is 0 when

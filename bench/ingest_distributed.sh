@@ -9,7 +9,9 @@
 # same options (ids kept: --order none --no-remap) and, as a user's default,
 # with none. The page cache is dropped before each run. One JSON record a
 # run: wall seconds, peak RSS (each rank's, from its own report), and the
-# run's report lines.
+# run's report lines. With INGEST_TRANSPORT=shm the ranks are plain mpirun
+# processes on this host instead (shared memory between them, every rank
+# in emudisk's throttle and one memory cgroup of N x (MEM + 64 MiB)).
 #   bench/ingest_distributed.sh WHOLE_INPUT SLICE_NAME N MEM RATE [ROUNDS] [WORK]
 # SLICE_NAME is a file name in each /mnt/emudisk/dK, with K for the
 # machine's number, e.g. r24.K.bin32.
@@ -55,10 +57,15 @@ done
 "$machines" down > /dev/null 2>&1 || true
 for rnd in $(seq 1 "$rounds"); do
   rm -rf "$work/parts" /mnt/emudisk/d0/one /mnt/emudisk/d0/default
-  "$machines" up "$n" --rate "$rate" --mem "$cgroup_mib" >&2
-  timed "distributed-$n-$rate" "$rnd" "$machines" mpirun "$sg" ingest "${slices[@]}" -o "$work/parts" --parts "$n" \
-    "${devices[@]}" --memory "$mem"
-  "$machines" down > /dev/null
+  if [ "${INGEST_TRANSPORT:-}" = shm ]; then
+    timed "distributed-$n-shm" "$rnd" "$emudisk" run --mem $((n * cgroup_mib)) --no-drop -- mpirun --oversubscribe \
+      --bind-to none -np "$n" "$sg" ingest "${slices[@]}" -o "$work/parts" --parts "$n" "${devices[@]}" --memory "$mem"
+  else
+    "$machines" up "$n" --rate "$rate" --mem "$cgroup_mib" >&2
+    timed "distributed-$n-$rate" "$rnd" "$machines" mpirun "$sg" ingest "${slices[@]}" -o "$work/parts" --parts "$n" \
+      "${devices[@]}" --memory "$mem"
+    "$machines" down > /dev/null
+  fi
   "$sg" verify "$work/parts" >&2
   rm -rf "$work/parts"
   timed one-process-order-none "$rnd" "$emudisk" run --mem "$cgroup_mib" --no-drop -- "$sg" ingest "$whole" \

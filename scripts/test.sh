@@ -49,7 +49,7 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   # without them (the release and ASan stages run every combination), and
   # the app tests run half their random cases here (tests/test_apps.cc).
   (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 \
-    -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings|webgraph)[ :]' \
+    -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings|webgraph|ingest distributed)[ :,]' \
     -E 'loaded by range: io_uring')
   stage "fuzzing, 20 s per target (clang, libFuzzer, ASan+UBSan)"
   "$root/scripts/fuzz.sh" 20

@@ -1,13 +1,17 @@
 // `shardgraph partition` (docs/scale-out.md): parts
 // own contiguous destination ranges, hold exactly the arcs into them, add
-// up to the graph, and a damaged or missing part is refused by verify.
+// up to the graph, and a damaged or missing part is refused by verify; a
+// distributed ingest of one rank writes the same.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
+#include "apps/jobs/ingest_distributed.h"
 #include "apps/jobs/partition.h"
+#include "base/file_util.h"
+#include "core/communicator.h"
 #include "shards/format/graph.h"
 #include "test_util.h"
 
@@ -174,4 +178,80 @@ TEST_CASE("partition refuses an existing output and too many parts, leaving noth
   CHECK(sgtest::run_cli("partition " + (dir / "g") + " --parts 2 -o " + (dir / "g"), &output) != 0);
   CHECK(output.find("already exists") != std::string::npos);
   CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"e.txt", "g"});
+}
+
+// One rank (no MPI: the one-rank communicator) runs the whole distributed
+// ingest path: counting, routing through the exchange rounds, the part and
+// reverse part ingested on their threads from bounded queues (a small
+// budget: many rounds, queues that fill), the out-degrees and the commit.
+TEST_CASE("ingest distributed, one rank: the part and reverse part hold exactly the input's arcs") {
+  for (const bool undirected : {false, true}) {
+    CAPTURE(undirected);
+    sgtest::TempDir dir;
+    std::vector<Arc> input = random_graph(7, 5000, 120000);
+    for (Arc& a : input) a.weight = static_cast<float>(a.src % 5 + 1);
+    input.push_back(input[10]);          // a duplicate
+    input.push_back(Arc{42, 42, 3.0f});  // a self-loop
+    sgtest::write_snap(dir / "e.txt", input, true);
+    std::string output;
+    const std::string shape = undirected ? " --undirected" : "";
+    REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --order none --no-remap" + shape,
+                            &output) == 0);
+    DistributedIngestOptions o;
+    o.inputs = {dir / "e.txt"};
+    o.part.output = dir / "p";
+    o.part.undirected = undirected;
+    o.part.memory_bytes = 12 << 20;  // rounds of 256 KiB: about 8 for 2 MB of arcs
+    o.part.chunk_bytes = 256;
+    std::filesystem::create_directory(dir / "disk");
+    o.part_devices = {{dir / "disk"}};
+    std::unique_ptr<Communicator> comm = local_communicator();
+    DistributedIngestSummary summary;
+    REQUIRE(ingest_distributed(o, comm.get(), &summary).ok());
+    uint64_t arcs = 0;
+    REQUIRE(verify_partition(dir / "p", &arcs).ok());
+
+    Graph whole, part;
+    REQUIRE(Graph::open(dir / "g", &whole).ok());
+    REQUIRE(Graph::open(dir / "p/part-0", &part).ok());
+    CHECK(summary.num_edges == whole.manifest().num_edges);
+    CHECK(summary.num_vertices == whole.num_vertices());
+    std::vector<Arc> expected = sgtest::read_space(whole, SpaceKind::kOut);
+    std::vector<Arc> got = sgtest::read_space(part, SpaceKind::kOut);
+    std::sort(expected.begin(), expected.end());
+    std::sort(got.begin(), got.end());
+    CHECK(got == expected);
+    if (!undirected) {
+      Graph reverse;
+      REQUIRE(Graph::open(dir / "p/part-0.reverse", &reverse).ok());
+      std::vector<Arc> transposed;
+      for (const Arc& a : sgtest::read_space(reverse, SpaceKind::kOut))
+        transposed.push_back(Arc{a.dst, a.src, a.weight});
+      std::sort(transposed.begin(), transposed.end());
+      CHECK(transposed == expected);
+    }
+    std::string whole_degrees, part_degrees;
+    REQUIRE(read_whole_file(whole.degree_path(SpaceKind::kOut), &whole_degrees).ok());
+    REQUIRE(read_whole_file(partition_out_degree_path(dir / "p"), &part_degrees).ok());
+    CHECK(whole_degrees == part_degrees);
+  }
+}
+
+TEST_CASE("ingest distributed, one rank: bad input is one error, and nothing is left") {
+  sgtest::TempDir dir;
+  sgtest::write_text(dir / "e.txt", "0 1\n1 2\n2 x\n");
+  std::filesystem::create_directory(dir / "disk");
+  DistributedIngestOptions o;
+  o.inputs = {dir / "e.txt"};
+  o.part.output = dir / "p";
+  o.part_devices = {{dir / "disk"}};
+  std::unique_ptr<Communicator> comm = local_communicator();
+  DistributedIngestSummary summary;
+  const Status s = ingest_distributed(o, comm.get(), &summary);
+  CHECK(s.code() == Status::Code::kBadInput);
+  CHECK(s.message().find("e.txt:3:") != std::string::npos);
+  CHECK(sgtest::list_dir(dir.path()) == std::vector<std::string>{"disk", "e.txt"});
+  CHECK(sgtest::list_dir(dir / "disk").empty());
+  o.part.remap = IngestOptions::Remap::kAlways;
+  CHECK(ingest_distributed(o, comm.get(), &summary).code() == Status::Code::kInvalidArgument);
 }

@@ -174,7 +174,8 @@ CLI::App* add_ingest(CLI::App& app, IngestArgs& a) {
 
 int print_partitioned_ingest(const shardgraph::IngestRequest& r, const shardgraph::IngestReport& report) {
   std::printf(
-      "ingested %s%s -> %s: %zu parts, %llu vertices, %llu edges, %llu bytes (%.3f bytes an edge, parts and reverse parts), %.2f s (%s), "
+      "ingested %s%s -> %s: %zu parts, %llu vertices, %llu edges, %llu bytes (%.3f bytes an edge, parts and reverse "
+      "parts), %.2f s (%s), "
       "rank 0's peak RSS %llu KiB\n",
       r.input.c_str(), r.more_inputs.empty() ? "" : " ...", r.output.c_str(), report.parts.size(),
       static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),

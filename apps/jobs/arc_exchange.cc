@@ -27,15 +27,21 @@ constexpr uint32_t kSenderFailed = 2;  // could not: every rank stops
 // The arcs bound for each rank this round.
 class OutgoingPieces {
  public:
-  OutgoingPieces(size_t ranks, bool weighted) : part_(ranks), reverse_(ranks), weighted_(weighted) {}
+  // A piece holds at most `piece_bytes` and one arc more (the one that fills it).
+  OutgoingPieces(size_t ranks, bool weighted, size_t piece_bytes) : part_(ranks), reverse_(ranks), weighted_(weighted) {
+    for (size_t r = 0; r < ranks; ++r) {
+      part_[r].reserve(piece_bytes + 16);
+      reverse_[r].reserve(piece_bytes + 16);
+    }
+  }
   // Appends an arc; returns the piece's bytes.
   size_t add(size_t rank, bool reverse, uint32_t src, uint32_t dst, float weight) {
     std::vector<uint8_t>& out = reverse ? reverse_[rank] : part_[rank];
-    const size_t at = out.size();
-    out.resize(at + packed_arc_bytes(weighted_));
-    std::memcpy(out.data() + at, &src, 4);
-    std::memcpy(out.data() + at + 4, &dst, 4);
-    if (weighted_) std::memcpy(out.data() + at + 8, &weight, 4);
+    uint8_t record[12];
+    std::memcpy(record, &src, 4);
+    std::memcpy(record + 4, &dst, 4);
+    std::memcpy(record + 8, &weight, 4);
+    out.insert(out.end(), record, record + packed_arc_bytes(weighted_));
     return part_[rank].size() + reverse_[rank].size();
   }
   // Every piece after its header, in rank order, into *send; clears them.
@@ -92,7 +98,8 @@ Status route_edges(const std::vector<RawEdge>& batch, const ArcRouting& routing,
 void deliver(const std::vector<uint8_t>& own, const std::vector<uint64_t>& own_counts,
              const std::vector<uint8_t>& received, const std::vector<uint64_t>& counts, int rank,
              QueuedEdgeReader* part, QueuedEdgeReader* reverse, uint32_t* any_flags, bool* all_done) {
-  std::vector<uint8_t> part_arcs, reverse_arcs;
+  std::vector<uint8_t> part_arcs = part->spare(),
+                       reverse_arcs = reverse != nullptr ? reverse->spare() : std::vector<uint8_t>{};
   *any_flags = 0;
   *all_done = true;
   size_t own_at = 0, received_at = 0;
@@ -142,7 +149,7 @@ Status exchange_arcs(const std::vector<InputShare>& shares, const ArcRouting& ro
   const size_t ranks = static_cast<size_t>(comm->size());
   const size_t piece_bytes = std::max(routing.round_bytes / ranks, kLeastPieceBytes);
   ShareStream stream(shares);
-  OutgoingPieces pieces(ranks, routing.weighted);
+  OutgoingPieces pieces(ranks, routing.weighted, piece_bytes);
   std::vector<RawEdge> batch;
   std::vector<uint8_t> send, received;
   std::vector<uint64_t> send_counts, counts;

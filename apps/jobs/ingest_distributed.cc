@@ -448,6 +448,7 @@ void add_phase(std::string* phases, const char* name, std::chrono::steady_clock:
 // Every rank's line, for rank 0 to print.
 struct RankReport {
   double count_seconds = 0, build_seconds = 0, commit_seconds = 0;
+  double cpu_seconds = 0;  // user and system, the whole ingest
   uint64_t edges_read = 0, bytes_sent = 0, rounds = 0, peak_rss_bytes = 0;
 };
 
@@ -458,11 +459,11 @@ Status gather_rank_lines(Communicator* comm, const RankReport& mine, std::vector
     const RankReport& x = reports[r];
     char line[256];
     std::snprintf(line, sizeof(line),
-                  "rank %zu: count %.2f s, route and build %.2f s, commit %.2f s; %llu edges read, %.1f MB sent in "
-                  "%llu rounds; peak RSS %llu MiB",
-                  r, x.count_seconds, x.build_seconds, x.commit_seconds, static_cast<unsigned long long>(x.edges_read),
-                  static_cast<double>(x.bytes_sent) / 1e6, static_cast<unsigned long long>(x.rounds),
-                  static_cast<unsigned long long>(x.peak_rss_bytes >> 20));
+                  "rank %zu: count %.2f s, route and build %.2f s, commit %.2f s, %.1f CPU-s; %llu edges read, %.1f MB "
+                  "sent in %llu rounds; peak RSS %llu MiB",
+                  r, x.count_seconds, x.build_seconds, x.commit_seconds, x.cpu_seconds,
+                  static_cast<unsigned long long>(x.edges_read), static_cast<double>(x.bytes_sent) / 1e6,
+                  static_cast<unsigned long long>(x.rounds), static_cast<unsigned long long>(x.peak_rss_bytes >> 20));
     lines->push_back(line);
   }
   return Status::OK();
@@ -472,6 +473,7 @@ Status gather_rank_lines(Communicator* comm, const RankReport& mine, std::vector
 
 Status ingest_distributed(const DistributedIngestOptions& o, Communicator* comm, DistributedIngestSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = process_cpu_seconds();
   const auto ranks = static_cast<uint32_t>(comm->size());
   InputFormat format = InputFormat::kSnap;
   SG_RETURN_IF_ERROR(comm->agree(check_inputs(o, &format)));
@@ -521,6 +523,7 @@ Status ingest_distributed(const DistributedIngestOptions& o, Communicator* comm,
   cleanup.kept = true;
   report.commit_seconds = seconds_since(committed);
   report.peak_rss_bytes = peak_rss_bytes();
+  report.cpu_seconds = process_cpu_seconds() - cpu_start;
   SG_RETURN_IF_ERROR(gather_rank_lines(comm, report, &summary->rank_lines));
   add_phase(&summary->phases, "commit", committed);
   summary->num_vertices = counts.vertices;

@@ -118,10 +118,10 @@ struct IngestReport {
   uint64_t stored_bytes = 0;
   uint64_t sort_batches = 0;
   double seconds = 0;
-  std::string phases;           // "route 1.2 s (peak 40 MiB), sort ..."
-  std::string note;             // something the user should know (e.g. an order skipped)
-  int rank = 0;                 // of a distributed ingest: only rank 0 reports
-  std::vector<PartInfo> parts;  // of a distributed ingest
+  std::string phases;                   // "route 1.2 s (peak 40 MiB), sort ..."
+  std::string note;                     // something the user should know (e.g. an order skipped)
+  int rank = 0;                         // of a distributed ingest: only rank 0 reports
+  std::vector<PartInfo> parts;          // of a distributed ingest
   std::vector<std::string> rank_lines;  // of a distributed ingest: each rank's phases, bytes sent, peak RSS
 };
 Status ingest(const IngestRequest& request, IngestReport* report, const Callbacks& callbacks = {});

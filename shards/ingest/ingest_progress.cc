@@ -1,23 +1,10 @@
 #include "shards/ingest/ingest_progress.h"
 
-#include <sys/resource.h>
-
 #include <cstdio>
 
 #include "base/process_memory.h"
 
 namespace sg {
-namespace {
-
-// User and system CPU seconds of the whole process so far.
-double process_cpu_seconds() {
-  rusage usage{};
-  if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-}  // namespace
 
 void IngestProgress::begin_phase(const std::string& name, uint64_t total_units) {
   end();

@@ -41,6 +41,14 @@ void QueuedEdgeReader::push(std::vector<uint8_t>&& packed) {
   changed_.notify_all();
 }
 
+std::vector<uint8_t> QueuedEdgeReader::spare() {
+  std::lock_guard lock(mutex_);
+  if (spares_.empty()) return {};
+  std::vector<uint8_t> buffer = std::move(spares_.back());
+  spares_.pop_back();
+  return buffer;
+}
+
 void QueuedEdgeReader::finish(const Status& status) {
   std::lock_guard lock(mutex_);
   finished_ = true;
@@ -71,6 +79,10 @@ bool QueuedEdgeReader::decode_front(std::vector<RawEdge>* batch, size_t max_edge
     front_offset_ += record_bytes;
   }
   if (front_offset_ < front.size()) return false;
+  if (spares_.size() < capacity_) {
+    spares_.push_back(std::move(buffers_.front()));
+    spares_.back().clear();
+  }
   buffers_.pop_front();
   front_offset_ = 0;
   return true;

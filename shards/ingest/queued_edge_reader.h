@@ -35,6 +35,9 @@ class QueuedEdgeReader : public EdgeReader {
   void finish(const Status& status);
   // Consumer side gave up: pushes return at once from now on.
   void abandon();
+  // An empty buffer with the room of one already read (none at first), so
+  // that the producer's buffers are not new pages every time.
+  std::vector<uint8_t> spare();
   // A reader that reads this queue (the ingest owns it; the queue outlives it).
   std::unique_ptr<EdgeReader> consumer();
 
@@ -53,7 +56,8 @@ class QueuedEdgeReader : public EdgeReader {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::vector<uint8_t>> buffers_;
-  size_t front_offset_ = 0;  // bytes of buffers_.front() already decoded
+  std::vector<std::vector<uint8_t>> spares_;  // read, kept for spare() (at most `capacity`)
+  size_t front_offset_ = 0;                   // bytes of buffers_.front() already decoded
   bool finished_ = false, abandoned_ = false;
   Status end_status_;
   std::atomic<uint64_t> arcs_read_{0};  // read by the ingest's progress while a batch is read
