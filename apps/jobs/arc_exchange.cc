@@ -161,6 +161,10 @@ Status exchange_arcs(const std::vector<InputShare>& shares, const ArcRouting& ro
   while (true) {
     ++tally->rounds;
     bool full = false;
+    // A part whose ingest failed reads no more: stop every rank now.
+    if (local.ok() && (part->abandoned() || (reverse != nullptr && reverse->abandoned())))
+      local = Status::Interrupted("this rank's part failed");
+    read_all = read_all || !local.ok();
     while (!read_all && !full) {
       if (cursor == batch.size()) {
         local = stream.next(&batch, kReadBatchEdges);

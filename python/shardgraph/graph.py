@@ -53,6 +53,9 @@ def ingest(input, output, memory="auto", progress="auto", **options):
     remap takes "auto", True/"always" or False/"never", and device a
     directory or a list of them."""
     _check_options(options, _INGEST_OPTIONS, "ingest")
+    if options.get("parts"):
+        raise UsageError("ingest: parts: a distributed ingest runs from the command line under mpirun "
+                         "(mpirun -np N shardgraph ingest INPUT... -o DIR --parts N)")
     request = dict(options, input=os.fspath(input), output=os.fspath(output), memory=memory_bytes(memory))
     if isinstance(request.get("device"), (str, os.PathLike)):
         request["device"] = [request["device"]]

@@ -103,6 +103,8 @@ def test_ingest_options_come_from_the_table(small, cli, tmp_path):
         sg.ingest(tmp_path / "e.txt", tmp_path / "x", chunk_bytes="9G", progress=False)
     with pytest.raises(sg.UsageError, match="--codec must be auto, fast, small, entropy, varint or v2, not 'zip'"):
         sg.ingest(tmp_path / "e.txt", tmp_path / "x", codec="zip", progress=False)
+    with pytest.raises(sg.UsageError, match="parts: a distributed ingest runs from the command line under mpirun"):
+        sg.ingest(tmp_path / "e.txt", tmp_path / "x", parts=2, progress=False)
     # The same options from Python and from the CLI store the same graph.
     edges = tmp_path / "e.txt"
     edges.write_text("".join(f"{7 * i} {7 * i + 7}\n{7 * i} {7 * i}\n" for i in range(2000)))

@@ -35,6 +35,7 @@ class QueuedEdgeReader : public EdgeReader {
   void finish(const Status& status);
   // Consumer side gave up: pushes return at once from now on.
   void abandon();
+  bool abandoned() const { return abandoned_.load(); }
   // An empty buffer with the room of one already read (none at first), so
   // that the producer's buffers are not new pages every time.
   std::vector<uint8_t> spare();
@@ -58,7 +59,8 @@ class QueuedEdgeReader : public EdgeReader {
   std::deque<std::vector<uint8_t>> buffers_;
   std::vector<std::vector<uint8_t>> spares_;  // read, kept for spare() (at most `capacity`)
   size_t front_offset_ = 0;                   // bytes of buffers_.front() already decoded
-  bool finished_ = false, abandoned_ = false;
+  bool finished_ = false;
+  std::atomic<bool> abandoned_{false};  // set under the mutex; the producer polls it
   Status end_status_;
   std::atomic<uint64_t> arcs_read_{0};  // read by the ingest's progress while a batch is read
 };
