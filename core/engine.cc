@@ -276,6 +276,10 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
 
 Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out) {
   if (distributed() && kind == SpaceKind::kOut) {
+    if (begin < end && (begin < distribution_.owned_begin || end > distribution_.owned_end)) {
+      return Status::InvalidArgument("out-degrees of [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                     ") asked of a rank that holds its own range's only");
+    }
     std::copy(global_out_degrees_.data() + begin, global_out_degrees_.data() + end, out);
     return Status::OK();
   }
@@ -285,9 +289,7 @@ Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32
 // Distributed: the whole graph's degrees, as a single-machine run picks.
 Status Engine::max_out_degree_vertex(uint32_t* vertex) {
   if (!distributed()) return degrees_.max_out_degree_vertex(vertex);
-  uint32_t most = 0;
-  *vertex = 0;
-  fold_max_degree(0, global_out_degrees_.data(), num_vertices(), vertex, &most);
+  *vertex = max_out_degree_vertex_;  // noted as the whole file streamed past (load_owned_out_degrees)
   return Status::OK();
 }
 

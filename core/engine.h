@@ -483,7 +483,9 @@ class Engine {
   // Distributed runs.
   Distribution distribution_;
   Engine* reverse_ = nullptr;
-  VertexArray<uint32_t> global_out_degrees_;
+  Status load_owned_out_degrees(const Distribution& distribution);
+  VertexArray<uint32_t> global_out_degrees_;  // the owned range's only (load_owned_out_degrees)
+  uint32_t max_out_degree_vertex_ = 0;        // of the whole graph
   uint64_t distributed_steps_ = 0;
   uint64_t active_owned_ = 0, next_owned_ = 0;  // of the last step (StepStats)
   // The mirrors this rank's part reads (slot 0) and its reverse part reads

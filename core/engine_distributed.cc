@@ -82,6 +82,28 @@ void kill_rank_for_test(int rank, uint64_t step) {
 
 }  // namespace
 
+// The whole graph's out-degrees (a part's own are partial): a rank keeps
+// only its owned range's (PageRank divides by them; vertex maps visit owned
+// vertices only), over an array of all V whose other pages stay untouched,
+// and notes the vertex with the most as the file streams past (the default
+// source, as one process picks it).
+Status Engine::load_owned_out_degrees(const Distribution& distribution) {
+  const uint64_t n = num_vertices();
+  const uint32_t first = distribution.owned_begin, last = distribution.owned_end;
+  SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
+  uint32_t most = 0;
+  max_out_degree_vertex_ = 0;
+  SG_RETURN_IF_ERROR(scan_degree_array(
+      distribution.out_degree_path, distribution.out_degree_checksum, n,
+      [&](uint32_t v, const uint32_t* degrees, size_t count) {
+        fold_max_degree(v, degrees, count, &max_out_degree_vertex_, &most);
+        const uint64_t lo = std::max<uint64_t>(v, first), hi = std::min<uint64_t>(uint64_t{v} + count, last);
+        if (lo < hi) std::copy(degrees + (lo - v), degrees + (hi - v), global_out_degrees_.data() + lo);
+      }));
+  budget_.hold(MemoryHolder::kMetadata, uint64_t{last - first} * sizeof(uint32_t));
+  return Status::OK();
+}
+
 Status Engine::distribute(const Distribution& given, Engine* reverse) {
   Communicator* comm = given.communicator;
   if (comm == nullptr) return Status::InvalidArgument("a distributed run needs a communicator");
@@ -114,13 +136,7 @@ Status Engine::load_distribution(Distribution* distribution, Engine* reverse) {
   if (reverse != nullptr && reverse->num_vertices() != num_vertices()) {
     return Status::InvalidArgument(reverse->graph().dir() + ": the reverse part has another vertex count");
   }
-  const uint64_t n = num_vertices();
-  SG_RETURN_IF_ERROR(check_degree_file(distribution->out_degree_path, distribution->out_degree_checksum, n));
-  SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
-  File file;
-  SG_RETURN_IF_ERROR(File::open_read(distribution->out_degree_path, &file));
-  SG_RETURN_IF_ERROR(file.pread_all(global_out_degrees_.data(), n * sizeof(uint32_t), 0));
-  budget_.hold(MemoryHolder::kMetadata, n * sizeof(uint32_t));
+  SG_RETURN_IF_ERROR(load_owned_out_degrees(*distribution));
   SG_RETURN_IF_ERROR(mirror_sets_[0].scan(*graph_, bounds, comm->rank()));
   return reverse == nullptr ? Status::OK() : mirror_sets_[1].scan(reverse->graph(), bounds, comm->rank());
 }

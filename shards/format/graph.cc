@@ -124,6 +124,11 @@ Status check_degree_file(const std::string& path, uint64_t checksum, uint64_t ve
   return scan_array_file<uint32_t>(path, checksum, static_cast<size_t>(vertices), nullptr);
 }
 
+Status scan_degree_array(const std::string& path, uint64_t checksum, uint64_t vertices,
+                         const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) {
+  return scan_array_file<uint32_t>(path, checksum, static_cast<size_t>(vertices), fn);
+}
+
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
   return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), manifest_.num_vertices, fn);
 }

@@ -60,6 +60,9 @@ struct GraphOpenOptions {
 // Checks a file of `vertices` uint32 degrees against its checksum in one
 // streamed pass (a degree file, or a copy of one).
 Status check_degree_file(const std::string& path, uint64_t checksum, uint64_t vertices);
+// The same, handing the degrees over in pieces: fn(first vertex, degrees, count).
+Status scan_degree_array(const std::string& path, uint64_t checksum, uint64_t vertices,
+                         const std::function<void(uint32_t, const uint32_t*, size_t)>& fn);
 
 class Graph {
  public:
