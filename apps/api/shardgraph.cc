@@ -245,7 +245,8 @@ Status ingest_partitioned(const IngestRequest& request, IngestReport* report) {
   std::unique_ptr<sg::Communicator> comm =
       sg::mpi_available() ? sg::mpi_communicator(&error) : sg::local_communicator();
   if (comm == nullptr) return Status::InvalidArgument(error);
-  report->rank = comm->rank();
+  *report = IngestReport{};
+  report->rank = comm->rank();  // also on failure: rank 0 alone reports
   Status s = comm->size() == static_cast<int>(request.parts)
                  ? Status::OK()
                  : Status::InvalidArgument("--parts " + std::to_string(request.parts) +
@@ -275,14 +276,12 @@ Status ingest_partitioned(const IngestRequest& request, IngestReport* report) {
   }
   SG_RETURN_IF_ERROR(s);
   store_probed(probed);
-  *report = IngestReport{};
   report->vertices = summary.num_vertices;
   report->edges = summary.num_edges;
   report->stored_bytes = summary.stored_bytes;
   report->seconds = summary.seconds;
   report->phases = summary.phases;
   report->note = device_note;
-  report->rank = comm->rank();
   for (const sg::PartRange& r : summary.ranges) report->parts.push_back(PartInfo{r.begin, r.end, r.arcs});
   report->rank_lines = summary.rank_lines;
   return Status::OK();

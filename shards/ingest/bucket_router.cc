@@ -22,7 +22,6 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   assert(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0 && buffer_records > 0);
   assert(width_bits >= 0 && width_bits <= 64);
   SG_RETURN_IF_ERROR(wait_pending());
-  spill_path_ = spill_path;
   // Unnamed: a failed or killed ingest leaves no spill behind, wherever it
   // spilled. Where the file system has no O_DIRECT (tmpfs) the aligned
   // writes and reads simply go through the page cache.
@@ -483,9 +482,7 @@ Status BucketRouter<Record>::finish() {
 
 template <typename Record>
 void BucketRouter<Record>::remove() {
-  if (spill_path_.empty()) return;
   (void)spill_.close();  // unnamed: closing frees it
-  spill_path_.clear();
 }
 
 template <typename Record>

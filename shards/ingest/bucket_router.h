@@ -135,7 +135,7 @@ class BucketRouter {
   Status add_many(const Record* records, size_t count);
   // Flushes every buffer and releases them and the coding rooms.
   Status finish();
-  // Deletes the spill file.
+  // Frees the spill (an unnamed file: closing it deletes it).
   void remove();
 
   uint32_t bucket_count() const { return bucket_count_; }
@@ -229,8 +229,7 @@ class BucketRouter {
   Status add_many_by_slot(const Record* records, size_t count);
   static Status out_of_range() { return Status::Corruption("record outside its bucket router's range"); }
 
-  File spill_;
-  std::string spill_path_;
+  File spill_;  // unnamed (File::create_unnamed)
   SpillForm form_ = SpillForm::kPacked;
   mutable AlignedBuffer read_stage_;  // allocated at the first read
   uint32_t bucket_count_ = 0;

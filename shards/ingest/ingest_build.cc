@@ -59,7 +59,9 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
   SpillForm form = sort_records >= 2 * BucketRouter<Record>::block_records() ? SpillForm::kCoded : SpillForm::kPacked;
   if (direct_io()) form = SpillForm::kDirect;
   for (size_t s = 0; s < spaces; ++s) {
-    // Beside the graph, or in its own spill directory under a name gc knows.
+    // Beside the graph, or in the spill directory under a name of its own
+    // (two ingests may spill there; a file system without O_TMPFILE names
+    // the file a moment, with an owner gc knows).
     const std::string path = opt_.spill_dir.empty()
                                  ? files_.temp_dir() + "/" + names[s] + ".spill"
                                  : opt_.spill_dir + "/." + names[s] + owner_marker() + files_.graph_id() + ".spill";
