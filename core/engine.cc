@@ -190,15 +190,17 @@ void Engine::finish_next(MemberCollector* found, VertexSubset* next) {
 Status Engine::allocate_raw(RawVertexArray* array, size_t value_bytes, const std::string& name, VertexUse use) {
   mirrors_current_ = 0;
   const uint64_t bytes = uint64_t{num_vertices()} * value_bytes;
-  if (use != VertexUse::kAny && !distributed()) {
-    SG_RETURN_IF_ERROR(array->allocate_ranged(num_vertices(), value_bytes, scratch_path(name)));
-    residency_.add(array, use, value_bytes, name, false, 0);
-    return Status::OK();
-  }
   // A rank touches only its owned slice of an array that no step reads at
   // sources (anonymous pages cost nothing untouched) until finish_array.
   const bool owned_only = distributed() && use != VertexUse::kSource && use != VertexUse::kAny;
-  const uint64_t held = owned_only ? uint64_t{owned_end() - owned_begin()} * value_bytes : bytes;
+  const uint64_t held = owned_only ? owned_slab_bytes(value_bytes) : bytes;
+  // A rank with a reverse part keeps its arrays whole (or file-backed): the
+  // reverse engine's steps read them, and cannot load their ranges.
+  if (use != VertexUse::kAny && reverse_ == nullptr) {
+    SG_RETURN_IF_ERROR(array->allocate_ranged(num_vertices(), value_bytes, scratch_path(name)));
+    residency_.add(array, use, value_bytes, name, false, 0, -1, held);
+    return Status::OK();
+  }
   const bool fits = budget_.fits(held);
   if (!fits)
     note("vertex array '" + name + "' (" + std::to_string(bytes) + " bytes) exceeds the memory budget; file-backed");
@@ -246,9 +248,24 @@ Status Engine::prepare_vertices() {
   return Status::OK();
 }
 
+uint64_t Engine::state_needed_now() const {
+  const uint64_t owned = owned_end() - owned_begin(), mirrored = distributed() ? mirror_sets_[0].count() : 0;
+  uint64_t bytes = 0;
+  residency_.for_each_array([&](const RawVertexArray*, VertexUse use, size_t value_bytes) {
+    const bool sources = use == VertexUse::kSource || use == VertexUse::kAny;
+    bytes += (owned + (sources ? mirrored : 0)) * value_bytes;
+  });
+  return bytes;
+}
+
+uint64_t Engine::owned_slab_bytes(size_t value_bytes) const {
+  constexpr uint64_t kSlab = RawVertexArray::kSlabValues;
+  const uint64_t first = owned_begin() / kSlab, end = (uint64_t{owned_end()} + kSlab - 1) / kSlab;
+  return std::max<uint64_t>(1, end - first) * kSlab * value_bytes;
+}
+
 Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                      const std::function<void(uint32_t, uint32_t)>& fn) {
-  const uint64_t n = num_vertices();
   // File-backed arrays and a mapped id map count too: their pages touched
   // in a range stay mapped until the range ends.
   const uint64_t per_vertex = residency_.ranged_bytes_per_vertex(access) + residency_.mapped_bytes_per_vertex(access) +
@@ -261,8 +278,11 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
       residency_.any_ranged() ? budget_.range_room() : MemoryBudget::range_reserve(budget_.total()) / 4;
   const uint64_t step = std::max<uint64_t>(1, room / per_slab) * RawVertexArray::kSlabValues;
   const bool every_vertex = members == nullptr || members->is_all();
-  for (uint64_t begin = 0; begin < n; begin += step) {
-    const uint64_t end = std::min(n, begin + step);
+  // A rank visits its owned vertices only: the others' ranges stay unloaded
+  // (the ranges inside stay whole slabs).
+  const uint64_t first = owned_begin() / RawVertexArray::kSlabValues * RawVertexArray::kSlabValues;
+  for (uint64_t at = first; at < owned_end(); at += step) {
+    const uint64_t begin = std::max<uint64_t>(at, owned_begin()), end = std::min<uint64_t>(owned_end(), at + step);
     if (members != nullptr && !members->any_in(static_cast<uint32_t>(begin), static_cast<uint32_t>(end))) continue;
     if (interrupt_requested()) return Status::Interrupted("run stopped by a signal");
     SG_RETURN_IF_ERROR(residency_.load(access, begin, end, every_vertex));

@@ -149,6 +149,11 @@ class Engine {
   // vertex arrays it held whole at a step.
   const MirrorSet& mirrors() const { return mirror_sets_[0]; }
   uint64_t vertex_state_peak_bytes() const { return vertex_state_peak_bytes_; }
+  // The most loaded ranges of ranged arrays held at once.
+  uint64_t vertex_ranges_peak_bytes() const { return residency_.peak_loaded_bytes(); }
+  // The most vertex values a rank had to keep at a step: of every array
+  // its owned range's, and of arrays read at sources its mirrors' too.
+  uint64_t vertex_state_needed_bytes() const { return vertex_state_needed_bytes_; }
 
   // Allocates a zeroed vertex array used as `use` (core/vertex_residency.h).
   // kAny arrays are placed at once: in memory, or file-backed when the
@@ -421,6 +426,10 @@ class Engine {
   // `members` (dense; null: every range) with the range of each ranged
   // array `access` touches loaded; after each, the pages of the file-backed
   // arrays it touches and of a mapped id map are dropped.
+  // Bytes of the whole slabs over the owned range (all V outside a distributed run).
+  uint64_t owned_slab_bytes(size_t value_bytes) const;
+  // vertex_state_needed_bytes() of the arrays now tracked.
+  uint64_t state_needed_now() const;
   Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                const std::function<void(uint32_t, uint32_t)>& fn);
   void shrink_cache() { cache_.shrink_to(budget_.cache_limit()); }
@@ -438,10 +447,11 @@ class Engine {
   Status end_distributed_step(const DistributedStep& step, Status status, VertexSubset* next);
   // Every rank's owned members of `frontier` send the values of the arrays
   // updates read at sources (kSource, kAny) to the ranks that mirror them
-  // in the part the step goes over (`slot`: 1 for the reverse part).
+  // in the part the step goes over (`slot`: 1 for the reverse part)
+  // (engine_sources.cc).
   Status share_sources(const VertexSubset& frontier, size_t slot);
   struct SourceArray {
-    uint8_t* data;
+    RawVertexArray* array;  // held whole, or ranged (read a window at a time)
     size_t value_bytes;
   };
   // The vertex range of owner r's values in a round of a share.
@@ -487,6 +497,7 @@ class Engine {
   VertexArray<uint32_t> global_out_degrees_;  // the owned range's only (load_owned_out_degrees)
   uint32_t max_out_degree_vertex_ = 0;        // of the whole graph
   uint64_t distributed_steps_ = 0;
+  uint64_t vertex_state_needed_bytes_ = 0;
   uint64_t active_owned_ = 0, next_owned_ = 0;  // of the last step (StepStats)
   // The mirrors this rank's part reads (slot 0) and its reverse part reads
   // (slot 1), and which of them hold their owners' values (bit per slot):

@@ -15,6 +15,7 @@
 
 #include "base/seconds_since.h"
 #include "core/engine.h"
+#include "core/exchange_rounds.h"
 
 namespace sg {
 namespace {
@@ -28,56 +29,9 @@ constexpr double kRateSampleBytes = 1 << 20;
 // Vertices per round of add_raw_over_ranks: the values in flight stay bounded.
 constexpr uint64_t kGatherValues = uint64_t{1} << 22;
 
-// What a rank receives in a round of a source share or of gather_owned, at
-// most (about, for sources): the exchange's buffers stay this small beside
-// the budget (R-MAT 24 over 4 ranks in 256 MiB each needs them bounded).
-constexpr uint64_t kExchangeRoundBytes = uint64_t{8} << 20;
-
-// kExchangeRoundBytes, or SHARDGRAPH_EXCHANGE_ROUND_BYTES (a test hook:
-// small graphs then take many rounds).
-uint64_t exchange_round_bytes() {
-  static const uint64_t bytes = [] {
-    const char* given = std::getenv("SHARDGRAPH_EXCHANGE_ROUND_BYTES");
-    const unsigned long long parsed = given != nullptr ? std::strtoull(given, nullptr, 10) : 0;
-    return parsed > 0 ? static_cast<uint64_t>(parsed) : kExchangeRoundBytes;
-  }();
-  return bytes;
-}
-
-// Cuts [begin, end) into `rounds` pieces of about equal active members
-// (`active` is dense):
-// cuts[k] is where piece k begins; cuts[rounds] = end.
-std::vector<uint32_t> cut_by_active(const VertexSubset& active, uint32_t begin, uint32_t end, uint64_t rounds) {
-  std::vector<uint32_t> cuts(rounds + 1, end);
-  cuts[0] = begin;
-  if (begin >= end || rounds == 1) return cuts;
-  const uint64_t* bits = active.bits().data();
-  const uint64_t members = bitmap_count_in(bits, begin, end);
-  uint64_t seen = 0, k = 1;
-  for (size_t w = begin >> 6; w <= (end - 1) >> 6 && k < rounds; ++w) {
-    seen += std::popcount(bitmap_word_in(bits, w, begin, end));
-    // A piece ends at a word's end once it holds its share of the members.
-    while (k < rounds && seen * rounds >= k * members)
-      cuts[k++] = std::clamp<uint32_t>(uint32_t((w + 1) * 64), begin, end);
-  }
-  return cuts;
-}
-
 void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
   out->insert(out->end(), p, p + bytes);
-}
-
-// A test hook: SHARDGRAPH_KILL_RANK=R@S kills rank R (SIGKILL, as the
-// kernel's OOM killer or a lost machine would) as it begins its step S,
-// counted from 1. The job must then end with an error, not hang.
-void kill_rank_for_test(int rank, uint64_t step) {
-  static const char* spec = std::getenv("SHARDGRAPH_KILL_RANK");
-  if (spec == nullptr) return;
-  int kill_rank = -1;
-  unsigned long long kill_step = 0;
-  if (std::sscanf(spec, "%d@%llu", &kill_rank, &kill_step) == 2 && kill_rank == rank && kill_step == step)
-    std::raise(SIGKILL);
 }
 
 }  // namespace
@@ -219,101 +173,6 @@ Status Engine::end_distributed_step(const DistributedStep& step, Status status, 
   return Status::OK();
 }
 
-Status Engine::share_sources(const VertexSubset& frontier, size_t slot) {
-  Communicator* comm = distribution_.communicator;
-  kill_rank_for_test(comm->rank(), ++distributed_steps_);
-  SG_RETURN_IF_ERROR(prepare_vertices());
-  vertex_state_peak_bytes_ = std::max(vertex_state_peak_bytes_, residency_.resident_bytes());
-  count_by_owner(frontier, &RankShare::active_owned);
-  active_owned_ = shares_[static_cast<size_t>(comm->rank())].active_owned;
-  source_value_bytes_ = 0;
-  std::vector<SourceArray> arrays;
-  bool only_sources = true;  // no kAny array, which a step itself may write
-  residency_.for_each_array([&](RawVertexArray* array, VertexUse use, size_t value_bytes) {
-    if ((use == VertexUse::kSource || use == VertexUse::kAny) && array->data() != nullptr && !array->ranged()) {
-      arrays.push_back({static_cast<uint8_t*>(array->data()), value_bytes});
-      only_sources = only_sources && use == VertexUse::kSource;
-    }
-  });
-  const uint8_t slot_bit = static_cast<uint8_t>(1u << slot);
-  sources_skipped_ = !arrays.empty() && (mirrors_current_ & slot_bit) != 0;
-  if (arrays.empty() || sources_skipped_) return Status::OK();
-  for (const SourceArray& a : arrays) source_value_bytes_ += a.value_bytes;
-  const DenseSubset dense(frontier);
-  if (dense.get().is_all() && only_sources) mirrors_current_ |= slot_bit;
-  // Rounds of about exchange_round_bytes() received: owner r's range is cut
-  // into pieces of equal active members (every rank cuts the same way).
-  const std::vector<uint32_t>& bounds = distribution_.bounds;
-  const uint64_t round_bytes = exchange_round_bytes();
-  source_rounds_ = std::max<uint64_t>(1, (dense.get().size() * source_value_bytes_ + round_bytes - 1) / round_bytes);
-  std::vector<std::vector<uint32_t>> cuts(shares_.size());
-  for (size_t r = 0; r < shares_.size(); ++r) {
-    cuts[r] = cut_by_active(dense.get(), bounds[r], bounds[r + 1], source_rounds_);
-    shares_[r].active_mirrored = 0;
-  }
-  std::vector<uint8_t> received;
-  std::vector<uint64_t> counts;
-  for (uint64_t k = 0; k < source_rounds_; ++k) {
-    auto piece = [&](size_t r) { return std::pair<uint32_t, uint32_t>{cuts[r][k], cuts[r][k + 1]}; };
-    SG_RETURN_IF_ERROR(send_sources(mirror_sets_[slot], dense.get(), arrays, piece, &received, &counts));
-    SG_RETURN_IF_ERROR(receive_sources(mirror_sets_[slot], dense.get(), arrays, piece, received, counts));
-  }
-  return Status::OK();
-}
-
-// Each peer's piece: the values of the active vertices of this rank's
-// piece of its range that the peer mirrors, array by array.
-Status Engine::send_sources(const MirrorSet& mirrors, const VertexSubset& active,
-                            const std::vector<SourceArray>& arrays, const RoundPiece& piece,
-                            std::vector<uint8_t>* received, std::vector<uint64_t>* counts) {
-  Communicator* comm = distribution_.communicator;
-  const auto ranks = static_cast<size_t>(comm->size()), me = static_cast<size_t>(comm->rank());
-  const auto [begin, end] = piece(me);
-  std::vector<uint64_t> send_counts(ranks, 0);
-  uint64_t total = 0;
-  for (size_t r = 0; r < ranks; ++r) {
-    if (r == me) continue;
-    send_counts[r] = mirrors.count_needed_by(r, active, begin, end) * source_value_bytes_;
-    total += send_counts[r];
-  }
-  std::vector<uint8_t> send(total);
-  uint8_t* out = send.data();
-  for (size_t r = 0; r < ranks; ++r) {
-    if (r == me) continue;
-    for (const SourceArray& a : arrays) {
-      mirrors.for_each_needed_by(r, active, begin, end, [&](uint32_t v) {
-        std::memcpy(out, a.data + uint64_t{v} * a.value_bytes, a.value_bytes);
-        out += a.value_bytes;
-      });
-    }
-  }
-  return comm->all_to_all(send, send_counts, received, counts);
-}
-
-// Each owner's piece into the mirrors, in the order it was packed.
-Status Engine::receive_sources(const MirrorSet& mirrors, const VertexSubset& active,
-                               const std::vector<SourceArray>& arrays, const RoundPiece& piece,
-                               const std::vector<uint8_t>& received, const std::vector<uint64_t>& counts) {
-  const auto me = static_cast<size_t>(distribution_.communicator->rank());
-  uint64_t at = 0;
-  for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
-    if (r == me) continue;
-    const auto [begin, end] = piece(r);
-    const uint64_t members = mirrors.count_mirrors_in(active, begin, end);
-    shares_[r].active_mirrored += members;
-    if (members * source_value_bytes_ != counts[r])
-      return Status::Corruption("rank " + std::to_string(r) + " sent source values for another frontier");
-    const uint8_t* p = received.data() + at;
-    for (const SourceArray& a : arrays) {
-      mirrors.for_each_mirror_in(active, begin, end, [&](uint32_t v) {
-        std::memcpy(a.data + uint64_t{v} * a.value_bytes, p, a.value_bytes);
-        p += a.value_bytes;
-      });
-    }
-  }
-  return Status::OK();
-}
-
 Status Engine::share_members(VertexSubset* subset) {
   const uint32_t n = num_vertices();
   const uint32_t begin = distribution_.owned_begin, end = distribution_.owned_end;
@@ -373,12 +232,19 @@ Status Engine::share_members(VertexSubset* subset) {
   return Status::OK();
 }
 
+// A ranged array (state beyond the budget) moves a round's piece at a
+// time: a sender loads its piece to send it, rank 0 loads each piece it
+// receives to overwrite it, and then maps the whole array for reading.
 Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
-  // A rank's arrays are whole (Engine::allocate): a ranged one has no room to receive.
-  if (array->ranged()) return Status::InvalidArgument("a ranged vertex array cannot be gathered over the ranks");
   Communicator* comm = distribution_.communicator;
   const std::vector<uint32_t>& bounds = distribution_.bounds;
   auto* data = static_cast<uint8_t*>(array->data());
+  const bool ranged = array->ranged();
+  auto slabs = [&](uint64_t first, uint64_t count) {
+    constexpr uint64_t kSlab = RawVertexArray::kSlabValues;
+    return std::pair<uint64_t, uint64_t>{first / kSlab,
+                                         std::min<uint64_t>((first + count + kSlab - 1) / kSlab, array->slab_count())};
+  };
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts, send_counts(bounds.size() - 1, 0);
   // Round k: every rank sends rank 0 values [begin + k * values, ...) of
@@ -396,18 +262,27 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
     };
     uint64_t first = 0, count = 0;
     piece(static_cast<size_t>(comm->rank()), &first, &count);
-    send_counts[0] = count * value_bytes;
-    SG_RETURN_IF_ERROR(comm->all_to_all({data + first * value_bytes, send_counts[0]}, send_counts, &received, &counts));
+    send_counts[0] = comm->rank() == 0 ? 0 : count * value_bytes;  // rank 0's own is not sent
+    const auto [s0, s1] = slabs(first, count);
+    const bool load = ranged && send_counts[0] > 0;
+    if (load) SG_RETURN_IF_ERROR(array->load(s0, s1, false));
+    const Status sent = comm->all_to_all({data + first * value_bytes, send_counts[0]}, send_counts, &received, &counts);
+    if (load) SG_RETURN_IF_ERROR(array->unload(s0, s1));
+    SG_RETURN_IF_ERROR(sent);
     if (comm->rank() != 0) continue;
     uint64_t at = 0;
     for (size_t r = 1; r < counts.size(); at += counts[r], ++r) {
       piece(r, &first, &count);
       if (counts[r] != count * value_bytes)
         return Status::Corruption("rank " + std::to_string(r) + " sent a result piece of another size");
+      if (count == 0) continue;
+      const auto [t0, t1] = slabs(first, count);
+      if (ranged) SG_RETURN_IF_ERROR(array->load_to_overwrite(first, first + count));
       std::memcpy(data + first * value_bytes, received.data() + at, counts[r]);
+      if (ranged) SG_RETURN_IF_ERROR(array->unload(t0, t1));
     }
   }
-  return Status::OK();
+  return ranged ? array->map_for_reading() : Status::OK();
 }
 
 Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {

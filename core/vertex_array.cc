@@ -379,4 +379,24 @@ Status RawVertexArray::map_for_reading() {
   return Status::OK();
 }
 
+Status visit_by_window(RawVertexArray* array, uint64_t begin, uint64_t end, uint64_t window_values, bool writable,
+                       const std::function<bool(uint64_t, uint64_t)>& wanted,
+                       const std::function<void(uint64_t, uint64_t)>& fn) {
+  if (!array->ranged()) {
+    if (begin < end && wanted(begin, end)) fn(begin, end);
+    return Status::OK();
+  }
+  constexpr uint64_t kSlab = RawVertexArray::kSlabValues;
+  assert(window_values > 0 && window_values % kSlab == 0);
+  for (uint64_t at = begin / kSlab * kSlab; at < end; at += window_values) {
+    const uint64_t lo = std::max(at, begin), hi = std::min(end, at + window_values);
+    if (!wanted(lo, hi)) continue;
+    const uint64_t first = lo / kSlab, last = std::min<uint64_t>((hi + kSlab - 1) / kSlab, array->slab_count());
+    SG_RETURN_IF_ERROR(array->load(first, last, writable));
+    fn(lo, hi);
+    SG_RETURN_IF_ERROR(array->unload(first, last));
+  }
+  return Status::OK();
+}
+
 }  // namespace sg

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,14 @@ class RawVertexArray {
   uint64_t bytes_loaded_ = 0, bytes_written_ = 0;
   ArrayTracker* owner_ = nullptr;  // told when this array moves or goes away
 };
+
+// Calls fn(lo, hi) over values [begin, end) of `array`, for the pieces
+// where wanted(lo, hi): at once for an array held whole; for a ranged one
+// in windows of `window_values` (whole slabs), each loaded for the call
+// (`writable`: read, then written back) and unloaded after it.
+Status visit_by_window(RawVertexArray* array, uint64_t begin, uint64_t end, uint64_t window_values, bool writable,
+                       const std::function<bool(uint64_t, uint64_t)>& wanted,
+                       const std::function<void(uint64_t, uint64_t)>& fn);
 
 template <typename T>
 class VertexArray {

@@ -37,10 +37,11 @@ void VertexResidency::reset() {
   resident_bytes_ = 0;
   gone_loaded_ = gone_written_ = 0;
   io_seconds_ = 0;
+  peak_loaded_bytes_ = 0;
 }
 
 void VertexResidency::add(RawVertexArray* array, VertexUse use, size_t value_bytes, const std::string& name,
-                          bool placed, uint64_t resident_bytes, int priority) {
+                          bool placed, uint64_t resident_bytes, int priority, uint64_t whole_bytes) {
   assert(array->owner_ == nullptr);
   array->owner_ = this;
   Entry e;
@@ -51,6 +52,7 @@ void VertexResidency::add(RawVertexArray* array, VertexUse use, size_t value_byt
   e.placed = placed;
   e.resident_bytes = resident_bytes;
   e.priority = priority >= 0 ? priority : default_priority(use);
+  e.whole_bytes = whole_bytes > 0 ? whole_bytes : array->slab_count() * array->slab_bytes_;
   resident_bytes_ += resident_bytes;
   entries_.push_back(std::move(e));
 }
@@ -87,7 +89,7 @@ Status VertexResidency::place(uint64_t room, uint64_t range_reserve, std::string
   for (Entry& e : entries_) {
     if (e.placed) continue;
     pending.push_back(&e);
-    total += e.array->slab_count() * e.array->slab_bytes_;
+    total += e.whole_bytes;
   }
   std::stable_sort(pending.begin(), pending.end(),
                    [](const Entry* a, const Entry* b) { return a->priority < b->priority; });
@@ -95,7 +97,7 @@ Status VertexResidency::place(uint64_t room, uint64_t range_reserve, std::string
   for (Entry* e : pending) {
     RawVertexArray* a = e->array;
     e->placed = true;
-    const uint64_t bytes = a->slab_count() * a->slab_bytes_;
+    const uint64_t bytes = e->whole_bytes;
     if (bytes <= room) {
       SG_RETURN_IF_ERROR(a->make_resident());
       room -= bytes;
@@ -126,7 +128,14 @@ Status VertexResidency::load(VertexUse use, uint64_t begin, uint64_t end, bool w
     return e.array->load(first_slab(begin), slab_end(e, end), writable, true);
   });
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  note_loaded();
   return status;
+}
+
+void VertexResidency::note_loaded() {
+  uint64_t bytes = 0;
+  for (const Entry& e : entries_) bytes += e.ranged ? e.array->loaded_slabs_ * e.array->slab_bytes_ : 0;
+  peak_loaded_bytes_ = std::max(peak_loaded_bytes_, bytes);
 }
 
 // Every array's range or none: an array whose load fails (a signal, an I/O
@@ -174,6 +183,7 @@ Status VertexResidency::load(const VertexAccess& access, uint64_t begin, uint64_
     return e.array->load(first_slab(begin), slab_end(e, end), mode != VertexAccess::Mode::kRead, true);
   });
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  note_loaded();
   return status;
 }
 

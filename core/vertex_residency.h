@@ -80,9 +80,11 @@ class VertexResidency final : public ArrayTracker {
 
   // Tracks `array`: placed already (`resident_bytes` of memory, 0 when
   // file-backed) or pending. Pending arrays are placed by `priority`
-  // (lower first; -1: by use, edge sources and destinations first).
+  // (lower first; -1: by use, edge sources and destinations first);
+  // `whole_bytes` is what a pending one costs held whole (0: all its slabs;
+  // a rank's array touched only over its owned range costs that range's).
   void add(RawVertexArray* array, VertexUse use, size_t value_bytes, const std::string& name, bool placed,
-           uint64_t resident_bytes, int priority = -1);
+           uint64_t resident_bytes, int priority = -1, uint64_t whole_bytes = 0);
   bool has_pending() const;
   // Places pending arrays: whole while `room` allows (by priority), ranged
   // otherwise; when not all fit whole, `range_reserve` of the room stays
@@ -120,6 +122,8 @@ class VertexResidency final : public ArrayTracker {
 
   uint64_t bytes_loaded() const;
   uint64_t bytes_written_back() const;
+  // The most the ranged arrays' loaded slabs held at once (through load()).
+  uint64_t peak_loaded_bytes() const { return peak_loaded_bytes_; }
   double io_seconds() const { return io_seconds_; }
 
   // fn(array, use, value_bytes) for every array tracked, in the order added.
@@ -141,6 +145,7 @@ class VertexResidency final : public ArrayTracker {
     bool placed = false;
     bool ranged = false;
     uint64_t resident_bytes = 0;  // held whole in memory
+    uint64_t whole_bytes = 0;     // what it costs held whole
     int priority = 0;
   };
   bool selected(const Entry& e, VertexUse use) const { return e.ranged && (use == VertexUse::kAny || e.use == use); }
@@ -153,6 +158,8 @@ class VertexResidency final : public ArrayTracker {
   uint64_t resident_bytes_ = 0;
   uint64_t gone_loaded_ = 0, gone_written_ = 0;  // counters of arrays forgotten
   double io_seconds_ = 0;
+  uint64_t peak_loaded_bytes_ = 0;
+  void note_loaded();
 };
 
 }  // namespace sg

@@ -143,6 +143,36 @@ for entry in "pagerank near" "wcc exact" "sssp exact" "bfs exact --parents"; do
   compare "$kind" "rmat9.$tag.auto.single" "$out"
 done
 
+# Vertex state beyond a rank's budget: R-MAT 13 (8 slabs of values an
+# array) in 1 MiB, so ranks load their arrays by range and share source
+# values a window at a time (3 ranks also in 256-byte rounds); results as
+# one process's in the same budget.
+"$SG" generate rmat --scale 13 --edge-factor 8 --seed 3 --weights -o rmat13.txt > /dev/null
+"$SG" ingest rmat13.txt -o rmat13 --chunk-bytes 1K > /dev/null 2>&1
+for parts in 2 3; do "$SG" partition rmat13 --parts "$parts" -o "rmat13.p$parts" > /dev/null; done
+for entry in "pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "kcore exact"; do
+  read -r app kind extra <<< "$entry"
+  options=(--threads 1 --memory 1M)
+  # shellcheck disable=SC2206 # the extra options are words
+  [ -n "${extra:-}" ] && options+=($extra)
+  for io in "${IO_MODES[@]}"; do
+    "$SG" run "$app" rmat13 --io "$io" --output "rmat13.$app.$io.single" "${options[@]}" > /dev/null 2>&1 || fail "$app on rmat13"
+    for parts in 2 3; do
+      out=rmat13.$app.$io.np$parts
+      round_bytes=$((parts == 3 ? 256 : 8388608))
+      if ! SHARDGRAPH_EXCHANGE_ROUND_BYTES=$round_bytes "${MPIRUN[@]}" -x SHARDGRAPH_EXCHANGE_ROUND_BYTES -np "$parts" \
+          "$SG" run "$app" "rmat13.p$parts" --io "$io" --output "$out" "${options[@]}" > "$out.log" 2>&1; then
+        fail "mpirun -np $parts $app on rmat13 in 1 MiB (--io $io)"; tail -5 "$out.log"; continue
+      fi
+      compare "$kind" "rmat13.$app.$io.single" "$out"
+    done
+  done
+done
+checks=$((checks + 1))
+grep -q "source) exceeds the memory left; loaded by vertex range" rmat13.pagerank.auto.np3.log ||
+  fail "no rank of PageRank on rmat13 in 1 MiB loaded its sources by range"
+echo "ok: rmat13 in 1 MiB ($checks checks so far)"
+
 # Failures. A rank count other than the parts': refused by every rank.
 expect_failure() {  # expect_failure MESSAGE LOG command...
   local message=$1 log=$2 attempt
