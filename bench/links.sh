@@ -49,7 +49,9 @@ import json, sys
 app, rate, rnd, stats, wall, bits, ranks = sys.argv[1:8]
 s = json.load(open(stats))
 out = {"bench": "links", "app": app, "rate": rate, "round": int(rnd), "ranks": int(ranks) if rate != "one-process" else 1,
-       "wall_seconds": float(wall), "run_seconds": s["seconds"], "bytes_read": s["bytes_read"]}
+       "wall_seconds": float(wall), "run_seconds": s["seconds"], "bytes_read": s["bytes_read"],
+       "peak_rss_bytes": s.get("peak_rss_bytes")} | {k: s.get(k) for k in (
+       "vertex_state_bytes", "vertex_ranges_peak_bytes", "vertex_state_needed_bytes") if "ranks" not in s}
 if "ranks" in s:
     per_rank = []
     for r in s["ranks"]:
@@ -57,7 +59,9 @@ if "ranks" in s:
         steps = r["steps"]
         per_rank.append({k: r.get(k) for k in ("rank", "seconds", "bytes_read", "io_wait_seconds", "bytes_sent",
                                                "bytes_received", "exchange_seconds", "network", "peak_rss_bytes",
-                                               "mirrors", "mirror_fraction", "vertex_state_bytes")} |
+                                               "mirrors", "mirror_fraction", "vertex_state_bytes",
+                                               "vertex_ranges_peak_bytes", "vertex_state_needed_bytes",
+                                               "vertex_bytes_loaded", "vertex_bytes_written")} |
                         {"link_floor_seconds": round(floor, 6),
                          "steps_received": sum(st["bytes_received"] for st in steps),
                          "steps_predicted": sum(st["predicted_bytes_received"] for st in steps),

@@ -139,9 +139,9 @@ PlanView Engine::plan_view(const VertexSubset& frontier, const VertexSubset& act
   view.cache_enabled = options_.cache;
   view.cache_limit = budget_.cache_limit();
   view.cache_room = view.cache_limit > cache_.bytes() ? view.cache_limit - cache_.bytes() : 0;
-  view.any_ranged = residency_.any_ranged();
-  view.ranged_source_bytes = residency_.ranged_bytes_per_vertex(VertexUse::kSource);
-  view.ranged_destination_bytes = residency_.ranged_bytes_per_vertex(VertexUse::kDestination);
+  view.any_ranged = step_arrays_->any_ranged();
+  view.ranged_source_bytes = step_arrays_->ranged_bytes_per_vertex(VertexUse::kSource);
+  view.ranged_destination_bytes = step_arrays_->ranged_bytes_per_vertex(VertexUse::kDestination);
   view.range_room = budget_.range_room();
   view.range_loop = options_.range_loop;
   return view;
@@ -194,9 +194,7 @@ Status Engine::allocate_raw(RawVertexArray* array, size_t value_bytes, const std
   // sources (anonymous pages cost nothing untouched) until finish_array.
   const bool owned_only = distributed() && use != VertexUse::kSource && use != VertexUse::kAny;
   const uint64_t held = owned_only ? owned_slab_bytes(value_bytes) : bytes;
-  // A rank with a reverse part keeps its arrays whole (or file-backed): the
-  // reverse engine's steps read them, and cannot load their ranges.
-  if (use != VertexUse::kAny && reverse_ == nullptr) {
+  if (use != VertexUse::kAny) {
     SG_RETURN_IF_ERROR(array->allocate_ranged(num_vertices(), value_bytes, scratch_path(name)));
     residency_.add(array, use, value_bytes, name, false, 0, -1, held);
     return Status::OK();
@@ -208,7 +206,14 @@ Status Engine::allocate_raw(RawVertexArray* array, size_t value_bytes, const std
   residency_.add(array, use, value_bytes, name, true, fits ? held : 0);
   if (fits) shrink_cache();  // arrays come before cached chunks
   budget_.note_peak();
+  note_vertex_state();
   return Status::OK();
+}
+
+void Engine::hold_runtime_memory(uint64_t bytes) {
+  budget_.hold(MemoryHolder::kRuntime, bytes);
+  note("the MPI runtime holds " + std::to_string(bytes >> 20) + " MiB of this rank's --memory");
+  shrink_cache();
 }
 
 void Engine::hold_app_memory(uint64_t bytes) {
@@ -245,7 +250,13 @@ Status Engine::prepare_vertices() {
   }
   shrink_cache();
   budget_.note_peak(budget_.range_room());
+  note_vertex_state();
   return Status::OK();
+}
+
+void Engine::note_vertex_state() {
+  vertex_state_peak_bytes_ = std::max(vertex_state_peak_bytes_, residency_.resident_bytes());
+  vertex_state_needed_bytes_ = std::max(vertex_state_needed_bytes_, state_needed_now());
 }
 
 uint64_t Engine::state_needed_now() const {
@@ -296,6 +307,7 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
 
 Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out) {
   if (distributed() && kind == SpaceKind::kOut) {
+    SG_RETURN_IF_ERROR(ensure_out_degrees());
     if (begin < end && (begin < distribution_.owned_begin || end > distribution_.owned_end)) {
       return Status::InvalidArgument("out-degrees of [" + std::to_string(begin) + ", " + std::to_string(end) +
                                      ") asked of a rank that holds its own range's only");
@@ -309,7 +321,7 @@ Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32
 // Distributed: the whole graph's degrees, as a single-machine run picks.
 Status Engine::max_out_degree_vertex(uint32_t* vertex) {
   if (!distributed()) return degrees_.max_out_degree_vertex(vertex);
-  *vertex = max_out_degree_vertex_;  // noted as the whole file streamed past (load_owned_out_degrees)
+  *vertex = max_out_degree_vertex_;  // noted as the whole file streamed past (scan_out_degrees)
   return Status::OK();
 }
 

@@ -88,6 +88,9 @@ struct Distribution {
 
 class Engine {
  public:
+  Engine() = default;
+  Engine(const Engine&) = delete;  // a reverse engine points into its forward one
+  Engine& operator=(const Engine&) = delete;
   // Opens a new engine over `graph` (an engine is opened once).
   Status open(const Graph& graph, const EngineOptions& options);
   // The least --memory a run of `graph` needs: chunk indexes, three
@@ -120,7 +123,7 @@ class Engine {
   // Sets up degrees not set up at open (in-degrees, or out-degrees too
   // large to read before an app asks).
   Status ensure_in_degrees() { return degrees_.setup(SpaceKind::kIn); }
-  Status ensure_out_degrees() { return distributed() ? Status::OK() : degrees_.setup(SpaceKind::kOut); }
+  Status ensure_out_degrees();
   // The vertex with the most out-edges (the smallest such id).
   Status max_out_degree_vertex(uint32_t* vertex);
 
@@ -151,8 +154,9 @@ class Engine {
   uint64_t vertex_state_peak_bytes() const { return vertex_state_peak_bytes_; }
   // The most loaded ranges of ranged arrays held at once.
   uint64_t vertex_ranges_peak_bytes() const { return residency_.peak_loaded_bytes(); }
-  // The most vertex values a rank had to keep at a step: of every array
-  // its owned range's, and of arrays read at sources its mirrors' too.
+  // The most vertex values the engine had to keep at once: of every array
+  // its owned range's, and of arrays read at sources its mirrors' too (one
+  // process: every vertex's).
   uint64_t vertex_state_needed_bytes() const { return vertex_state_needed_bytes_; }
 
   // Allocates a zeroed vertex array used as `use` (core/vertex_residency.h).
@@ -171,6 +175,10 @@ class Engine {
   // lists): counted in the budget and taken from the cache until
   // release_app_memory gives it back.
   void hold_app_memory(uint64_t bytes);
+  // Memory the process holds outside the engine, measured (a rank's MPI
+  // runtime: its libraries' pages and transport buffers), taken from the
+  // budget so that the process as a whole keeps to --memory.
+  void hold_runtime_memory(uint64_t bytes);
   void release_app_memory(uint64_t bytes) { budget_.release(MemoryHolder::kApp, bytes); }
   // Budget bytes nothing holds yet (the cache and loaded ranges may use them).
   uint64_t unheld_memory() const { return budget_.unheld(); }
@@ -430,6 +438,8 @@ class Engine {
   uint64_t owned_slab_bytes(size_t value_bytes) const;
   // vertex_state_needed_bytes() of the arrays now tracked.
   uint64_t state_needed_now() const;
+  // Notes the vertex state's peaks (held whole, needed).
+  void note_vertex_state();
   Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                const std::function<void(uint32_t, uint32_t)>& fn);
   void shrink_cache() { cache_.shrink_to(budget_.cache_limit()); }
@@ -466,6 +476,9 @@ class Engine {
   // Rank 0 gets every value of `array` from its owner, in rounds of
   // bounded size; the other ranks keep their own.
   Status gather_owned(RawVertexArray* array, size_t value_bytes);
+  // Replaces an array held whole by a ranged one over a scratch file
+  // holding its owned range's values.
+  Status move_to_scratch(RawVertexArray* array, size_t value_bytes);
   Status add_raw_over_ranks(uint64_t* values, size_t count);
   // The reverse engine's step, told as this engine's.
   void adopt_reverse_steps();
@@ -482,6 +495,9 @@ class Engine {
   ChunkCache cache_;
   IntervalChunks interval_chunks_;
   VertexResidency residency_;
+  // The arrays steps read: this engine's, or (a rank's reverse engine) the
+  // forward engine's (distribute()).
+  VertexResidency* step_arrays_ = &residency_;
   VertexDegrees degrees_;
   StepRunner runner_;
   RunLog log_;
@@ -493,8 +509,10 @@ class Engine {
   // Distributed runs.
   Distribution distribution_;
   Engine* reverse_ = nullptr;
-  Status load_owned_out_degrees(const Distribution& distribution);
-  VertexArray<uint32_t> global_out_degrees_;  // the owned range's only (load_owned_out_degrees)
+  // Checks the whole graph's out-degree file, noting its largest; with
+  // `keep_owned`, keeps the owned range's.
+  Status scan_out_degrees(const Distribution& distribution, bool keep_owned);
+  VertexArray<uint32_t> global_out_degrees_;  // the owned range's only (ensure_out_degrees)
   uint32_t max_out_degree_vertex_ = 0;        // of the whole graph
   uint64_t distributed_steps_ = 0;
   uint64_t vertex_state_needed_bytes_ = 0;
@@ -505,7 +523,7 @@ class Engine {
   // (kSource arrays change only in vertex maps); the next share sends nothing.
   MirrorSet mirror_sets_[2];
   uint8_t mirrors_current_ = 0;
-  uint64_t vertex_state_peak_bytes_ = 0;  // vertex arrays held whole, at the largest share
+  uint64_t vertex_state_peak_bytes_ = 0;  // vertex arrays held whole, at their most
   bool sources_skipped_ = false;          // the last step's share sent nothing (StepStats::sources_current)
   // The exchange model's inputs for the last step (scheduler/exchange_model.h).
   NetworkProfile network_;

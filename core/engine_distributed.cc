@@ -36,15 +36,16 @@ void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
 
 }  // namespace
 
-// The whole graph's out-degrees (a part's own are partial): a rank keeps
-// only its owned range's (PageRank divides by them; vertex maps visit owned
-// vertices only), over an array of all V whose other pages stay untouched,
-// and notes the vertex with the most as the file streams past (the default
-// source, as one process picks it).
-Status Engine::load_owned_out_degrees(const Distribution& distribution) {
+// The whole graph's out-degrees (a part's own are partial): when the run
+// opens a rank checks the file and notes the vertex with the most as it
+// streams past (the default source, as one process picks it); an app that
+// asks for them (PageRank divides by them; vertex maps visit owned vertices
+// only) gets its owned range's, over an array of all V whose other pages
+// stay untouched.
+Status Engine::scan_out_degrees(const Distribution& distribution, bool keep_owned) {
   const uint64_t n = num_vertices();
   const uint32_t first = distribution.owned_begin, last = distribution.owned_end;
-  SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
+  if (keep_owned) SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
   uint32_t most = 0;
   max_out_degree_vertex_ = 0;
   SG_RETURN_IF_ERROR(scan_degree_array(
@@ -52,10 +53,15 @@ Status Engine::load_owned_out_degrees(const Distribution& distribution) {
       [&](uint32_t v, const uint32_t* degrees, size_t count) {
         fold_max_degree(v, degrees, count, &max_out_degree_vertex_, &most);
         const uint64_t lo = std::max<uint64_t>(v, first), hi = std::min<uint64_t>(uint64_t{v} + count, last);
-        if (lo < hi) std::copy(degrees + (lo - v), degrees + (hi - v), global_out_degrees_.data() + lo);
+        if (keep_owned && lo < hi) std::copy(degrees + (lo - v), degrees + (hi - v), global_out_degrees_.data() + lo);
       }));
-  budget_.hold(MemoryHolder::kMetadata, uint64_t{last - first} * sizeof(uint32_t));
+  if (keep_owned) budget_.hold(MemoryHolder::kMetadata, uint64_t{last - first} * sizeof(uint32_t));
   return Status::OK();
+}
+
+Status Engine::ensure_out_degrees() {
+  if (!distributed()) return degrees_.setup(SpaceKind::kOut);
+  return global_out_degrees_.size() != 0 ? Status::OK() : scan_out_degrees(distribution_, true);
 }
 
 Status Engine::distribute(const Distribution& given, Engine* reverse) {
@@ -68,8 +74,15 @@ Status Engine::distribute(const Distribution& given, Engine* reverse) {
   SG_RETURN_IF_ERROR(mirror_sets_[0].exchange(comm));
   if (reverse != nullptr) SG_RETURN_IF_ERROR(mirror_sets_[1].exchange(comm));
   budget_.hold(MemoryHolder::kMetadata, mirror_sets_[0].bytes() + mirror_sets_[1].bytes());
+  budget_.hold(MemoryHolder::kRuntime, 2 * exchange_round_bytes(budget_.total()));  // a round sent and received
   distribution_ = distribution;
   reverse_ = reverse;
+  if (reverse != nullptr) {
+    // Reversed steps read and load this engine's arrays, in its range room.
+    reverse->step_arrays_ = &residency_;
+    reverse->runner_.use_residency(&residency_);
+    reverse->budget_.load_ranges_in(&budget_);
+  }
   const std::vector<uint32_t>& bounds = distribution.bounds;
   shares_.assign(static_cast<size_t>(comm->size()), RankShare{});
   for (size_t r = 0; r < shares_.size(); ++r) shares_[r].bitmap_words = (bounds[r + 1] + 63) / 64 - bounds[r] / 64;
@@ -90,7 +103,7 @@ Status Engine::load_distribution(Distribution* distribution, Engine* reverse) {
   if (reverse != nullptr && reverse->num_vertices() != num_vertices()) {
     return Status::InvalidArgument(reverse->graph().dir() + ": the reverse part has another vertex count");
   }
-  SG_RETURN_IF_ERROR(load_owned_out_degrees(*distribution));
+  SG_RETURN_IF_ERROR(scan_out_degrees(*distribution, false));
   SG_RETURN_IF_ERROR(mirror_sets_[0].scan(*graph_, bounds, comm->rank()));
   return reverse == nullptr ? Status::OK() : mirror_sets_[1].scan(reverse->graph(), bounds, comm->rank());
 }
@@ -238,6 +251,12 @@ Status Engine::share_members(VertexSubset* subset) {
 Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
   Communicator* comm = distribution_.communicator;
   const std::vector<uint32_t>& bounds = distribution_.bounds;
+  // Rank 0 gathers an array held whole over its range into a scratch file
+  // when every other range's values would not fit.
+  const uint64_t others = (num_vertices() - (owned_end() - owned_begin())) * uint64_t{value_bytes};
+  static const bool forced = std::getenv("SHARDGRAPH_GATHER_TO_SCRATCH") != nullptr;  // a test hook
+  if (comm->rank() == 0 && !array->ranged() && (forced || !budget_.fits(others)))
+    SG_RETURN_IF_ERROR(move_to_scratch(array, value_bytes));
   auto* data = static_cast<uint8_t*>(array->data());
   const bool ranged = array->ranged();
   auto slabs = [&](uint64_t first, uint64_t count) {
@@ -248,9 +267,9 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts, send_counts(bounds.size() - 1, 0);
   // Round k: every rank sends rank 0 values [begin + k * values, ...) of
-  // its range; rank 0 receives at most kExchangeRoundBytes a round.
+  // its range; rank 0 receives at most a round's bytes (exchange_rounds.h).
   const uint64_t senders = std::max<uint64_t>(1, bounds.size() - 2);
-  const uint64_t values = std::max<uint64_t>(1, exchange_round_bytes() / value_bytes / senders);
+  const uint64_t values = std::max<uint64_t>(1, exchange_round_bytes(budget_.total()) / value_bytes / senders);
   uint64_t rounds = 0;
   for (size_t r = 0; r + 1 < bounds.size(); ++r)
     rounds = std::max<uint64_t>(rounds, (bounds[r + 1] - bounds[r] + values - 1) / values);
@@ -283,6 +302,23 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
     }
   }
   return ranged ? array->map_for_reading() : Status::OK();
+}
+
+Status Engine::move_to_scratch(RawVertexArray* array, size_t value_bytes) {
+  RawVertexArray ranged;
+  SG_RETURN_IF_ERROR(ranged.allocate_ranged(num_vertices(), value_bytes, scratch_path("gathered")));
+  const uint64_t step =
+      std::max<uint64_t>(1, exchange_round_bytes(budget_.total()) / value_bytes / RawVertexArray::kSlabValues) *
+      RawVertexArray::kSlabValues;
+  const auto* from = static_cast<const uint8_t*>(array->data());
+  SG_RETURN_IF_ERROR(visit_by_window(
+      &ranged, owned_begin(), owned_end(), step, true, [](uint64_t, uint64_t) { return true; },
+      [&](uint64_t lo, uint64_t hi) {
+        std::memcpy(static_cast<uint8_t*>(ranged.data()) + lo * value_bytes, from + lo * value_bytes,
+                    (hi - lo) * value_bytes);
+      }));
+  *array = std::move(ranged);  // the whole one goes (and its residency entry)
+  return Status::OK();
 }
 
 Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {

@@ -63,8 +63,7 @@ Status Engine::share_sources(const VertexSubset& frontier, size_t slot) {
   Communicator* comm = distribution_.communicator;
   kill_rank_for_test(comm->rank(), ++distributed_steps_);
   SG_RETURN_IF_ERROR(prepare_vertices());
-  vertex_state_peak_bytes_ = std::max(vertex_state_peak_bytes_, residency_.resident_bytes());
-  vertex_state_needed_bytes_ = std::max(vertex_state_needed_bytes_, state_needed_now());
+  note_vertex_state();  // uses may have changed (set_use)
   count_by_owner(frontier, &RankShare::active_owned);
   active_owned_ = shares_[static_cast<size_t>(comm->rank())].active_owned;
   source_value_bytes_ = 0;
@@ -82,10 +81,10 @@ Status Engine::share_sources(const VertexSubset& frontier, size_t slot) {
   for (const SourceArray& a : arrays) source_value_bytes_ += a.value_bytes;
   const DenseSubset dense(frontier);
   if (dense.get().is_all() && only_sources) mirrors_current_ |= slot_bit;
-  // Rounds of about exchange_round_bytes() received: owner r's range is cut
+  // Rounds of about exchange_round_bytes received: owner r's range is cut
   // into pieces of equal active members (every rank cuts the same way).
   const std::vector<uint32_t>& bounds = distribution_.bounds;
-  const uint64_t round_bytes = exchange_round_bytes();
+  const uint64_t round_bytes = exchange_round_bytes(budget_.total());
   source_rounds_ = std::max<uint64_t>(1, (dense.get().size() * source_value_bytes_ + round_bytes - 1) / round_bytes);
   std::vector<std::vector<uint32_t>> cuts(shares_.size());
   for (size_t r = 0; r < shares_.size(); ++r) {

@@ -43,13 +43,14 @@ uint64_t MemoryBudget::used() const {
 }
 
 uint64_t MemoryBudget::range_room() const {
+  if (ranges_in_ != nullptr) return ranges_in_->range_room();
   if (residency_ == nullptr || !residency_->any_ranged()) return 0;
   const uint64_t least = residency_->ranged_bytes_per_vertex(VertexUse::kAny) * RawVertexArray::kSlabValues;
   return std::max(least, unheld());
 }
 
 uint64_t MemoryBudget::cache_limit() const {
-  const uint64_t used_bytes = used() + range_room();
+  const uint64_t used_bytes = used() + (ranges_in_ != nullptr ? 0 : range_room());
   return used_bytes < total_ ? total_ - used_bytes : 0;
 }
 

@@ -41,6 +41,7 @@ enum class MemoryHolder : uint8_t {
   kIoBuffers,   // read windows
   kDecodeRoom,  // the largest window decoded
   kApp,         // what an app holds (hold_app_memory)
+  kRuntime,     // a rank's MPI runtime (Engine::hold_runtime_memory)
   kCount,
 };
 
@@ -61,6 +62,9 @@ class MemoryBudget {
 
   // Vertex arrays held whole count from `residency` on.
   void count_arrays(const VertexResidency* residency) { residency_ = residency; }
+  // The ranges this budget's steps load are of another budget's arrays,
+  // in its room (a rank's reverse engine, over its forward engine's arrays).
+  void load_ranges_in(const MemoryBudget* other) { ranges_in_ = other; }
   void hold(MemoryHolder holder, uint64_t bytes);
   void release(MemoryHolder holder, uint64_t bytes);
   uint64_t held(MemoryHolder holder) const { return held_[static_cast<size_t>(holder)]; }
@@ -84,6 +88,7 @@ class MemoryBudget {
   uint64_t total_;
   uint64_t held_[static_cast<size_t>(MemoryHolder::kCount)] = {};
   const VertexResidency* residency_ = nullptr;
+  const MemoryBudget* ranges_in_ = nullptr;
   uint64_t peak_ = 0;
   static constexpr size_t kMostShares = 32;
   mutable std::array<std::pair<const char*, uint64_t>, kMostShares> given_ = {};

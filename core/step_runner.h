@@ -59,6 +59,8 @@ class StepRunner {
   // Reserves the decode room of the largest window (`shape`).
   void open(const StepParts& parts, WindowShape shape);
   Status run(const StepWork& work);
+  // Steps load the ranges of `residency`'s arrays from now on.
+  void use_residency(VertexResidency* residency) { parts_.residency = residency; }
   // This pass's neighbours: edges whose neighbour is outside are not visited
   // (0 and UINT32_MAX: the pass holds the whole block).
   uint32_t neighbour_begin() const { return neighbour_begin_; }

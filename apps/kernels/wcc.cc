@@ -131,10 +131,10 @@ Status run_wcc(AppRun& r) {
   // at least their share of it: labels over a file are paged, and each pass
   // of the count reads them all (R-MAT 26's 268 MB in 64 Ki-label passes
   // would have read 274 GB).
+  // What the budget leaves unheld counts (labels held whole are held; the
+  // engine's metadata, and a rank's runtime, stay).
   const MemoryBudget& budget = r.engine.budget();
-  const uint64_t label_bytes = labels->raw().resident() ? uint64_t{r.graph.num_vertices()} * sizeof(uint32_t) : 0;
-  const uint64_t count_bytes =
-      std::max(budget.share(kComponentCountShare), budget.total() > label_bytes ? budget.total() - label_bytes : 0);
+  const uint64_t count_bytes = std::max(budget.share(kComponentCountShare), budget.unheld());
   const uint32_t largest = largest_component(*labels, r.out.pages, count_bytes);
   r.out.summary =
       summary_line("wcc: %llu components, largest %u vertices\n", static_cast<unsigned long long>(components), largest);

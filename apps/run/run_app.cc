@@ -59,6 +59,9 @@ std::string stats_json(const RunOptions& o, const Engine& engine, double seconds
                    {"memory_planned_bytes", engine.peak_memory_used()},
                    {"vertex_bytes_loaded", engine.vertex_bytes_loaded()},
                    {"vertex_bytes_written", engine.vertex_bytes_written()},
+                   {"vertex_state_bytes", engine.vertex_state_peak_bytes()},
+                   {"vertex_ranges_peak_bytes", engine.vertex_ranges_peak_bytes()},
+                   {"vertex_state_needed_bytes", engine.vertex_state_needed_bytes()},
                    {"scratch_bytes_read", engine.scratch_bytes_read()},
                    {"scratch_bytes_written", engine.scratch_bytes_written()},
                    {"peak_rss_bytes", peak_rss_bytes()}};
@@ -306,6 +309,24 @@ Status open_rank(const RunOptions& o, Communicator* comm, Graph* graph, Engine* 
   return Status::OK();
 }
 
+// What the MPI runtime adds to this process once its transport has carried
+// a collective like a step's (its libraries' pages, its shared-memory and
+// socket buffers): the rank's budget then leaves it out.
+Status runtime_memory_bytes(Communicator* comm, uint64_t rss_before, uint64_t* bytes) {
+  constexpr size_t kWarmUpBytes = size_t{1} << 20;
+  const ExchangeCounters before = comm->counters();
+  {
+    const std::vector<uint8_t> mine(kWarmUpBytes, 0);
+    std::vector<uint8_t> all;
+    std::vector<uint64_t> counts;
+    SG_RETURN_IF_ERROR(comm->all_gather(mine, &all, &counts));
+  }  // the buffers go before the measure
+  comm->restore_counters(before);
+  const uint64_t now = current_rss_bytes();
+  *bytes = now > rss_before ? now - rss_before : 0;
+  return Status::OK();
+}
+
 // A distributed run's rank (docs/scale-out.md). Errors every rank agreed on
 // are reported by rank 0; one rank's own error ends the whole job (the
 // others may be waiting for it in a collective).
@@ -314,14 +335,18 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
     ~Finalize() { mpi_finalize(); }
   } finalize;  // after the communicator is gone
   std::string error;
+  const uint64_t rss_before = current_rss_bytes();
   std::unique_ptr<Communicator> comm = mpi_available() ? mpi_communicator(&error) : local_communicator();
   if (comm == nullptr) return Status::InvalidArgument(error);
+  uint64_t runtime_bytes = 0;
+  if (Status warm = runtime_memory_bytes(comm.get(), rss_before, &runtime_bytes); !warm.ok()) return warm;
   Graph graph, reverse_graph;
   Engine engine, reverse_engine;
   bool has_reverse = false;
   Distribution distribution;
   Status s = comm->agree(
       open_rank(o, comm.get(), &graph, &engine, &reverse_graph, &reverse_engine, &has_reverse, &distribution));
+  if (s.ok()) engine.hold_runtime_memory(runtime_bytes);
   if (s.ok()) s = engine.distribute(distribution, has_reverse ? &reverse_engine : nullptr);
   if (s.ok()) s = comm->agree(engine.measure_network());  // every rank opened: the link is measured together
   if (s.ok()) s = run_opened(o, row, &engine, start, comm->rank() == 0, out);

@@ -150,7 +150,10 @@ done
 "$SG" generate rmat --scale 13 --edge-factor 8 --seed 3 --weights -o rmat13.txt > /dev/null
 "$SG" ingest rmat13.txt -o rmat13 --chunk-bytes 1K > /dev/null 2>&1
 for parts in 2 3; do "$SG" partition rmat13 --parts "$parts" -o "rmat13.p$parts" > /dev/null; done
-for entry in "pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "kcore exact"; do
+# WCC, CDLP and betweenness take reversed steps, over the reverse parts,
+# which load the same ranges.
+for entry in "pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "kcore exact" "sssp exact" \
+    "wcc exact" "cdlp exact" "betweenness near"; do
   read -r app kind extra <<< "$entry"
   options=(--threads 1 --memory 1M)
   # shellcheck disable=SC2206 # the extra options are words
@@ -168,10 +171,27 @@ for entry in "pagerank near" "pagerank-delta near" "spmv near" "bfs exact --pare
     done
   done
 done
-checks=$((checks + 1))
-grep -q "source) exceeds the memory left; loaded by vertex range" rmat13.pagerank.auto.np3.log ||
-  fail "no rank of PageRank on rmat13 in 1 MiB loaded its sources by range"
-echo "ok: rmat13 in 1 MiB ($checks checks so far)"
+for app in pagerank wcc; do
+  checks=$((checks + 1))
+  grep -q "source) exceeds the memory left; loaded by vertex range" "rmat13.$app.auto.np3.log" ||
+    fail "no rank of $app on rmat13 in 1 MiB loaded its sources by range"
+done
+# Results held whole on each rank, gathered on rank 0 through a scratch
+# file (as when they would not fit its budget; a test hook forces it).
+for entry in "pagerank near" "bfs exact --parents" "wcc exact"; do
+  read -r app kind extra <<< "$entry"
+  options=(--threads 1 --memory 64M)
+  # shellcheck disable=SC2206 # the extra options are words
+  [ -n "${extra:-}" ] && options+=($extra)
+  out=rmat13.$app.scratch.np3
+  "$SG" run "$app" rmat13 --output "rmat13.$app.whole.single" "${options[@]}" > /dev/null 2>&1 || fail "$app on rmat13"
+  if ! SHARDGRAPH_GATHER_TO_SCRATCH=1 "${MPIRUN[@]}" -x SHARDGRAPH_GATHER_TO_SCRATCH -np 3 "$SG" run "$app" rmat13.p3 \
+      --output "$out" "${options[@]}" > "$out.log" 2>&1; then
+    fail "mpirun -np 3 $app on rmat13, gathered through a file"; tail -5 "$out.log"; continue
+  fi
+  compare "$kind" "rmat13.$app.whole.single" "$out"
+done
+echo "ok: rmat13 in 1 MiB, and gathered through a file ($checks checks so far)"
 
 # Failures. A rank count other than the parts': refused by every rank.
 expect_failure() {  # expect_failure MESSAGE LOG command...
