@@ -14,6 +14,7 @@
 # single graph on its own): the page cache is dropped before each run and
 # the one process runs in emudisk's throttle and a memory cgroup of
 # MEM_PER_RANK + 64 MiB, as each machine does (LINKS_CGROUP_MIB sets another).
+# LINKS_SINGLE=0 leaves the one process out.
 #   bench/links.sh PARTITIONED_DIR SINGLE_GRAPH "APPS" "RATES" [MEM_PER_RANK] [ROUNDS]
 # e.g. bench/links.sh g20p2 g20 "pagerank bfs wcc" "10gbit 1gbit 100mbit" 256M 2 > bench/results/links.jsonl
 set -euo pipefail
@@ -106,6 +107,7 @@ for rnd in $(seq 1 "$rounds"); do
     "$machines" down > /dev/null
   done
   for app in $apps; do
+    [ "${LINKS_SINGLE:-1}" = 0 ] && break  # the ranks alone
     extra=()
     [ "$app" = pagerank ] && extra=(--iterations 10)
     wrap=()

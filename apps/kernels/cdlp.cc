@@ -51,7 +51,9 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
   const uint64_t id_map_held = graph.id_map_bytes();  // 0 when mapped
   engine->hold_app_memory(id_map_held);
   const uint32_t n = engine->num_vertices();
-  SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.labels"));
+  // The labels are touched only by vertex maps and a block's range at a
+  // time: loaded by range when they do not fit.
+  SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.labels", VertexUse::kVertex));
   VertexArray<uint64_t> previous;  // read as u: loaded by range when it does not fit
   SG_RETURN_IF_ERROR(engine->allocate(&previous, "cdlp.previous", VertexUse::kSource));
   VertexArray<uint64_t>& next = *labels;
@@ -61,7 +63,7 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
         next[v] = graph.original_id(v);
         previous[v] = next[v];
       },
-      VertexAccess().overwrites(previous)));
+      VertexAccess().overwrites(previous, next)));
 
   const uint64_t room = engine->budget().share(kNeighbourBlockShare);
   std::vector<VertexBlock> blocks;
@@ -74,20 +76,23 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
       engine->hold_app_memory(held);
       Status status = block.gather(engine, b, [&](uint32_t u) { return previous[u]; });
       if (status.ok()) {
-        parallel_for(uint32_t{0}, block.size(), uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
-          for (uint32_t i = lo; i < hi; ++i) {
-            const std::span<uint64_t> values = block.values(i);
-            if (!values.empty()) next[b.begin + i] = smallest_mode(values);
-          }
+        status = engine->with_vertices(VertexAccess().writes(next), b.begin, b.end, [&] {
+          parallel_for(uint32_t{0}, block.size(), uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
+            for (uint32_t i = lo; i < hi; ++i) {
+              const std::span<uint64_t> values = block.values(i);
+              if (!values.empty()) next[b.begin + i] = smallest_mode(values);
+            }
+          });
+          return Status::OK();
         });
-        next.raw().drop_pages();  // file-backed: a block's pages at a time stay mapped
       }
       engine->release_app_memory(held);
       SG_RETURN_IF_ERROR(status);
     }
     if (iteration + 1 < iterations) {
       SG_RETURN_IF_ERROR(engine->vertex_map(
-          VertexSubset::all(n), [&](uint32_t v) { previous[v] = next[v]; }, VertexAccess().overwrites(previous)));
+          VertexSubset::all(n), [&](uint32_t v) { previous[v] = next[v]; },
+          VertexAccess().reads(next).overwrites(previous)));
     }
   }
   engine->release_app_memory(id_map_held);
