@@ -281,13 +281,12 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
   // in a range stay mapped until the range ends.
   const uint64_t per_vertex = residency_.ranged_bytes_per_vertex(access) + residency_.mapped_bytes_per_vertex(access) +
                               (graph_->id_map_mapped() ? sizeof(uint64_t) : 0);
-  const uint64_t per_slab = std::max<uint64_t>(1, per_vertex) * RawVertexArray::kSlabValues;
   // Ranges are whole slabs, so a map over every vertex overwrites whole slabs.
   // With no ranged array the cache keeps its memory, and mapped pages take
   // a range reserve's worth at a time.
   const uint64_t room =
       residency_.any_ranged() ? budget_.range_room() : MemoryBudget::range_reserve(budget_.total()) / 4;
-  const uint64_t step = std::max<uint64_t>(1, room / per_slab) * RawVertexArray::kSlabValues;
+  const uint64_t step = RawVertexArray::whole_slab_values(room, std::max<uint64_t>(1, per_vertex));
   const bool every_vertex = members == nullptr || members->is_all();
   // A rank visits its owned vertices only: the others' ranges stay unloaded
   // (the ranges inside stay whole slabs).

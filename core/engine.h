@@ -430,16 +430,16 @@ class Engine {
   // by range, and mapped pages (file-backed arrays, a mapped id map) are
   // dropped after each range, so few stay mapped.
   bool in_ranges() const { return residency_.any_ranged() || residency_.any_mapped() || graph_->id_map_mapped(); }
-  // Calls fn(begin, end) for each vertex range holding a member of
-  // `members` (dense; null: every range) with the range of each ranged
-  // array `access` touches loaded; after each, the pages of the file-backed
-  // arrays it touches and of a mapped id map are dropped.
   // Bytes of the whole slabs over the owned range (all V outside a distributed run).
   uint64_t owned_slab_bytes(size_t value_bytes) const;
   // vertex_state_needed_bytes() of the arrays now tracked.
   uint64_t state_needed_now() const;
   // Notes the vertex state's peaks (held whole, needed).
   void note_vertex_state();
+  // Calls fn(begin, end) for each vertex range holding a member of
+  // `members` (dense; null: every range) with the range of each ranged
+  // array `access` touches loaded; after each, the pages of the file-backed
+  // arrays it touches and of a mapped id map are dropped.
   Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                const std::function<void(uint32_t, uint32_t)>& fn);
   void shrink_cache() { cache_.shrink_to(budget_.cache_limit()); }

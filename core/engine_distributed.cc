@@ -259,11 +259,6 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
     SG_RETURN_IF_ERROR(move_to_scratch(array, value_bytes));
   auto* data = static_cast<uint8_t*>(array->data());
   const bool ranged = array->ranged();
-  auto slabs = [&](uint64_t first, uint64_t count) {
-    constexpr uint64_t kSlab = RawVertexArray::kSlabValues;
-    return std::pair<uint64_t, uint64_t>{first / kSlab,
-                                         std::min<uint64_t>((first + count + kSlab - 1) / kSlab, array->slab_count())};
-  };
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts, send_counts(bounds.size() - 1, 0);
   // Round k: every rank sends rank 0 values [begin + k * values, ...) of
@@ -282,7 +277,7 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
     uint64_t first = 0, count = 0;
     piece(static_cast<size_t>(comm->rank()), &first, &count);
     send_counts[0] = comm->rank() == 0 ? 0 : count * value_bytes;  // rank 0's own is not sent
-    const auto [s0, s1] = slabs(first, count);
+    const auto [s0, s1] = array->slabs_over(first, first + count);
     const bool load = ranged && send_counts[0] > 0;
     if (load) SG_RETURN_IF_ERROR(array->load(s0, s1, false));
     const Status sent = comm->all_to_all({data + first * value_bytes, send_counts[0]}, send_counts, &received, &counts);
@@ -295,7 +290,7 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
       if (counts[r] != count * value_bytes)
         return Status::Corruption("rank " + std::to_string(r) + " sent a result piece of another size");
       if (count == 0) continue;
-      const auto [t0, t1] = slabs(first, count);
+      const auto [t0, t1] = array->slabs_over(first, first + count);
       if (ranged) SG_RETURN_IF_ERROR(array->load_to_overwrite(first, first + count));
       std::memcpy(data + first * value_bytes, received.data() + at, counts[r]);
       if (ranged) SG_RETURN_IF_ERROR(array->unload(t0, t1));
@@ -307,9 +302,7 @@ Status Engine::gather_owned(RawVertexArray* array, size_t value_bytes) {
 Status Engine::move_to_scratch(RawVertexArray* array, size_t value_bytes) {
   RawVertexArray ranged;
   SG_RETURN_IF_ERROR(ranged.allocate_ranged(num_vertices(), value_bytes, scratch_path("gathered")));
-  const uint64_t step =
-      std::max<uint64_t>(1, exchange_round_bytes(budget_.total()) / value_bytes / RawVertexArray::kSlabValues) *
-      RawVertexArray::kSlabValues;
+  const uint64_t step = RawVertexArray::whole_slab_values(exchange_round_bytes(budget_.total()), value_bytes);
   const auto* from = static_cast<const uint8_t*>(array->data());
   SG_RETURN_IF_ERROR(visit_by_window(
       &ranged, owned_begin(), owned_end(), step, true, [](uint64_t, uint64_t) { return true; },

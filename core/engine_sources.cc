@@ -21,10 +21,7 @@ namespace {
 // slabs at a time.
 constexpr uint64_t kShareWindowBytes = uint64_t{1} << 20;
 
-uint64_t window_values(size_t value_bytes) {
-  constexpr uint64_t kSlab = RawVertexArray::kSlabValues;
-  return std::max<uint64_t>(1, kShareWindowBytes / value_bytes / kSlab) * kSlab;
-}
+uint64_t window_values(size_t value_bytes) { return RawVertexArray::whole_slab_values(kShareWindowBytes, value_bytes); }
 
 // Cuts [begin, end) into `rounds` pieces of about equal active members
 // (`active` is dense):

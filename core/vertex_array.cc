@@ -391,7 +391,7 @@ Status visit_by_window(RawVertexArray* array, uint64_t begin, uint64_t end, uint
   for (uint64_t at = begin / kSlab * kSlab; at < end; at += window_values) {
     const uint64_t lo = std::max(at, begin), hi = std::min(end, at + window_values);
     if (!wanted(lo, hi)) continue;
-    const uint64_t first = lo / kSlab, last = std::min<uint64_t>((hi + kSlab - 1) / kSlab, array->slab_count());
+    const auto [first, last] = array->slabs_over(lo, hi);
     SG_RETURN_IF_ERROR(array->load(first, last, writable));
     fn(lo, hi);
     SG_RETURN_IF_ERROR(array->unload(first, last));

@@ -13,10 +13,12 @@
 // range is reserved whole, so pointers an app took stay valid.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -67,6 +69,15 @@ class RawVertexArray {
   bool resident() const { return kind_ == Kind::kMemory || kind_ == Kind::kExternal; }
   size_t bytes() const { return bytes_; }
   uint64_t slab_count() const { return loaded_.size(); }
+  // The slabs over values [begin, end): [first, end), clipped to the array.
+  std::pair<uint64_t, uint64_t> slabs_over(uint64_t begin, uint64_t end) const {
+    return {begin / kSlabValues, std::min<uint64_t>((end + kSlabValues - 1) / kSlabValues, slab_count())};
+  }
+  // The most values in whole slabs that `bytes` hold at `value_bytes` a
+  // value (a slab's at least).
+  static uint64_t whole_slab_values(uint64_t bytes, uint64_t value_bytes) {
+    return std::max<uint64_t>(1, bytes / value_bytes / kSlabValues) * kSlabValues;
+  }
 
   // Loads slabs [first, end) (those not loaded yet); `writable`: the caller
   // may change them, so they are written back when last unloaded;

@@ -10,14 +10,7 @@ namespace {
 // Lower first: edge sources and destinations before vertex_map-only arrays.
 int default_priority(VertexUse use) { return use == VertexUse::kVertex ? 2 : 0; }
 
-uint64_t first_slab(uint64_t vertex) { return vertex / RawVertexArray::kSlabValues; }
-uint64_t end_slab(uint64_t vertex) { return (vertex + RawVertexArray::kSlabValues - 1) / RawVertexArray::kSlabValues; }
-
 }  // namespace
-
-uint64_t VertexResidency::slab_end(const Entry& e, uint64_t end) {
-  return std::min<uint64_t>(end_slab(end), e.array->slab_count());
-}
 
 const char* vertex_use_name(VertexUse use) {
   switch (use) {
@@ -125,7 +118,8 @@ Status VertexResidency::load(VertexUse use, uint64_t begin, uint64_t end, bool w
     if (selected(e, use)) arrays.push_back(&e);
   }
   const Status status = load_all(arrays, begin, end, [&](const Entry& e) {
-    return e.array->load(first_slab(begin), slab_end(e, end), writable, true);
+    const auto [first, last] = e.array->slabs_over(begin, end);
+    return e.array->load(first, last, writable, true);
   });
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   note_loaded();
@@ -145,7 +139,10 @@ Status VertexResidency::load_all(const std::vector<Entry*>& arrays, uint64_t beg
   for (size_t i = 0; i < arrays.size(); ++i) {
     const Status status = load_one(*arrays[i]);
     if (status.ok()) continue;
-    for (size_t j = 0; j < i; ++j) arrays[j]->array->cancel_load(first_slab(begin), slab_end(*arrays[j], end));
+    for (size_t j = 0; j < i; ++j) {
+      const auto [first, last] = arrays[j]->array->slabs_over(begin, end);
+      arrays[j]->array->cancel_load(first, last);
+    }
     return status;
   }
   return Status::OK();
@@ -156,7 +153,8 @@ Status VertexResidency::unload(VertexUse use, uint64_t begin, uint64_t end) {
   Status status;
   for (Entry& e : entries_) {
     if (!selected(e, use)) continue;
-    const Status s = e.array->unload(first_slab(begin), slab_end(e, end));
+    const auto [first, last] = e.array->slabs_over(begin, end);
+    const Status s = e.array->unload(first, last);
     if (status.ok()) status = s;  // unload the others all the same: their pages must go
   }
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -180,7 +178,8 @@ Status VertexResidency::load(const VertexAccess& access, uint64_t begin, uint64_
   const Status status = load_all(arrays, begin, end, [&](const Entry& e) {
     access.mode_of(e.array, &mode);
     if (mode == VertexAccess::Mode::kOverwrite && every_vertex) return e.array->load_to_overwrite(begin, end);
-    return e.array->load(first_slab(begin), slab_end(e, end), mode != VertexAccess::Mode::kRead, true);
+    const auto [first, last] = e.array->slabs_over(begin, end);
+    return e.array->load(first, last, mode != VertexAccess::Mode::kRead, true);
   });
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   note_loaded();
@@ -193,7 +192,8 @@ Status VertexResidency::unload(const VertexAccess& access, uint64_t begin, uint6
   VertexAccess::Mode mode;
   for (Entry& e : entries_) {
     if (!e.ranged || !access.mode_of(e.array, &mode)) continue;
-    const Status s = e.array->unload(first_slab(begin), slab_end(e, end));
+    const auto [first, last] = e.array->slabs_over(begin, end);
+    const Status s = e.array->unload(first, last);
     if (status.ok()) status = s;
   }
   io_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

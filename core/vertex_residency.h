@@ -149,7 +149,6 @@ class VertexResidency final : public ArrayTracker {
     int priority = 0;
   };
   bool selected(const Entry& e, VertexUse use) const { return e.ranged && (use == VertexUse::kAny || e.use == use); }
-  static uint64_t slab_end(const Entry& e, uint64_t end_vertex);
   // Loads each array's range with load_one.
   static Status load_all(const std::vector<Entry*>& arrays, uint64_t begin, uint64_t end,
                          const std::function<Status(const Entry&)>& load_one);

@@ -126,13 +126,11 @@ Status run_wcc(AppRun& r) {
     components += (*labels)[v] == v;
     r.out.pages.visited(v + 1);
   }
-  // The counts get what the labels leave of the budget when the labels are
-  // in memory (R-MAT 25 in 176 MiB peaked at 1.28x with half of it), and
-  // at least their share of it: labels over a file are paged, and each pass
-  // of the count reads them all (R-MAT 26's 268 MB in 64 Ki-label passes
-  // would have read 274 GB).
-  // What the budget leaves unheld counts (labels held whole are held; the
-  // engine's metadata, and a rank's runtime, stay).
+  // The counts get what the budget leaves unheld (labels held whole, the
+  // engine's metadata and a rank's runtime stay held: R-MAT 25 in 176 MiB
+  // peaked at 1.28x when they took half of it), and at least their share:
+  // labels over a file are paged, and each pass of the count reads them all
+  // (R-MAT 26's 268 MB in 64 Ki-label passes would have read 274 GB).
   const MemoryBudget& budget = r.engine.budget();
   const uint64_t count_bytes = std::max(budget.share(kComponentCountShare), budget.unheld());
   const uint32_t largest = largest_component(*labels, r.out.pages, count_bytes);
