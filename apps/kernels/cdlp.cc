@@ -10,7 +10,8 @@
 // Out of core: the histogram needs a vertex's whole neighbourhood at once,
 // so each iteration gathers the neighbours' labels for a block of vertices
 // at a time (apps/neighbour_blocks.h) and takes each vertex's mode by
-// sorting them; a pass over all blocks reads each space once.
+// sorting them; a pass over all blocks reads each space once. Where dense
+// ids grow with original ids, the dense ids are the labels (4 bytes, not 8).
 #include <algorithm>
 
 #include "apps/harness/app_row.h"
@@ -22,9 +23,10 @@ namespace sg {
 namespace {
 
 // The most frequent value, the smallest among equals; sorts `values`.
-uint64_t smallest_mode(std::span<uint64_t> values) {
+template <typename Label>
+Label smallest_mode(std::span<Label> values) {
   std::sort(values.begin(), values.end());
-  uint64_t best = values[0];
+  Label best = values[0];
   size_t best_count = 0;
   for (size_t i = 0; i < values.size();) {
     size_t j = i + 1;
@@ -38,48 +40,39 @@ uint64_t smallest_mode(std::span<uint64_t> values) {
   return best;
 }
 
-}  // namespace
-
-Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
-  const Graph& graph = engine->graph();
-  // Labels are original ids. The id map is loaded when it takes at most a
-  // quarter of the memory left, else mapped: it is read once, a vertex
-  // range at a time, and the memory goes to the labels and the blocks.
-  SG_RETURN_IF_ERROR(graph.check_id_map());
-  const bool load = graph.id_map_load_bytes() <= engine->unheld_memory() / 4;
-  SG_RETURN_IF_ERROR(load ? graph.load_id_map() : graph.map_id_map());
-  const uint64_t id_map_held = graph.id_map_bytes();  // 0 when mapped
-  engine->hold_app_memory(id_map_held);
+// The iterations, over labels that order as the original ids they stand
+// for: next[v] starts as label_of(v).
+template <typename Label, typename LabelOf>
+Status propagate(Engine* engine, int iterations, LabelOf label_of, VertexArray<Label>* labels) {
   const uint32_t n = engine->num_vertices();
   // The labels are touched only by vertex maps and a block's range at a
   // time: loaded by range when they do not fit.
   SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.labels", VertexUse::kVertex));
-  VertexArray<uint64_t> previous;  // read as u: loaded by range when it does not fit
+  VertexArray<Label> previous;  // read as u: loaded by range when it does not fit
   SG_RETURN_IF_ERROR(engine->allocate(&previous, "cdlp.previous", VertexUse::kSource));
-  VertexArray<uint64_t>& next = *labels;
+  VertexArray<Label>& next = *labels;
   SG_RETURN_IF_ERROR(engine->vertex_map(
       VertexSubset::all(n),
       [&](uint32_t v) {
-        next[v] = graph.original_id(v);
+        next[v] = label_of(v);
         previous[v] = next[v];
       },
       VertexAccess().overwrites(previous, next)));
-
   const uint64_t room = engine->budget().share(kNeighbourBlockShare);
   std::vector<VertexBlock> blocks;
-  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint64_t), 0, &blocks));
-  GatheredBlock<uint64_t> block;
+  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(Label), 0, &blocks));
+  GatheredBlock<Label> block;
   for (int iteration = 0; iteration < iterations; ++iteration) {
     engine->set_iteration(iteration);
     for (const VertexBlock& b : blocks) {
-      const uint64_t held = gathered_block_bytes(b.slots, b.end - b.begin, sizeof(uint64_t));
+      const uint64_t held = gathered_block_bytes(b.slots, b.end - b.begin, sizeof(Label));
       engine->hold_app_memory(held);
       Status status = block.gather(engine, b, [&](uint32_t u) { return previous[u]; });
       if (status.ok()) {
         status = engine->with_vertices(VertexAccess().writes(next), b.begin, b.end, [&] {
           parallel_for(uint32_t{0}, block.size(), uint32_t{256}, [&](uint32_t lo, uint32_t hi) {
             for (uint32_t i = lo; i < hi; ++i) {
-              const std::span<uint64_t> values = block.values(i);
+              const std::span<Label> values = block.values(i);
               if (!values.empty()) next[b.begin + i] = smallest_mode(values);
             }
           });
@@ -95,8 +88,41 @@ Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
           VertexAccess().reads(next).overwrites(previous)));
     }
   }
-  engine->release_app_memory(id_map_held);
   return Status::OK();
+}
+
+}  // namespace
+
+Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
+  const Graph& graph = engine->graph();
+  // Labels are original ids. The id map is loaded when it takes at most a
+  // quarter of the memory left, else mapped: it is read once, a vertex
+  // range at a time, and the memory goes to the labels and the blocks.
+  SG_RETURN_IF_ERROR(graph.check_id_map());
+  const bool load = graph.id_map_load_bytes() <= engine->unheld_memory() / 4;
+  SG_RETURN_IF_ERROR(load ? graph.load_id_map() : graph.map_id_map());
+  const uint64_t id_map_held = graph.id_map_bytes();  // 0 when mapped
+  engine->hold_app_memory(id_map_held);
+  Status status;
+  if (!graph.ids_in_order()) {
+    status = propagate<uint64_t>(
+        engine, iterations, [&](uint32_t v) { return graph.original_id(v); }, labels);
+  } else {
+    // Dense ids order as the original ids: they are the labels, at half
+    // the bytes of the state and of the gathered blocks, and become
+    // original ids at the end.
+    VertexArray<uint32_t> dense;
+    status = propagate<uint32_t>(
+        engine, iterations, [](uint32_t v) { return v; }, &dense);
+    if (status.ok()) status = engine->allocate(labels, "cdlp.original", VertexUse::kVertex);
+    if (status.ok()) {
+      status = engine->vertex_map(
+          VertexSubset::all(engine->num_vertices()), [&](uint32_t v) { (*labels)[v] = graph.original_id(dense[v]); },
+          VertexAccess().reads(dense).overwrites(*labels));
+    }
+  }
+  engine->release_app_memory(id_map_held);
+  return status;
 }
 
 // The app: its summary, figures and result columns (apps/harness).

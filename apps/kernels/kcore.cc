@@ -17,39 +17,53 @@
 namespace sg {
 namespace {
 
-constexpr uint32_t kNoCore = UINT32_MAX;
+// One array holds both: a vertex still in the graph has its remaining
+// degree (below 2^31), a removed one kRemoved | its coreness. Half the
+// state of a degree array beside a coreness array, so a rank's share fits
+// its budget whole where two arrays would be loaded by range every step.
+constexpr uint32_t kRemoved = uint32_t{1} << 31;
+
+bool removed(uint32_t state) { return (state & kRemoved) != 0; }
 
 struct CountDegree {
-  uint32_t* degree;
+  uint32_t* state;
   bool update(uint32_t u, uint32_t v, float) {
-    if (u != v) ++degree[v];
+    if (u != v) ++state[v];
     return false;
   }
   bool update_atomic(uint32_t u, uint32_t v, float) {
-    if (u != v) std::atomic_ref<uint32_t>(degree[v]).fetch_add(1, std::memory_order_relaxed);
+    if (u != v) std::atomic_ref<uint32_t>(state[v]).fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   bool cond(uint32_t) const { return true; }
 };
 
 // u was removed this round: v loses the arc; it joins the next round when
-// its degree falls from k + 1 to k (once, whatever else it loses).
+// its degree falls from k + 1 to k (once, whatever else it loses). A
+// removed v is left alone: removals happen between steps, never during one.
 struct Peel {
-  uint32_t* degree;
-  const uint32_t* core;
+  uint32_t* state;
   uint32_t k;
-  bool update(uint32_t u, uint32_t v, float) { return u != v && degree[v]-- == k + 1; }
+  bool update(uint32_t u, uint32_t v, float) { return u != v && !removed(state[v]) && state[v]-- == k + 1; }
   bool update_atomic(uint32_t u, uint32_t v, float) {
-    return u != v && std::atomic_ref<uint32_t>(degree[v]).fetch_sub(1, std::memory_order_relaxed) == k + 1;
+    if (u == v || removed(load_relaxed(&state[v]))) return false;
+    return std::atomic_ref<uint32_t>(state[v]).fetch_sub(1, std::memory_order_relaxed) == k + 1;
   }
-  bool cond(uint32_t v) const { return load_relaxed(&core[v]) == kNoCore; }
+  bool cond(uint32_t v) const { return !removed(load_relaxed(&state[v])); }
 };
 
-// vertex_reduce's T: "+=" keeps the smaller.
+// vertex_reduce's T: "+=" keeps the smaller, or the larger.
 struct Smallest {
   uint32_t value = UINT32_MAX;
   Smallest& operator+=(const Smallest& other) {
     value = std::min(value, other.value);
+    return *this;
+  }
+};
+struct Largest {
+  uint32_t value = 0;
+  Largest& operator+=(const Largest& other) {
+    value = std::max(value, other.value);
     return *this;
   }
 };
@@ -65,22 +79,26 @@ Status map_both_ways(Engine* engine, const VertexSubset& frontier, F& f, VertexS
   return Status::OK();
 }
 
+// state[v] = v's degree, arcs both ways, self-loops excluded.
+Status count_degrees(Engine* engine, VertexArray<uint32_t>* state) {
+  const uint32_t n = engine->num_vertices();
+  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { (*state)[v] = 0; }));
+  CountDegree count{state->data()};
+  VertexSubset unused;
+  SG_RETURN_IF_ERROR(map_both_ways(engine, VertexSubset::all(n), count, &unused));
+  Largest largest;
+  SG_RETURN_IF_ERROR(engine->vertex_reduce([&](uint32_t v) { return Largest{(*state)[v]}; }, &largest));
+  if (removed(largest.value)) return Status::InvalidArgument("kcore: a vertex has 2^31 or more arcs");
+  return Status::OK();
+}
+
 }  // namespace
 
 Status kcore(Engine* engine, VertexArray<uint32_t>* coreness) {
   const uint32_t n = engine->num_vertices();
-  VertexArray<uint32_t> degree;
-  SG_RETURN_IF_ERROR(engine->allocate(&degree, "kcore.degree", VertexUse::kDestination));
   SG_RETURN_IF_ERROR(engine->allocate(coreness, "kcore.core", VertexUse::kDestination));
-  VertexArray<uint32_t>& core = *coreness;
-  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
-    degree[v] = 0;
-    core[v] = kNoCore;
-  }));
-  CountDegree count{degree.data()};
-  VertexSubset unused;
-  SG_RETURN_IF_ERROR(map_both_ways(engine, VertexSubset::all(n), count, &unused));
-
+  VertexArray<uint32_t>& state = *coreness;
+  SG_RETURN_IF_ERROR(count_degrees(engine, &state));
   uint64_t remaining = n;
   uint32_t k = 0;
   VertexSubset frontier = VertexSubset::empty(n);
@@ -90,20 +108,20 @@ Status kcore(Engine* engine, VertexArray<uint32_t>* coreness) {
     if (frontier.is_empty()) {
       Smallest smallest;
       SG_RETURN_IF_ERROR(engine->vertex_reduce(
-          [&](uint32_t v) { return Smallest{core[v] == kNoCore ? degree[v] : UINT32_MAX}; }, &smallest));
+          [&](uint32_t v) { return Smallest{removed(state[v]) ? UINT32_MAX : state[v]}; }, &smallest));
       k = std::max(k, smallest.value);
       SG_RETURN_IF_ERROR(engine->vertex_filter(
-          VertexSubset::all(n), [&](uint32_t v) { return core[v] == kNoCore && degree[v] <= k; }, &frontier));
+          VertexSubset::all(n), [&](uint32_t v) { return !removed(state[v]) && state[v] <= k; }, &frontier));
     }
-    SG_RETURN_IF_ERROR(engine->vertex_map(frontier, [&](uint32_t v) { core[v] = k; }));
+    SG_RETURN_IF_ERROR(engine->vertex_map(frontier, [&](uint32_t v) { state[v] = kRemoved | k; }));
     remaining -= frontier.size();
-    Peel peel{degree.data(), core.data(), k};
+    Peel peel{state.data(), k};
     VertexSubset next;
     SG_RETURN_IF_ERROR(map_both_ways(engine, frontier, peel, &next));
     frontier = std::move(next);
   }
   if (remaining != 0) return Status::Corruption("kcore: vertices left after |V| rounds");
-  return Status::OK();
+  return engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) { state[v] &= ~kRemoved; });
 }
 
 // The app: its summary, figures and result columns (apps/harness).
