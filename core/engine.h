@@ -511,7 +511,7 @@ class Engine {
   Engine* reverse_ = nullptr;
   // Checks the whole graph's out-degree file, noting its largest; with
   // `keep_owned`, keeps the owned range's.
-  Status scan_out_degrees(const Distribution& distribution, bool keep_owned);
+  Status scan_out_degrees(const Distribution& distribution);
   VertexArray<uint32_t> global_out_degrees_;  // the owned range's only (ensure_out_degrees)
   uint32_t max_out_degree_vertex_ = 0;        // of the whole graph
   uint64_t distributed_steps_ = 0;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/file_util.h"
 #include "base/seconds_since.h"
 #include "core/engine.h"
 #include "core/exchange_rounds.h"
@@ -38,30 +39,30 @@ void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
 
 // The whole graph's out-degrees (a part's own are partial): when the run
 // opens a rank checks the file and notes the vertex with the most as it
-// streams past (the default source, as one process picks it); an app that
-// asks for them (PageRank divides by them; vertex maps visit owned vertices
-// only) gets its owned range's, over an array of all V whose other pages
-// stay untouched.
-Status Engine::scan_out_degrees(const Distribution& distribution, bool keep_owned) {
-  const uint64_t n = num_vertices();
-  const uint32_t first = distribution.owned_begin, last = distribution.owned_end;
-  if (keep_owned) SG_RETURN_IF_ERROR(global_out_degrees_.allocate(n, std::string()));
+// streams past (the default source, as one process picks it).
+Status Engine::scan_out_degrees(const Distribution& distribution) {
   uint32_t most = 0;
   max_out_degree_vertex_ = 0;
-  SG_RETURN_IF_ERROR(scan_degree_array(
-      distribution.out_degree_path, distribution.out_degree_checksum, n,
-      [&](uint32_t v, const uint32_t* degrees, size_t count) {
-        fold_max_degree(v, degrees, count, &max_out_degree_vertex_, &most);
-        const uint64_t lo = std::max<uint64_t>(v, first), hi = std::min<uint64_t>(uint64_t{v} + count, last);
-        if (keep_owned && lo < hi) std::copy(degrees + (lo - v), degrees + (hi - v), global_out_degrees_.data() + lo);
-      }));
-  if (keep_owned) budget_.hold(MemoryHolder::kMetadata, uint64_t{last - first} * sizeof(uint32_t));
-  return Status::OK();
+  return scan_degree_array(distribution.out_degree_path, distribution.out_degree_checksum, num_vertices(),
+                           [&](uint32_t v, const uint32_t* degrees, size_t count) {
+                             fold_max_degree(v, degrees, count, &max_out_degree_vertex_, &most);
+                           });
 }
 
+// An app that asks for them (PageRank divides by them; vertex maps visit
+// owned vertices only) gets its owned range's, read alone from the file
+// checked at open, over an array of all V whose other pages stay untouched.
 Status Engine::ensure_out_degrees() {
   if (!distributed()) return degrees_.setup(SpaceKind::kOut);
-  return global_out_degrees_.size() != 0 ? Status::OK() : scan_out_degrees(distribution_, true);
+  if (global_out_degrees_.size() != 0) return Status::OK();
+  const uint32_t first = distribution_.owned_begin, last = distribution_.owned_end;
+  SG_RETURN_IF_ERROR(global_out_degrees_.allocate(num_vertices(), std::string()));
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(distribution_.out_degree_path, &file));
+  SG_RETURN_IF_ERROR(file.pread_all(global_out_degrees_.data() + first, size_t{last - first} * sizeof(uint32_t),
+                                    uint64_t{first} * sizeof(uint32_t)));
+  budget_.hold(MemoryHolder::kMetadata, uint64_t{last - first} * sizeof(uint32_t));
+  return Status::OK();
 }
 
 Status Engine::distribute(const Distribution& given, Engine* reverse) {
@@ -103,7 +104,7 @@ Status Engine::load_distribution(Distribution* distribution, Engine* reverse) {
   if (reverse != nullptr && reverse->num_vertices() != num_vertices()) {
     return Status::InvalidArgument(reverse->graph().dir() + ": the reverse part has another vertex count");
   }
-  SG_RETURN_IF_ERROR(scan_out_degrees(*distribution, false));
+  SG_RETURN_IF_ERROR(scan_out_degrees(*distribution));
   SG_RETURN_IF_ERROR(mirror_sets_[0].scan(*graph_, bounds, comm->rank()));
   return reverse == nullptr ? Status::OK() : mirror_sets_[1].scan(reverse->graph(), bounds, comm->rank());
 }
