@@ -90,7 +90,7 @@ struct RunTotals {
 };
 
 RunTotals sum_steps(const std::vector<StepStats>& steps);
-// JSON array of the steps (one object per step).
-nlohmann::json steps_json(const std::vector<StepStats>& steps);
+// One step as a JSON object (--stats writes them one at a time).
+nlohmann::json step_json(const StepStats& step);
 
 }  // namespace sg

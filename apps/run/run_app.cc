@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "apps/jobs/partition.h"
 #include "apps/run/app_table.h"
@@ -42,9 +44,13 @@ nlohmann::json totals_json(const Engine& engine, double seconds) {
           {"io_wait_seconds", totals.io_wait_seconds}};
 }
 
-// What --stats writes: the run's settings, totals, devices and steps.
-std::string stats_json(const RunOptions& o, const Engine& engine, double seconds, const nlohmann::json& facts,
-                       const nlohmann::json& ranks) {
+// --stats goes out a piece at a time: a run's thousands of steps held as
+// one JSON document, then as its text, took several times the file's size
+// (a rank of k-core on R-MAT 24 in 64 MiB was killed writing 30 MB).
+using StatsSink = std::function<bool(std::string_view)>;
+
+// What --stats writes before the steps: the run's settings, totals and devices.
+nlohmann::json stats_head(const RunOptions& o, const Engine& engine, double seconds, const nlohmann::json& facts) {
   nlohmann::json j{{"app", o.app},
                    {"graph", o.graph},
                    {"vertices", engine.num_vertices()},
@@ -77,15 +83,34 @@ std::string stats_json(const RunOptions& o, const Engine& engine, double seconds
   j["result"] = facts;
   j["iteration_seconds"] = engine.iteration_seconds();
   j["steps_folded"] = engine.folded_steps();  // into the totals: a long run keeps its first and last steps
-  j["steps"] = steps_json(engine.steps());
-  if (!ranks.is_null()) j["ranks"] = ranks;
-  return j.dump(1) + "\n";
+  return j;
 }
 
-Status write_stats(const std::string& path, const std::string& text) {
+// The head's members, then "steps" and (distributed) "ranks", each element
+// made and handed to `put` alone; false when `put` failed.
+bool put_stats(const nlohmann::json& head, const std::vector<StepStats>& steps, const std::vector<std::string>& ranks,
+               const StatsSink& put) {
+  std::string text = head.dump(1);
+  text.resize(text.size() - 2);  // the closing "\n}"
+  bool ok = put(text) && put(",\n \"steps\": [");
+  for (size_t i = 0; ok && i < steps.size(); ++i)
+    ok = put(i == 0 ? "\n  " : ",\n  ") && put(step_json(steps[i]).dump());
+  ok = ok && put("\n ]");
+  if (!ranks.empty()) {
+    ok = ok && put(",\n \"ranks\": [");
+    for (size_t i = 0; ok && i < ranks.size(); ++i) ok = put(i == 0 ? "\n  " : ",\n  ") && put(ranks[i]);
+    ok = ok && put("\n ]");
+  }
+  return ok && put("\n}\n");
+}
+
+Status write_stats(const std::string& path, const nlohmann::json& head, const std::vector<StepStats>& steps,
+                   const std::vector<std::string>& ranks) {
   std::unique_ptr<FILE, int (*)(FILE*)> out(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!out || std::fwrite(text.data(), 1, text.size(), out.get()) != text.size())
-    return Status::IOError(path + ": cannot write stats");
+  const bool ok = out && put_stats(head, steps, ranks, [&](std::string_view piece) {
+                    return std::fwrite(piece.data(), 1, piece.size(), out.get()) == piece.size();
+                  });
+  if (!ok || std::fclose(out.release()) != 0) return Status::IOError(path + ": cannot write stats");
   return Status::OK();
 }
 
@@ -100,11 +125,15 @@ std::string run_line(const Engine& engine, double seconds) {
   return line;
 }
 
-// One summary line per rank.
-std::string rank_lines(const nlohmann::json& ranks) {
+// One summary line per rank, from its text without its steps.
+std::string rank_lines(const std::vector<std::string>& ranks) {
   std::string text;
   char line[256];
-  for (const nlohmann::json& r : ranks) {
+  const auto skip_steps = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "steps");
+  };
+  for (const std::string& rank : ranks) {
+    const nlohmann::json r = nlohmann::json::parse(rank, skip_steps);
     std::snprintf(line, sizeof(line), "rank %d: %.3f s, %llu bytes read, %llu sent, %llu received, exchange %.3f s\n",
                   r["rank"].get<int>(), r["seconds"].get<double>(),
                   static_cast<unsigned long long>(r["bytes_read"].get<uint64_t>()),
@@ -122,61 +151,67 @@ double mirror_fraction(const Engine& engine) {
   return others == 0 ? 0.0 : static_cast<double>(engine.mirrors().count()) / static_cast<double>(others);
 }
 
-// What a rank did, for --stats and the summary (docs/scale-out.md).
-nlohmann::json rank_json(const Engine& engine, double seconds) {
+// What a rank did, for --stats and the summary (docs/scale-out.md), as
+// JSON text.
+std::string rank_text(const Engine& engine, double seconds) {
   const RunTotals totals = engine.run_totals();
   const ExchangeCounters& c = engine.communicator()->counters();
-  nlohmann::json steps = nlohmann::json::array();
+  std::string steps;
   for (const StepStats& step : engine.steps()) {
-    steps.push_back({{"iteration", step.iteration},
-                     {"bytes_read", step.bytes_read()},
-                     {"bytes_sent", step.bytes_sent},
-                     {"bytes_received", step.bytes_received},
-                     {"exchange_seconds", step.exchange_seconds},
-                     {"active_vertices", step.active_vertices},
-                     {"active_owned", step.active_owned},
-                     {"next_owned", step.next_owned},
-                     {"sources_current", step.sources_current},
-                     {"predicted_bytes_received", step.predicted_bytes_received},
-                     {"network_seconds", step.network_seconds}});
+    steps += steps.empty() ? "[" : ",";
+    steps += nlohmann::json{{"iteration", step.iteration},
+                            {"bytes_read", step.bytes_read()},
+                            {"bytes_sent", step.bytes_sent},
+                            {"bytes_received", step.bytes_received},
+                            {"exchange_seconds", step.exchange_seconds},
+                            {"active_vertices", step.active_vertices},
+                            {"active_owned", step.active_owned},
+                            {"next_owned", step.next_owned},
+                            {"sources_current", step.sources_current},
+                            {"predicted_bytes_received", step.predicted_bytes_received},
+                            {"network_seconds", step.network_seconds}}
+                 .dump();
   }
-  return {{"rank", engine.communicator()->rank()},
-          {"vertices_owned", engine.owned_end() - engine.owned_begin()},
-          {"mirrors", engine.mirrors().count()},
-          {"mirror_fraction", mirror_fraction(engine)},
-          {"mirror_set_bytes", engine.mirrors().bytes()},
-          {"vertex_state_bytes", engine.vertex_state_peak_bytes()},
-          {"vertex_ranges_peak_bytes", engine.vertex_ranges_peak_bytes()},
-          {"vertex_state_needed_bytes", engine.vertex_state_needed_bytes()},
-          {"vertex_bytes_loaded", engine.vertex_bytes_loaded()},
-          {"vertex_bytes_written", engine.vertex_bytes_written()},
-          {"arcs", engine.graph().manifest().num_edges},
-          {"seconds", seconds},
-          {"bytes_read", totals.bytes_read},
-          {"io_wait_seconds", totals.io_wait_seconds},
-          {"bytes_sent", c.bytes_sent},
-          {"bytes_received", c.bytes_received},
-          {"collectives", c.collectives},
-          {"exchange_seconds", c.wait_seconds},
-          {"network",
-           {{"latency_seconds", engine.network().latency_seconds},
-            {"bytes_per_second", engine.network().bytes_per_second}}},
-          {"peak_rss_bytes", peak_rss_bytes()},
-          {"steps", steps}};
+  steps += steps.empty() ? "[]" : "]";
+  std::string text = nlohmann::json{
+      {"rank", engine.communicator()->rank()},
+      {"vertices_owned", engine.owned_end() - engine.owned_begin()},
+      {"mirrors", engine.mirrors().count()},
+      {"mirror_fraction", mirror_fraction(engine)},
+      {"mirror_set_bytes", engine.mirrors().bytes()},
+      {"vertex_state_bytes", engine.vertex_state_peak_bytes()},
+      {"vertex_ranges_peak_bytes", engine.vertex_ranges_peak_bytes()},
+      {"vertex_state_needed_bytes", engine.vertex_state_needed_bytes()},
+      {"vertex_bytes_loaded", engine.vertex_bytes_loaded()},
+      {"vertex_bytes_written", engine.vertex_bytes_written()},
+      {"arcs", engine.graph().manifest().num_edges},
+      {"seconds", seconds},
+      {"bytes_read", totals.bytes_read},
+      {"io_wait_seconds", totals.io_wait_seconds},
+      {"bytes_sent", c.bytes_sent},
+      {"bytes_received", c.bytes_received},
+      {"collectives", c.collectives},
+      {"exchange_seconds", c.wait_seconds},
+      {"network",
+       {{"latency_seconds", engine.network().latency_seconds},
+        {"bytes_per_second", engine.network().bytes_per_second}}},
+      {"peak_rss_bytes",
+       peak_rss_bytes()}}.dump();
+  text.pop_back();  // the closing brace: the steps go in as text
+  return text + ",\"steps\":" + steps + "}";
 }
 
-// Every rank's rank_json, in rank order (a collective).
-Status gather_ranks(const Engine& engine, double seconds, nlohmann::json* ranks) {
-  const std::string mine = rank_json(engine, seconds).dump();
+// Every rank's rank_text, in rank order (a collective).
+Status gather_ranks(const Engine& engine, double seconds, std::vector<std::string>* ranks) {
+  const std::string mine = rank_text(engine, seconds);
   std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
   SG_RETURN_IF_ERROR(
       engine.communicator()->all_gather({reinterpret_cast<const uint8_t*>(mine.data()), mine.size()}, &all, &counts));
-  *ranks = nlohmann::json::array();
+  ranks->clear();
   uint64_t at = 0;
-  for (size_t r = 0; r < counts.size(); at += counts[r], ++r) {
-    ranks->push_back(nlohmann::json::parse(std::string(reinterpret_cast<const char*>(all.data() + at), counts[r])));
-  }
+  for (size_t r = 0; r < counts.size(); at += counts[r], ++r)
+    ranks->emplace_back(reinterpret_cast<const char*>(all.data() + at), counts[r]);
   return Status::OK();
 }
 
@@ -228,14 +263,20 @@ Status run_opened(const RunOptions& o, const AppRow& row, Engine* engine, std::c
   out->summary = outcome.summary + run_line(*engine, seconds);
   out->facts_json = outcome.facts.dump();
   out->notices = engine->notices();
-  nlohmann::json ranks;
+  std::vector<std::string> ranks;
   if (engine->distributed()) {
     SG_RETURN_IF_ERROR(gather_ranks(*engine, seconds, &ranks));
     out->summary += rank_lines(ranks);
   }
   if (!writes_files || (o.stats.empty() && !o.keep_stats)) return Status::OK();
-  out->stats_json = stats_json(o, *engine, seconds, outcome.facts, ranks);
-  return o.stats.empty() ? Status::OK() : write_stats(o.stats, out->stats_json);
+  const nlohmann::json head = stats_head(o, *engine, seconds, outcome.facts);
+  if (o.keep_stats) {
+    put_stats(head, engine->steps(), ranks, [&](std::string_view piece) {
+      out->stats_json += piece;
+      return true;
+    });
+  }
+  return o.stats.empty() ? Status::OK() : write_stats(o.stats, head, engine->steps(), ranks);
 }
 
 EngineOptions engine_options(const RunOptions& o) {
