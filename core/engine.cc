@@ -306,13 +306,17 @@ Status Engine::for_each_vertex_range(const VertexSubset* members, const VertexAc
 
 Status Engine::read_degrees(SpaceKind kind, uint32_t begin, uint32_t end, uint32_t* out) {
   if (distributed() && kind == SpaceKind::kOut) {
-    SG_RETURN_IF_ERROR(ensure_out_degrees());
     if (begin < end && (begin < distribution_.owned_begin || end > distribution_.owned_end)) {
       return Status::InvalidArgument("out-degrees of [" + std::to_string(begin) + ", " + std::to_string(end) +
                                      ") asked of a rank that holds its own range's only");
     }
-    std::copy(global_out_degrees_.data() + begin, global_out_degrees_.data() + end, out);
-    return Status::OK();
+    if (global_out_degrees_.size() != 0) {
+      std::copy(global_out_degrees_.data() + begin, global_out_degrees_.data() + end, out);
+      return Status::OK();
+    }
+    // Not held (no app asked for them whole): read from the file checked
+    // at open, a piece at a time, rather than hold the owned range.
+    return read_out_degree_file(begin, end, out);
   }
   return degrees_.read(kind, begin, end, out);
 }

@@ -509,9 +509,10 @@ class Engine {
   // Distributed runs.
   Distribution distribution_;
   Engine* reverse_ = nullptr;
-  // Checks the whole graph's out-degree file, noting its largest; with
-  // `keep_owned`, keeps the owned range's.
+  // Checks the whole graph's out-degree file, noting its largest.
   Status scan_out_degrees(const Distribution& distribution);
+  // Out-degrees of [begin, end) from the whole graph's file (distributed).
+  Status read_out_degree_file(uint32_t begin, uint32_t end, uint32_t* out) const;
   VertexArray<uint32_t> global_out_degrees_;  // the owned range's only (ensure_out_degrees)
   uint32_t max_out_degree_vertex_ = 0;        // of the whole graph
   uint64_t distributed_steps_ = 0;

@@ -57,12 +57,15 @@ Status Engine::ensure_out_degrees() {
   if (global_out_degrees_.size() != 0) return Status::OK();
   const uint32_t first = distribution_.owned_begin, last = distribution_.owned_end;
   SG_RETURN_IF_ERROR(global_out_degrees_.allocate(num_vertices(), std::string()));
-  File file;
-  SG_RETURN_IF_ERROR(File::open_read(distribution_.out_degree_path, &file));
-  SG_RETURN_IF_ERROR(file.pread_all(global_out_degrees_.data() + first, size_t{last - first} * sizeof(uint32_t),
-                                    uint64_t{first} * sizeof(uint32_t)));
+  SG_RETURN_IF_ERROR(read_out_degree_file(first, last, global_out_degrees_.data() + first));
   budget_.hold(MemoryHolder::kMetadata, uint64_t{last - first} * sizeof(uint32_t));
   return Status::OK();
+}
+
+Status Engine::read_out_degree_file(uint32_t begin, uint32_t end, uint32_t* out) const {
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(distribution_.out_degree_path, &file));
+  return file.pread_all(out, size_t{end - begin} * sizeof(uint32_t), uint64_t{begin} * sizeof(uint32_t));
 }
 
 Status Engine::distribute(const Distribution& given, Engine* reverse) {
