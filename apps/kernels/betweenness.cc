@@ -15,8 +15,12 @@
 namespace sg {
 namespace {
 
+// sigma[v] gathers the paths of v's parents, read at sources from
+// `paths`, which holds sigma of the levels already complete: a step reads
+// what earlier vertex maps wrote, so a rank needs only its mirrors of it.
 struct CountPaths {
   int32_t* depth;
+  const double* paths;
   double* sigma;
   int32_t next_depth;
   bool update(uint32_t u, uint32_t v, float) {
@@ -25,13 +29,13 @@ struct CountPaths {
       depth[v] = next_depth;
     else if (depth[v] != next_depth)
       return false;
-    sigma[v] += sigma[u];
+    sigma[v] += paths[u];
     return first;
   }
   bool update_atomic(uint32_t u, uint32_t v, float) {
     int32_t expected = kUnreached;
     const bool first = std::atomic_ref<int32_t>(depth[v]).compare_exchange_strong(expected, next_depth);
-    if (first || expected == next_depth) atomic_add(&sigma[v], sigma[u]);
+    if (first || expected == next_depth) atomic_add(&sigma[v], paths[u]);
     return first;
   }
   bool cond(uint32_t v) const {
@@ -95,42 +99,55 @@ Status accumulate_dependencies(Engine* engine, const std::vector<VertexSubset>& 
   return status;
 }
 
-}  // namespace
-
-Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) {
+// The forward phase: the levels' frontiers, and paths[v] = sigma(v) for
+// every vertex reached. Depth and the sums are destination arrays (a rank
+// holds its owned range); paths, read at sources, its mirrors too.
+Status count_paths(Engine* engine, uint32_t source, VertexArray<double>* paths, std::vector<VertexSubset>* levels,
+                   uint64_t* levels_bytes) {
   const uint32_t n = engine->num_vertices();
   VertexArray<int32_t> depth;
   VertexArray<double> sigma;
-  SG_RETURN_IF_ERROR(engine->allocate(&depth, "betweenness.depth", VertexUse::kAny));
-  SG_RETURN_IF_ERROR(engine->allocate(&sigma, "betweenness.sigma", VertexUse::kAny));
-  SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
-    depth[v] = v == source ? 0 : kUnreached;
-    sigma[v] = v == source ? 1 : 0;
-  }));
+  SG_RETURN_IF_ERROR(engine->allocate(&depth, "betweenness.depth", VertexUse::kDestination));
+  SG_RETURN_IF_ERROR(engine->allocate(&sigma, "betweenness.sigma", VertexUse::kDestination));
+  SG_RETURN_IF_ERROR(engine->vertex_map(
+      VertexSubset::all(n),
+      [&](uint32_t v) {
+        depth[v] = v == source ? 0 : kUnreached;
+        sigma[v] = 0;
+        (*paths)[v] = v == source ? 1 : 0;
+      },
+      VertexAccess().overwrites(depth, sigma, *paths)));
   // The levels' frontiers: together at most |V| vertices, held in the
   // budget as they are kept (the cache gives way).
-  std::vector<VertexSubset> levels;
-  uint64_t levels_bytes = 0;
   VertexSubset frontier = VertexSubset::single(n, source);
   for (int32_t level = 0; !frontier.is_empty() && level < static_cast<int32_t>(n); ++level) {
     engine->set_iteration(level);
-    CountPaths count{depth.data(), sigma.data(), level + 1};
+    CountPaths count{depth.data(), paths->data(), sigma.data(), level + 1};
     VertexSubset next;
-    const Status status = engine->edge_map(frontier, count, &next);
-    if (!status.ok()) {
-      engine->release_app_memory(levels_bytes);
-      return status;
-    }
+    SG_RETURN_IF_ERROR(engine->edge_map(frontier, count, &next));
+    SG_RETURN_IF_ERROR(engine->vertex_map(
+        next, [&](uint32_t v) { (*paths)[v] = sigma[v]; }, VertexAccess().reads(sigma).writes(*paths)));
     const uint64_t bytes = frontier.bits().capacity() * sizeof(uint64_t) +
                            (frontier.is_dense() ? 0 : frontier.list().capacity() * sizeof(uint32_t));
     engine->hold_app_memory(bytes);
-    levels_bytes += bytes;
-    levels.push_back(std::move(frontier));
+    *levels_bytes += bytes;
+    levels->push_back(std::move(frontier));
     frontier = std::move(next);
   }
-  // Depth's memory goes to the backward phase, which does not read it.
-  depth = VertexArray<int32_t>();
-  Status status = accumulate_dependencies(engine, levels, &sigma, delta);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status betweenness(Engine* engine, uint32_t source, VertexArray<double>* delta) {
+  VertexArray<double> paths;
+  SG_RETURN_IF_ERROR(engine->allocate(&paths, "betweenness.paths", VertexUse::kSource));
+  std::vector<VertexSubset> levels;
+  uint64_t levels_bytes = 0;
+  // Depth's and the sums' memory goes to the backward phase, which reads
+  // neither.
+  Status status = count_paths(engine, source, &paths, &levels, &levels_bytes);
+  if (status.ok()) status = accumulate_dependencies(engine, levels, &paths, delta);
   engine->release_app_memory(levels_bytes);
   return status;
 }

@@ -91,38 +91,45 @@ Status propagate(Engine* engine, int iterations, LabelOf label_of, VertexArray<L
   return Status::OK();
 }
 
+// Runs fn() with the id map loaded, or mapped when loaded it would take
+// more than a quarter of the memory left: it is read once, a vertex range
+// at a time, and the memory goes to the labels and the blocks.
+template <typename F>
+Status with_id_map(Engine* engine, F fn) {
+  const Graph& graph = engine->graph();
+  const bool load = graph.id_map_load_bytes() <= engine->unheld_memory() / 4;
+  SG_RETURN_IF_ERROR(load ? graph.load_id_map() : graph.map_id_map());
+  const uint64_t held = graph.id_map_bytes();  // 0 when mapped
+  engine->hold_app_memory(held);
+  const Status status = fn();
+  engine->release_app_memory(held);
+  return status;
+}
+
 }  // namespace
 
 Status cdlp(Engine* engine, int iterations, VertexArray<uint64_t>* labels) {
   const Graph& graph = engine->graph();
-  // Labels are original ids. The id map is loaded when it takes at most a
-  // quarter of the memory left, else mapped: it is read once, a vertex
-  // range at a time, and the memory goes to the labels and the blocks.
   SG_RETURN_IF_ERROR(graph.check_id_map());
-  const bool load = graph.id_map_load_bytes() <= engine->unheld_memory() / 4;
-  SG_RETURN_IF_ERROR(load ? graph.load_id_map() : graph.map_id_map());
-  const uint64_t id_map_held = graph.id_map_bytes();  // 0 when mapped
-  engine->hold_app_memory(id_map_held);
-  Status status;
   if (!graph.ids_in_order()) {
-    status = propagate<uint64_t>(
-        engine, iterations, [&](uint32_t v) { return graph.original_id(v); }, labels);
-  } else {
-    // Dense ids order as the original ids: they are the labels, at half
-    // the bytes of the state and of the gathered blocks, and become
-    // original ids at the end.
-    VertexArray<uint32_t> dense;
-    status = propagate<uint32_t>(
-        engine, iterations, [](uint32_t v) { return v; }, &dense);
-    if (status.ok()) status = engine->allocate(labels, "cdlp.original", VertexUse::kVertex);
-    if (status.ok()) {
-      status = engine->vertex_map(
-          VertexSubset::all(engine->num_vertices()), [&](uint32_t v) { (*labels)[v] = graph.original_id(dense[v]); },
-          VertexAccess().reads(dense).overwrites(*labels));
-    }
+    // Labels are original ids throughout.
+    return with_id_map(engine, [&] {
+      return propagate<uint64_t>(
+          engine, iterations, [&](uint32_t v) { return graph.original_id(v); }, labels);
+    });
   }
-  engine->release_app_memory(id_map_held);
-  return status;
+  // Dense ids order as the original ids: they are the labels, at half the
+  // bytes of the state and of the gathered blocks, and become original ids
+  // at the end (the id map is needed only then).
+  VertexArray<uint32_t> dense;
+  SG_RETURN_IF_ERROR(propagate<uint32_t>(
+      engine, iterations, [](uint32_t v) { return v; }, &dense));
+  SG_RETURN_IF_ERROR(engine->allocate(labels, "cdlp.original", VertexUse::kVertex));
+  return with_id_map(engine, [&] {
+    return engine->vertex_map(
+        VertexSubset::all(engine->num_vertices()), [&](uint32_t v) { (*labels)[v] = graph.original_id(dense[v]); },
+        VertexAccess().reads(dense).overwrites(*labels));
+  });
 }
 
 // The app: its summary, figures and result columns (apps/harness).

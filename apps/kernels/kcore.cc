@@ -9,6 +9,7 @@
 // undirected multigraph, parallel arcs counted), self-loops excluded.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 
 #include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
@@ -52,21 +53,17 @@ struct Peel {
   bool cond(uint32_t v) const { return !removed(load_relaxed(&state[v])); }
 };
 
-// vertex_reduce's T: "+=" keeps the smaller, or the larger.
-struct Smallest {
-  uint32_t value = UINT32_MAX;
-  Smallest& operator+=(const Smallest& other) {
-    value = std::min(value, other.value);
+// vertex_reduce's T: "+=" keeps the value `Better` prefers.
+template <typename Better, uint32_t kNone>
+struct Kept {
+  uint32_t value = kNone;
+  Kept& operator+=(const Kept& other) {
+    if (Better{}(other.value, value)) value = other.value;
     return *this;
   }
 };
-struct Largest {
-  uint32_t value = 0;
-  Largest& operator+=(const Largest& other) {
-    value = std::max(value, other.value);
-    return *this;
-  }
-};
+using Smallest = Kept<std::less<uint32_t>, UINT32_MAX>;
+using Largest = Kept<std::greater<uint32_t>, 0>;
 
 // One edge_map along the arcs, and one against them on a directed graph.
 template <typename F>
