@@ -124,6 +124,9 @@ class Engine {
   // large to read before an app asks).
   Status ensure_in_degrees() { return degrees_.setup(SpaceKind::kIn); }
   Status ensure_out_degrees();
+  // Distributed: frees the owned out-degrees ensure_out_degrees() read, for
+  // an app done with them (one process: its degrees stay, as set up).
+  void release_out_degrees();
   // The vertex with the most out-edges (the smallest such id).
   Status max_out_degree_vertex(uint32_t* vertex);
 
@@ -302,9 +305,10 @@ class Engine {
     return residency_.set_use(&array->raw(), use);
   }
 
-  // Distributed: every rank's values added up, vertex by vertex, on every
-  // rank (collective; a kernel whose updates land on any vertex, e.g. LCC's
-  // triangle corners).
+  // Distributed: every rank's values added up, vertex by vertex, each rank
+  // getting its owned range's (collective; a kernel whose updates land on
+  // any vertex, e.g. LCC's triangle corners). Other values are left as
+  // they were.
   Status add_over_ranks(VertexArray<uint64_t>* array) {
     return distributed() ? add_raw_over_ranks(array->data(), array->size()) : Status::OK();
   }

@@ -62,6 +62,12 @@ Status Engine::ensure_out_degrees() {
   return Status::OK();
 }
 
+void Engine::release_out_degrees() {
+  if (!distributed() || global_out_degrees_.size() == 0) return;
+  global_out_degrees_ = VertexArray<uint32_t>();
+  budget_.release(MemoryHolder::kMetadata, uint64_t{owned_end() - owned_begin()} * sizeof(uint32_t));
+}
+
 Status Engine::read_out_degree_file(uint32_t begin, uint32_t end, uint32_t* out) const {
   File file;
   SG_RETURN_IF_ERROR(File::open_read(distribution_.out_degree_path, &file));
@@ -318,24 +324,34 @@ Status Engine::move_to_scratch(RawVertexArray* array, size_t value_bytes) {
   return Status::OK();
 }
 
+// A reduce-scatter: each owner's range goes in pieces to the owner alone,
+// which adds them up.
 Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
   Communicator* comm = distribution_.communicator;
+  const std::vector<uint32_t>& bounds = distribution_.bounds;
+  if (count != num_vertices()) return Status::InvalidArgument("values to add over ranks are not one a vertex");
+  const auto me = static_cast<size_t>(comm->rank());
+  const size_t ranks = bounds.size() - 1;
   std::vector<uint8_t> received;
-  std::vector<uint64_t> counts;
-  for (size_t first = 0; first < count; first += kGatherValues) {
-    const size_t piece = std::min<size_t>(kGatherValues, count - first);
-    const size_t bytes = piece * sizeof(uint64_t);
-    SG_RETURN_IF_ERROR(comm->all_gather({reinterpret_cast<const uint8_t*>(values + first), bytes}, &received, &counts));
-    for (uint64_t c : counts) {
-      if (c != bytes) return Status::Corruption("a rank sent a piece of another size to add");
+  std::vector<uint64_t> counts, send_counts(ranks);
+  for (size_t owner = 0; owner < ranks; ++owner) {
+    for (uint64_t first = bounds[owner]; first < bounds[owner + 1]; first += kGatherValues) {
+      const size_t piece = std::min<uint64_t>(kGatherValues, bounds[owner + 1] - first);
+      const size_t bytes = piece * sizeof(uint64_t);
+      std::fill(send_counts.begin(), send_counts.end(), 0);
+      send_counts[owner] = owner == me ? 0 : bytes;
+      const std::span<const uint8_t> send(reinterpret_cast<const uint8_t*>(values + first), send_counts[owner]);
+      SG_RETURN_IF_ERROR(comm->all_to_all(send, send_counts, &received, &counts));
+      if (owner != me) continue;
+      std::vector<uint64_t> theirs(piece);
+      uint64_t at = 0;
+      for (size_t r = 0; r < ranks; at += counts[r], ++r) {
+        if (counts[r] != (r == me ? 0 : bytes)) return Status::Corruption("a rank sent a piece of another size to add");
+        if (r == me) continue;
+        std::memcpy(theirs.data(), received.data() + at, bytes);
+        for (size_t i = 0; i < piece; ++i) values[first + i] += theirs[i];
+      }
     }
-    // In rank order, so every rank adds the same way.
-    std::vector<uint64_t> sum(piece, 0), theirs(piece);
-    for (size_t r = 0; r < counts.size(); ++r) {
-      std::memcpy(theirs.data(), received.data() + r * bytes, bytes);
-      for (size_t i = 0; i < piece; ++i) sum[i] += theirs[i];
-    }
-    std::memcpy(values + first, sum.data(), bytes);
   }
   return Status::OK();
 }

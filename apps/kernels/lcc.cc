@@ -275,8 +275,12 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
         spill_buffers + gathered_block_bytes(blocks[i].slots, blocks[i].end - blocks[i].begin, 8) + blocks[i].slots * 8;
     engine->hold_app_memory(held);
     Status status = build_oriented(engine, blocks[i], arcs_of, &gathered, a, &degree);
-    for (uint32_t k = 0; status.ok() && k < degree.size(); ++k) (*degree_of)[blocks[i].begin + k] = degree[k];
-    degree_of->raw().drop_pages();
+    if (status.ok()) {
+      status = engine->with_vertices(VertexAccess().writes(*degree_of), blocks[i].begin, blocks[i].end, [&] {
+        for (uint32_t k = 0; k < degree.size(); ++k) (*degree_of)[blocks[i].begin + k] = degree[k];
+        return Status::OK();
+      });
+    }
     if (status.ok() && spilled)
       status = spill->append(a->block.begin, a->block.end - a->block.begin, a->start.data(), a->entries.data());
     if (spilled) *a = OrientedBlock{};  // not held while the next block is gathered
@@ -327,9 +331,21 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
 
 // Distributed: every rank's spilled lists, in rank order (ranks own
 // consecutive vertex ranges), into `all` on every rank: segments as they
-// are, in batches of about kShareBytes from one rank at a time.
+// are, in batches from one rank at a time. A batch is in memory three
+// times (read, sent, received): an eighth of what is left, at most 64 MiB.
+Status share_spills_in_batches(Engine* engine, uint64_t share_bytes, ListSpill* own, ListSpill* all);
+
 Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
-  constexpr uint64_t kShareBytes = uint64_t{64} << 20;
+  constexpr uint64_t kMostShareBytes = uint64_t{64} << 20;
+  const uint64_t share_bytes =
+      std::clamp<uint64_t>(engine->unheld_memory() / 8, ListSpill::kSegmentBytes, kMostShareBytes);
+  engine->hold_app_memory(3 * share_bytes);
+  const Status status = share_spills_in_batches(engine, share_bytes, own, all);
+  engine->release_app_memory(3 * share_bytes);
+  return status;
+}
+
+Status share_spills_in_batches(Engine* engine, uint64_t share_bytes, ListSpill* own, ListSpill* all) {
   Communicator* comm = engine->communicator();
   SG_RETURN_IF_ERROR(all->create(engine->scratch_path("lcc.all-lists")));
   std::vector<uint64_t> segment_counts;
@@ -343,7 +359,7 @@ Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
       size_t last = first;
       mine.clear();
       if (static_cast<int>(r) == comm->rank()) {
-        last = batch_end(*own, first, kShareBytes);
+        last = batch_end(*own, first, share_bytes);
         const uint8_t* at = nullptr;
         SG_RETURN_IF_ERROR(own->read(first, last, &buffer, &at));
         const auto& segments = own->segments();
@@ -381,17 +397,12 @@ Status share_spills(Engine* engine, ListSpill* own, ListSpill* all) {
   return all->finish();
 }
 
-}  // namespace
-
-Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_among_neighbours) {
+// N+ lists of every block (`a` holds the one block, else `spill` all),
+// and |N(v)| in `degree_of`.
+Status build_lists(Engine* engine, VertexArray<double>* degree_of, std::vector<VertexBlock>* blocks, OrientedBlock* a,
+                   ListSpill* spill) {
   const uint32_t n = engine->num_vertices();
   const bool directed = engine->graph().directed();
-  // Numerators first: triangles touch them at random, so they take the
-  // memory; the coefficients (degrees until the end) go in vertex order,
-  // and when file-backed keep only a piece mapped.
-  VertexArray<uint64_t> numerator;
-  SG_RETURN_IF_ERROR(engine->allocate(&numerator, "lcc.numerator"));
-  SG_RETURN_IF_ERROR(engine->allocate(coefficient, "lcc.coefficient"));
   VertexArray<uint32_t> arcs_of;  // the rank of a neighbour: read as u
   SG_RETURN_IF_ERROR(engine->allocate(&arcs_of, "lcc.arcs", VertexUse::kSource));
   SG_RETURN_IF_ERROR(engine->ensure_in_degrees());
@@ -399,51 +410,69 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
   SG_RETURN_IF_ERROR(engine->vertex_map(VertexSubset::all(n), [&](uint32_t v) {
     arcs_of[v] = engine->in_degree()[v] + (directed ? engine->out_degree()[v] : 0);
   }));
-
+  engine->release_out_degrees();  // their memory goes to the blocks
   // Blocks of gathered lists in half of what is left; a slot holds a
   // gathered key (8), then an entry (8).
   const uint64_t spill_buffers = ListSpill::kWriteBytes + 2 * ListSpill::kSegmentBytes;
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t room = std::max<uint64_t>(kLeastBlockBytes, (unheld > spill_buffers ? unheld - spill_buffers : 0) / 2);
-  std::vector<VertexBlock> blocks;
-  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint64_t), sizeof(uint64_t), &blocks));
-  OrientedBlock a;
-  ListSpill spill;
-  SG_RETURN_IF_ERROR(build_all(engine, blocks, arcs_of, coefficient, &a, &spill));
-  if (!engine->distributed() && blocks.size() == 1) {
+  SG_RETURN_IF_ERROR(plan_vertex_blocks(engine, room, sizeof(uint64_t), sizeof(uint64_t), blocks));
+  return build_all(engine, *blocks, arcs_of, degree_of, a, spill);
+}
+
+// Every triangle's arcs added to its corners' numerators.
+Status count_triangles(Engine* engine, size_t block_count, const OrientedBlock& a, ListSpill* spill,
+                       VertexArray<uint64_t>* numerator) {
+  if (!engine->distributed() && block_count == 1) {
     const uint64_t held = (a.start.size() + a.entries.size()) * sizeof(uint64_t);
     engine->hold_app_memory(held);
-    count_in_memory(a, numerator.data());
+    count_in_memory(a, numerator->data());
     engine->release_app_memory(held);
-  } else {
-    // Distributed: groups of every rank's lists, this rank's streamed past.
-    ListSpill all_lists;
-    ListSpill* groups = &spill;
-    if (engine->distributed()) {
-      SG_RETURN_IF_ERROR(share_spills(engine, &spill, &all_lists));
-      groups = &all_lists;
-    }
-    // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
-    const int first_iteration = static_cast<int>(blocks.size());
-    SG_RETURN_IF_ERROR(n <= (uint32_t{1} << 31)
-                           ? count_spilled<uint32_t>(engine, groups, &spill, first_iteration, numerator.data())
-                           : count_spilled<uint64_t>(engine, groups, &spill, first_iteration, numerator.data()));
-    // A triangle's corners are anywhere: the ranks' numerators add up.
-    SG_RETURN_IF_ERROR(engine->add_over_ranks(&numerator));
+    return Status::OK();
   }
-  VertexArray<double>& lcc_of = *coefficient;
-  *arcs_among_neighbours = 0;
-  constexpr uint32_t kPieceVertices = 1 << 17;
-  for (uint32_t lo = 0; lo < n; lo += kPieceVertices) {
-    const uint32_t hi = std::min(n, lo + kPieceVertices);
-    *arcs_among_neighbours += parallel_sum<uint64_t>(lo, hi, [&](uint32_t v) {
-      const double d = lcc_of[v];
-      lcc_of[v] = d < 2 ? 0.0 : static_cast<double>(numerator[v]) / (d * (d - 1));
-      return numerator[v];
-    });
-    lcc_of.raw().drop_pages();
+  // Distributed: groups of every rank's lists, this rank's streamed past.
+  ListSpill all_lists;
+  ListSpill* groups = spill;
+  if (engine->distributed()) {
+    SG_RETURN_IF_ERROR(share_spills(engine, spill, &all_lists));
+    groups = &all_lists;
   }
-  return Status::OK();
+  // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
+  const int first_iteration = static_cast<int>(block_count);
+  SG_RETURN_IF_ERROR(engine->num_vertices() <= (uint32_t{1} << 31)
+                         ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator->data())
+                         : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator->data()));
+  // A triangle's corners are anywhere: the ranks' numerators add up.
+  return engine->add_over_ranks(numerator);
+}
+
+}  // namespace
+
+Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_among_neighbours) {
+  const uint32_t n = engine->num_vertices();
+  // Numerators first: triangles touch them at random, so they take the
+  // memory. Distributed, they come after the lists: steps share the
+  // mirrors of every array a step might read at sources, which this one
+  // (any vertex's, at any time) would be. The coefficients hold the
+  // degrees until the end, touched a block's range at a time.
+  VertexArray<uint64_t> numerator;
+  if (!engine->distributed()) SG_RETURN_IF_ERROR(engine->allocate(&numerator, "lcc.numerator"));
+  SG_RETURN_IF_ERROR(engine->allocate(coefficient, "lcc.coefficient", VertexUse::kVertex));
+  std::vector<VertexBlock> blocks;
+  OrientedBlock a;
+  ListSpill spill;
+  SG_RETURN_IF_ERROR(build_lists(engine, coefficient, &blocks, &a, &spill));
+  if (engine->distributed()) SG_RETURN_IF_ERROR(engine->allocate(&numerator, "lcc.numerator"));
+  SG_RETURN_IF_ERROR(count_triangles(engine, blocks.size(), a, &spill, &numerator));
+  SG_RETURN_IF_ERROR(engine->vertex_map(
+      VertexSubset::all(n),
+      [&](uint32_t v) {
+        const double d = (*coefficient)[v];
+        (*coefficient)[v] = d < 2 ? 0.0 : static_cast<double>(numerator[v]) / (d * (d - 1));
+      },
+      VertexAccess().writes(*coefficient)));
+  return engine->vertex_reduce([&](uint32_t v) { return numerator[v]; }, arcs_among_neighbours,
+                               VertexAccess().reads(numerator));
 }
 
 // The app: its summary, figures and result columns (apps/harness).
