@@ -201,16 +201,23 @@ std::string rank_text(const Engine& engine, double seconds) {
   return text + ",\"steps\":" + steps + "}";
 }
 
-// Every rank's rank_text, in rank order (a collective).
+// Every rank's rank_text, in rank order, at rank 0, which reports them;
+// the others get none (a collective: a rank's steps can be megabytes).
 Status gather_ranks(const Engine& engine, double seconds, std::vector<std::string>* ranks) {
+  Communicator* comm = engine.communicator();
   const std::string mine = rank_text(engine, seconds);
+  const bool root = comm->rank() == 0;
+  std::vector<uint64_t> send_counts(static_cast<size_t>(comm->size()), 0);
+  send_counts[0] = root ? 0 : mine.size();
   std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
   SG_RETURN_IF_ERROR(
-      engine.communicator()->all_gather({reinterpret_cast<const uint8_t*>(mine.data()), mine.size()}, &all, &counts));
+      comm->all_to_all({reinterpret_cast<const uint8_t*>(mine.data()), send_counts[0]}, send_counts, &all, &counts));
   ranks->clear();
-  uint64_t at = 0;
-  for (size_t r = 0; r < counts.size(); at += counts[r], ++r)
+  if (!root) return Status::OK();
+  ranks->push_back(mine);
+  uint64_t at = counts[0];
+  for (size_t r = 1; r < counts.size(); at += counts[r], ++r)
     ranks->emplace_back(reinterpret_cast<const char*>(all.data() + at), counts[r]);
   return Status::OK();
 }
