@@ -25,7 +25,7 @@ namespace sg {
 class ListSpill {
  public:
   static constexpr uint64_t kSegmentBytes = uint64_t{256} << 10;
-  static constexpr uint64_t kWriteBytes = uint64_t{4} << 20;
+  static constexpr uint64_t kWriteBytes = uint64_t{1} << 20;  // a write an HDD takes at full speed
 
   struct Segment {
     uint32_t begin = 0, end = 0;  // vertices

@@ -73,15 +73,14 @@ void intersect(std::span<const S> shorter, std::span<const L> longer, F&& call) 
     }
     return;
   }
+  // A merge that steps by comparison results, not branches on them: which
+  // side steps is random, and a mispredicted branch cost most of the time.
   size_t i = 0, j = 0;
   while (i < shorter.size() && j < longer.size()) {
     const uint32_t x = entry_vertex(shorter[i]), y = entry_vertex(longer[j]);
-    if (x < y)
-      ++i;
-    else if (y < x)
-      ++j;
-    else
-      call(shorter[i++], longer[j++]);
+    if (x == y) call(shorter[i], longer[j]);
+    i += x <= y;
+    j += y <= x;
   }
 }
 
