@@ -94,13 +94,19 @@ run() {  # app rate round command...
   record "$app" "$rate" "$rnd" "$tmp/stats.json" "$(echo "$end - $start" | bc)"
 }
 
+app_options() {  # app: what its runs add (R-MAT graphs have no weights)
+  case $1 in
+    pagerank) echo --iterations 10 ;;
+    sssp) echo --unit-weights ;;
+  esac
+}
+
 "$machines" down > /dev/null
 for rnd in $(seq 1 "$rounds"); do
   for rate in $rates; do
     "$machines" up "$ranks" --rate "$rate" --mem "$machine_mem" >&2
     for app in $apps; do
-      extra=()
-      [ "$app" = pagerank ] && extra=(--iterations 10)
+      read -ra extra <<< "$(app_options "$app")"
       run "$app" "$rate" "$rnd" "$machines" mpirun "$sg" run "$app" "$parted" --memory "$mem" --threads 1 \
         --stats "$tmp/stats.json" "${extra[@]}"
     done
@@ -108,8 +114,7 @@ for rnd in $(seq 1 "$rounds"); do
   done
   for app in $apps; do
     [ "${LINKS_SINGLE:-1}" = 0 ] && break  # the ranks alone
-    extra=()
-    [ "$app" = pagerank ] && extra=(--iterations 10)
+    read -ra extra <<< "$(app_options "$app")"
     wrap=()
     [ "$disks" = 1 ] && wrap=("$emudisk" run --mem "$machine_mem" --no-drop --)
     run "$app" one-process "$rnd" "${wrap[@]}" "$sg" run "$app" "$single" --memory "$mem" --stats "$tmp/stats.json" \

@@ -365,6 +365,11 @@ void RawVertexArray::drop_pages() const {
   ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), MADV_DONTNEED);
 }
 
+void RawVertexArray::advise_random(bool random) const {
+  if (kind_ != Kind::kFile || data_ == nullptr) return;
+  ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), random ? MADV_RANDOM : MADV_NORMAL);
+}
+
 Status RawVertexArray::map_for_reading() {
   assert(kind_ == Kind::kRanged && loaded_slabs_ == 0);
   const uint64_t bytes = round_up(std::max<uint64_t>(bytes_, 1), kPageBytes);

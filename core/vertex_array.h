@@ -105,6 +105,10 @@ class RawVertexArray {
   // the pages read so far (they stay in the page cache and come back when
   // read again), so a pass over a large result keeps little mapped.
   void drop_pages() const;
+  // Of a file-backed array: whether the kernel should read ahead around a
+  // page it faults in (off for one touched at random, whose readahead
+  // would evict what the next touch needs).
+  void advise_random(bool random) const;
 
   // A ranged array loaded whole and kept (placed in memory after all).
   Status make_resident();

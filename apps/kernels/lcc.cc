@@ -438,9 +438,12 @@ Status count_triangles(Engine* engine, size_t block_count, const OrientedBlock& 
   }
   // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
   const int first_iteration = static_cast<int>(block_count);
-  SG_RETURN_IF_ERROR(engine->num_vertices() <= (uint32_t{1} << 31)
-                         ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator->data())
-                         : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator->data()));
+  numerator->raw().advise_random(true);  // beyond the budget: a fault reads its page alone
+  const Status status = engine->num_vertices() <= (uint32_t{1} << 31)
+                            ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator->data())
+                            : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator->data());
+  numerator->raw().advise_random(false);
+  SG_RETURN_IF_ERROR(status);
   // A triangle's corners are anywhere: the ranks' numerators add up.
   return engine->add_over_ranks(numerator);
 }
