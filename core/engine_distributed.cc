@@ -27,8 +27,10 @@ enum class MemberEncoding : uint8_t { kList = 1, kBitmap = 2 };
 // A step that receives this much tells the link's rate (record_exchange).
 constexpr double kRateSampleBytes = 1 << 20;
 
-// Vertices per round of add_raw_over_ranks: the values in flight stay bounded.
-constexpr uint64_t kGatherValues = uint64_t{1} << 22;
+// Vertices per round of add_raw_over_ranks: an owner receives this many
+// values from each other rank at once (2 MiB each; 32 MiB had put a rank
+// of four 96 MiB over its budget, and a 128 MiB machine killed it).
+constexpr uint64_t kAddValues = uint64_t{1} << 18;
 
 void append(std::vector<uint8_t>* out, const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -335,21 +337,23 @@ Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts, send_counts(ranks);
   for (size_t owner = 0; owner < ranks; ++owner) {
-    for (uint64_t first = bounds[owner]; first < bounds[owner + 1]; first += kGatherValues) {
-      const size_t piece = std::min<uint64_t>(kGatherValues, bounds[owner + 1] - first);
+    for (uint64_t first = bounds[owner]; first < bounds[owner + 1]; first += kAddValues) {
+      const size_t piece = std::min<uint64_t>(kAddValues, bounds[owner + 1] - first);
       const size_t bytes = piece * sizeof(uint64_t);
       std::fill(send_counts.begin(), send_counts.end(), 0);
       send_counts[owner] = owner == me ? 0 : bytes;
       const std::span<const uint8_t> send(reinterpret_cast<const uint8_t*>(values + first), send_counts[owner]);
       SG_RETURN_IF_ERROR(comm->all_to_all(send, send_counts, &received, &counts));
       if (owner != me) continue;
-      std::vector<uint64_t> theirs(piece);
       uint64_t at = 0;
       for (size_t r = 0; r < ranks; at += counts[r], ++r) {
         if (counts[r] != (r == me ? 0 : bytes)) return Status::Corruption("a rank sent a piece of another size to add");
         if (r == me) continue;
-        std::memcpy(theirs.data(), received.data() + at, bytes);
-        for (size_t i = 0; i < piece; ++i) values[first + i] += theirs[i];
+        for (size_t i = 0; i < piece; ++i) {
+          uint64_t theirs = 0;  // the received bytes need not be 8-byte aligned
+          std::memcpy(&theirs, received.data() + at + i * sizeof(uint64_t), sizeof(theirs));
+          values[first + i] += theirs;
+        }
       }
     }
   }
