@@ -138,7 +138,9 @@ class LsbBitReader {
       fill_ |= 56;
       return;
     }
-    while (fill_ <= 56 && in_ != end_) {
+    // Below 56 only, so fill_ stays under 64: a window of 64 bits would let
+    // consume() shift by 64.
+    while (fill_ < 56 && in_ != end_) {
       acc_ |= uint64_t{*in_++} << fill_;
       fill_ += 8;
     }

@@ -153,6 +153,14 @@ bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkL
 
 }  // namespace
 
+uint64_t entropy_lists_thread_bytes(uint64_t lists_bytes) {
+  // htscodecs' order-1 rANS: 256 x 256 encoder symbols of 16 bytes and
+  // 4-byte frequencies. A value's bucket byte and raw bits take about its
+  // bytes in the lists, and the frame less than the buckets.
+  constexpr uint64_t kTableBytes = 256 * 256 * (16 + 4);
+  return 2 * lists_bytes + kTableBytes;
+}
+
 // The sizes are compares without branches, so the loop vectorizes.
 GapSizes encode_gaps(const uint32_t* ids, uint32_t count, uint32_t* gaps) {
   uint64_t varint_bytes = 0, stream_bytes = 0, runs_bytes = 0;

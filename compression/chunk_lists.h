@@ -134,6 +134,10 @@ struct ChunkListParts {
 };
 void write_chunk_lists(ListCodec codec, ChunkLayout layout, uint32_t first_vertex, const ChunkListParts& parts,
                        std::vector<uint8_t>* out);
+// What the entropy layout's coder keeps in each thread that writes it, for
+// lists of `lists_bytes`: its buckets, raw bits and rANS frame, and the
+// order-1 rANS tables.
+uint64_t entropy_lists_thread_bytes(uint64_t lists_bytes);
 
 // Appends the coding of the lists of vertices first_vertex,
 // first_vertex + 1, ... to `out`: counts[i] neighbours each, taken in turn

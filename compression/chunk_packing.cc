@@ -45,6 +45,13 @@ bool pack_chunk_lists(std::vector<uint8_t>* out, size_t layout_at) {
   return true;
 }
 
+uint64_t pack_thread_bytes(uint64_t lists_bytes) {
+  // ZSTD_estimateCCtxSize at level 3 is 1016 KiB for 256 KiB and 1272 KiB
+  // from 512 KiB (zstd 1.5.4); the estimate is not in zstd's stable API.
+  constexpr uint64_t kContextBytes = 1300 << 10;
+  return kContextBytes + kMaxVarint64Bytes + ZSTD_compressBound(lists_bytes);
+}
+
 Status unpack_chunk_lists(const uint8_t* p, const uint8_t* end, const uint8_t** unpacked,
                           const uint8_t** unpacked_end) {
   thread_local DecompressContext decompress;

@@ -29,6 +29,9 @@ inline constexpr uint64_t kMaxUnpackedChunkBytes = uint64_t{64} << 20;
 // with their packed form and sets the layout byte's packed bit, when that
 // is smaller; returns whether it packed.
 bool pack_chunk_lists(std::vector<uint8_t>* out, size_t layout_at);
+// What pack_chunk_lists keeps in each thread that calls it, for lists of
+// `lists_bytes`: its zstd context and its output buffer.
+uint64_t pack_thread_bytes(uint64_t lists_bytes);
 
 // The unpacked bytes of the packed lists in [p, end) (after the layout
 // byte), in a buffer of the calling thread that stays valid until its next

@@ -135,6 +135,22 @@ TEST_CASE("bit streams: fields and unary codes come back, and a read past the en
   wr.consume(56);
   CHECK(wr.get(1) == 1);
   CHECK(!wr.failed());
+  // Near the end, bytes are loaded one at a time; the window still holds
+  // under 64 bits, so a decoder may consume all of it.
+  std::vector<uint8_t> nine = {0xA5, 1, 2, 3, 4, 5, 6, 7, 0x80};
+  LsbBitReader tail(nine.data(), nine.size());
+  CHECK(tail.get(8) == 0xA5);
+  tail.window();
+  CHECK(tail.window_bits() >= 56);
+  CHECK(tail.window_bits() < 64);
+  const int held = tail.window_bits();
+  tail.consume(held);
+  uint64_t last = 0;
+  for (int i = 0; i < 64 - held; ++i) last = tail.get(1);
+  CHECK(last == 1);  // 0x80's top bit, the stream's last
+  CHECK(!tail.failed());
+  tail.get(1);
+  CHECK(tail.failed());
   LsbBitReader limited(bytes.data(), w.bytes());
   limited.get(4);
   CHECK(!limited.failed());

@@ -106,7 +106,8 @@ uint64_t IngestJob::estimated_records_per_space() const {
 // permutation of a relabelling pass, 4 MiB of read and write buffers, the
 // routers' read stages (BucketRouter::read_bucket), and
 // the spaces' encoders and outputs (space_build_fixed_bytes: at 16 MiB,
-// R-MAT 20's sort held 1.36x the budget before they were counted).
+// R-MAT 20's sort held 1.36x the budget before they were counted), and
+// each thread's chunk coders (space_build_thread_bytes).
 uint64_t IngestJob::held_bytes() const {
   constexpr uint64_t kFixedBytes = 4 << 20;
   const size_t spaces = built_spaces();
@@ -116,7 +117,9 @@ uint64_t IngestJob::held_bytes() const {
   return ids_.id_map().size() * sizeof(uint64_t) + kFixedBytes + read_stages +
          (permutation_ != nullptr ? permutation_->held_bytes() : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
-         spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t);
+         spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t) +
+         parallel_threads() *
+             space_build_thread_bytes(opt_.chunk_bytes, list_codec_of(opt_.format_version), opt_.gap_choice);
 }
 
 IngestBudget IngestJob::budget(bool sort_phase) const {

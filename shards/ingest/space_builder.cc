@@ -7,6 +7,8 @@
 
 #include "base/interrupt.h"
 #include "base/parallel.h"
+#include "compression/chunk_lists.h"
+#include "compression/chunk_packing.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/list_sort.h"
 
@@ -523,6 +525,16 @@ uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t par
   // The first block's output is in ingest's fixed 4 MiB (held_bytes).
   return parts * blocks * kEncoderChunks * uint64_t{chunk_bytes} +
          (std::max<size_t>(blocks, 1) - 1) * kOutputBufferBytes;
+}
+
+uint64_t space_build_thread_bytes(uint32_t chunk_bytes, ListCodec codec, GapChoice gap_choice) {
+  // A chunk is cut where it stores about chunk_bytes (ChunkEncoder); the
+  // coders' buffers hold about that much.
+  const uint64_t lists_bytes = chunk_bytes;
+  if (codec != ListCodec::kV3) return 0;
+  if (gap_choice == GapChoice::kEntropy)
+    return pack_thread_bytes(lists_bytes) + entropy_lists_thread_bytes(lists_bytes);
+  return gap_choice == GapChoice::kSmallest ? pack_thread_bytes(lists_bytes) : 0;
 }
 
 template <typename Record>
