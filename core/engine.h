@@ -151,6 +151,8 @@ class Engine {
   uint32_t owned_begin() const { return distributed() ? distribution_.owned_begin : 0; }
   uint32_t owned_end() const { return distributed() ? distribution_.owned_end : num_vertices(); }
   Communicator* communicator() const { return distribution_.communicator; }
+  // Distributed: rank r owns [owner_bounds()[r], owner_bounds()[r + 1]).
+  const std::vector<uint32_t>& owner_bounds() const { return distribution_.bounds; }
   // Distributed: the mirrors of this rank's part, and the most bytes of
   // vertex arrays it held whole at a step.
   const MirrorSet& mirrors() const { return mirror_sets_[0]; }
@@ -305,13 +307,12 @@ class Engine {
     return residency_.set_use(&array->raw(), use);
   }
 
-  // Distributed: every rank's values added up, vertex by vertex, each rank
-  // getting its owned range's (collective; a kernel whose updates land on
-  // any vertex, e.g. LCC's triangle corners). Other values are left as
-  // they were.
-  Status add_over_ranks(VertexArray<uint64_t>* array) {
-    return distributed() ? add_raw_over_ranks(array->data(), array->size()) : Status::OK();
-  }
+  // Distributed: values[i], vertex begin + i's, added up over the ranks,
+  // vertex by vertex, each rank getting the sums over its own vertices of
+  // [begin, end) in place; the others are left as they were (collective;
+  // a kernel whose updates land on any vertex sums a range at a time, e.g.
+  // LCC a group's corners). One process: nothing to add.
+  Status add_to_owners(uint64_t* values, uint32_t begin, uint32_t end);
 
   // A result array after the app: ranged ones are mapped read only, so the
   // caller may read them in vertex order (the kernel pages them in).
@@ -483,7 +484,6 @@ class Engine {
   // Replaces an array held whole by a ranged one over a scratch file
   // holding its owned range's values.
   Status move_to_scratch(RawVertexArray* array, size_t value_bytes);
-  Status add_raw_over_ranks(uint64_t* values, size_t count);
   // The reverse engine's step, told as this engine's.
   void adopt_reverse_steps();
   // The exchange since `before` into the steps since `steps_before`.

@@ -27,7 +27,7 @@ enum class MemberEncoding : uint8_t { kList = 1, kBitmap = 2 };
 // A step that receives this much tells the link's rate (record_exchange).
 constexpr double kRateSampleBytes = 1 << 20;
 
-// Vertices per round of add_raw_over_ranks: an owner receives this many
+// Vertices per round of add_to_owners: an owner receives this many
 // values from each other rank at once (2 MiB each; 32 MiB had put a rank
 // of four 96 MiB over its budget, and a 128 MiB machine killed it).
 constexpr uint64_t kAddValues = uint64_t{1} << 18;
@@ -328,21 +328,24 @@ Status Engine::move_to_scratch(RawVertexArray* array, size_t value_bytes) {
 
 // A reduce-scatter: each owner's range goes in pieces to the owner alone,
 // which adds them up.
-Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
+Status Engine::add_to_owners(uint64_t* values, uint32_t begin, uint32_t end) {
+  if (!distributed()) return Status::OK();
   Communicator* comm = distribution_.communicator;
   const std::vector<uint32_t>& bounds = distribution_.bounds;
-  if (count != num_vertices()) return Status::InvalidArgument("values to add over ranks are not one a vertex");
+  if (begin > end || end > num_vertices()) return Status::InvalidArgument("values to add over ranks past |V|");
   const auto me = static_cast<size_t>(comm->rank());
   const size_t ranks = bounds.size() - 1;
   std::vector<uint8_t> received;
   std::vector<uint64_t> counts, send_counts(ranks);
   for (size_t owner = 0; owner < ranks; ++owner) {
-    for (uint64_t first = bounds[owner]; first < bounds[owner + 1]; first += kAddValues) {
-      const size_t piece = std::min<uint64_t>(kAddValues, bounds[owner + 1] - first);
+    const uint64_t owner_end = std::min(bounds[owner + 1], end);
+    for (uint64_t first = std::max(bounds[owner], begin); first < owner_end; first += kAddValues) {
+      const size_t piece = std::min<uint64_t>(kAddValues, owner_end - first);
       const size_t bytes = piece * sizeof(uint64_t);
+      uint64_t* const at_first = values + (first - begin);
       std::fill(send_counts.begin(), send_counts.end(), 0);
       send_counts[owner] = owner == me ? 0 : bytes;
-      const std::span<const uint8_t> send(reinterpret_cast<const uint8_t*>(values + first), send_counts[owner]);
+      const std::span<const uint8_t> send(reinterpret_cast<const uint8_t*>(at_first), send_counts[owner]);
       SG_RETURN_IF_ERROR(comm->all_to_all(send, send_counts, &received, &counts));
       if (owner != me) continue;
       uint64_t at = 0;
@@ -352,7 +355,7 @@ Status Engine::add_raw_over_ranks(uint64_t* values, size_t count) {
         for (size_t i = 0; i < piece; ++i) {
           uint64_t theirs = 0;  // the received bytes need not be 8-byte aligned
           std::memcpy(&theirs, received.data() + at + i * sizeof(uint64_t), sizeof(theirs));
-          values[first + i] += theirs;
+          at_first[i] += theirs;
         }
       }
     }

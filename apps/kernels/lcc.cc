@@ -23,16 +23,27 @@
 // edge) and G = ceil(8 |E| / memory) groups, the I/O is one read of each
 // space plus S written plus (G + 1) S read, so it grows as |E|^2 / budget. Numerators are one 8-byte array over
 // the vertices (any vertex can be a triangle's third corner).
+//
+// Distributed, each rank streams its own N+(x) past groups of every rank's
+// lists, in the same groups on every rank, and touches only its owned
+// numerators: x is its own; y, in the group's range, is summed in an array
+// over that range, added to its owners after the group; z, an entry (y, z)
+// of the group, is counted beside that entry, and after the group the
+// counts go to z's owner as sorted (z, count) pairs. So a rank holds its
+// owned range and one group, and sends what the groups hold, not what the
+// triangles are.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <future>
+#include <type_traits>
 
 #include "apps/harness/app_row.h"
 #include "apps/kernels/kernels.h"
 #include "apps/kernels/neighbour_blocks.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
+#include "core/exchange_rounds.h"
 #include "core/list_spill.h"
 
 namespace sg {
@@ -41,6 +52,25 @@ namespace {
 // An oriented entry: (u << 1) | (m(v, u) - 1); ascending entries are ascending u.
 uint32_t entry_vertex(uint64_t e) { return static_cast<uint32_t>(e >> 1); }
 uint64_t entry_arcs(uint64_t e) { return (e & 1) + 1; }
+
+// A group's entry (y, z) with the arcs of the triangles (x, y, z) counted
+// for z (distributed); after the group, entry holds z and count what z gets.
+template <typename E>
+struct Counted {
+  E entry;
+  mutable uint32_t count = 0;                            // counted while the group is read only
+  Counted(uint64_t e = 0) : entry(static_cast<E>(e)) {}  // NOLINT: lists decode into groups of them
+};
+template <typename E>
+uint32_t entry_vertex(const Counted<E>& e) {
+  return entry_vertex(uint64_t{e.entry});
+}
+template <typename E>
+uint64_t entry_arcs(const Counted<E>& e) {
+  return entry_arcs(uint64_t{e.entry});
+}
+template <typename Entry>
+inline constexpr bool kCounted = !std::is_integral_v<Entry>;
 
 // N+(v) for a block's vertices. Entries are 8 bytes as built; a group
 // loaded from the spill takes 4 when every vertex id fits in 31 bits.
@@ -60,13 +90,13 @@ using OrientedBlock = OrientedLists<uint64_t>;
 uint64_t rank_key(uint64_t arcs, uint32_t v) { return std::min<uint64_t>(arcs, UINT32_MAX) << 32 | v; }
 
 // Calls call(s, l) for the entries of `shorter` and `longer` naming the
-// same vertex.
+// same vertex (references into the lists).
 template <typename S, typename L, typename F>
 void intersect(std::span<const S> shorter, std::span<const L> longer, F&& call) {
   if (shorter.empty()) return;
   if (longer.size() / shorter.size() > 8) {  // skewed: search each short-list entry in the long list
     auto at = longer.begin();
-    for (const S x : shorter) {
+    for (const S& x : shorter) {
       at = std::lower_bound(at, longer.end(), entry_vertex(x), [](L e, uint32_t key) { return entry_vertex(e) < key; });
       if (at == longer.end()) return;
       if (entry_vertex(*at) == entry_vertex(x)) call(x, *at);
@@ -88,9 +118,9 @@ void intersect(std::span<const S> shorter, std::span<const L> longer, F&& call) 
 template <typename A, typename B, typename F>
 void for_each_common(std::span<const A> a, std::span<const B> b, F&& f) {
   if (a.size() <= b.size()) {
-    intersect(a, b, [&](A x, B y) { f(x, y); });
+    intersect(a, b, [&](const A& x, const B& y) { f(x, y); });
   } else {
-    intersect(b, a, [&](B y, A x) { f(x, y); });
+    intersect(b, a, [&](const B& y, const A& x) { f(x, y); });
   }
 }
 
@@ -141,32 +171,58 @@ Status build_oriented(Engine* engine, const VertexBlock& block, const VertexArra
   return Status::OK();
 }
 
+void add_atomic(uint64_t* to, uint64_t amount) {
+  std::atomic_ref<uint64_t>(*to).fetch_add(amount, std::memory_order_relaxed);
+}
+
+// Where a triangle's arcs go. One process: every corner's numerator.
+struct Numerators {
+  uint64_t* numerator;
+  void to_x(uint32_t x, uint64_t amount) const { add_atomic(&numerator[x], amount); }
+  void to_y(uint32_t y, uint64_t amount) const { add_atomic(&numerator[y], amount); }
+  template <typename Entry>
+  void to_z(const Entry& yz, uint64_t amount) const {
+    add_atomic(&numerator[entry_vertex(yz)], amount);
+  }
+};
+
+// Distributed: x is the rank's own; y is summed over the group's range
+// (y_sums[y - first]); z is counted beside its entry (y, z).
+struct GroupCorners {
+  uint64_t* numerator;
+  uint64_t* y_sums;
+  uint32_t first;
+  void to_x(uint32_t x, uint64_t amount) const { add_atomic(&numerator[x], amount); }
+  void to_y(uint32_t y, uint64_t amount) const { add_atomic(&y_sums[y - first], amount); }
+  template <typename E>
+  void to_z(const Counted<E>& yz, uint64_t amount) const {
+    std::atomic_ref<uint32_t>(yz.count).fetch_add(static_cast<uint32_t>(amount), std::memory_order_relaxed);
+  }
+};
+
 // Triangles x < y < z (by rank) with y in `b`, given N+(x).
-template <typename Entry>
-void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedLists<Entry>& b, uint64_t* numerator) {
-  auto add = [&](uint32_t v, uint64_t amount) {
-    std::atomic_ref<uint64_t>(numerator[v]).fetch_add(amount, std::memory_order_relaxed);
-  };
+template <typename Entry, typename Corners>
+void count_list(uint32_t x, std::span<const uint64_t> of_x, const OrientedLists<Entry>& b, const Corners& corners) {
   auto first = std::lower_bound(of_x.begin(), of_x.end(), uint64_t{b.block.begin} << 1);
   uint64_t at_x = 0;
   for (auto it = first; it != of_x.end() && entry_vertex(*it) < b.block.end; ++it) {
     const uint32_t y = entry_vertex(*it);
     const uint64_t xy = entry_arcs(*it);
     uint64_t at_y = 0;
-    for_each_common(of_x, b.list(y), [&](uint64_t xz, Entry yz) {
+    for_each_common(of_x, b.list(y), [&](uint64_t xz, const Entry& yz) {
       at_x += entry_arcs(yz);
       at_y += entry_arcs(xz);
-      add(entry_vertex(xz), xy);
+      corners.to_z(yz, xy);
     });
-    if (at_y > 0) add(y, at_y);
+    if (at_y > 0) corners.to_y(y, at_y);
   }
-  if (at_x > 0) add(x, at_x);
+  if (at_x > 0) corners.to_x(x, at_x);
 }
 
 // Every triangle, when all N+ lists are one block.
 void count_in_memory(const OrientedBlock& a, uint64_t* numerator) {
   parallel_for(a.block.begin, a.block.end, uint32_t{64}, [&](uint32_t lo, uint32_t hi) {
-    for (uint32_t x = lo; x < hi; ++x) count_list(x, a.list(x), a, numerator);
+    for (uint32_t x = lo; x < hi; ++x) count_list(x, a.list(x), a, Numerators{numerator});
   });
 }
 
@@ -212,9 +268,9 @@ Status load_group(ListSpill* spill, size_t first, size_t last, uint64_t stream_b
 
 // Streams every spilled N+(x) past block `b`, a batch of segments at a
 // time; the next batch is read while this one is counted.
-template <typename Entry>
+template <typename Entry, typename Corners>
 Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t stream_bytes, AlignedBuffer buffers[2],
-                     uint64_t* numerator) {
+                     const Corners& corners) {
   const auto& segments = spill->segments();
   const uint64_t lowest = uint64_t{b.block.begin} << 1, beyond = uint64_t{b.block.end} << 1;
   struct Batch {
@@ -243,7 +299,7 @@ Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t s
         if (segment.values == 0 || segment.highest < lowest || segment.lowest >= beyond) continue;
         const uint8_t* bytes = current.at + (segment.offset - segments[current.first].offset);
         if (!ListSpill::decode(segment, bytes, &list, [&](uint32_t x, std::span<const uint64_t> of_x) {
-               count_list(x, of_x, b, numerator);
+               count_list(x, of_x, b, corners);
              }).ok()) {
           corrupt = true;
         }
@@ -293,22 +349,31 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
   return status;
 }
 
+// Distributed, after a group: the y sums to their owners, and the z counts
+// as (z, count) entries sorted by z to z's owners, in rounds that each
+// send and receive at most an exchange round. Each rank adds what it owns.
+template <typename E>
+Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<uint64_t>* y_sums, uint64_t* numerator);
+
 // Groups of spilled N+ lists that fit half of what is left are loaded one
 // at a time, and all lists streamed past each: I/O is the spill's size
 // times the groups, about |E|^2 / budget.
 // Distributed, the groups come from every rank's lists and a rank streams
-// only its own past them (`streamed`), so each triangle is counted once.
+// only its own past them (`streamed`), so each triangle is counted once;
+// Entry is then Counted, and a group also holds its y sums.
 template <typename Entry>
 Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int first_iteration, uint64_t* numerator) {
   const auto& segments = spill->segments();
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
   const uint64_t room = engine->budget().share(kNeighbourBlockShare);
+  const uint64_t vertex_bytes = sizeof(uint64_t) * (kCounted<Entry> ? 2 : 1);  // a list's start, and its y sum
   auto decoded_bytes = [&](size_t s) {
-    return segments[s].values * sizeof(Entry) + (segments[s].end - segments[s].begin) * sizeof(uint64_t);
+    return segments[s].values * sizeof(Entry) + (segments[s].end - segments[s].begin) * vertex_bytes;
   };
   AlignedBuffer buffers[2];
   OrientedLists<Entry> b;
+  std::vector<uint64_t> y_sums;
   int group = 0;
   for (size_t first = 0; first < segments.size(); ++group) {
     size_t last = first;
@@ -319,12 +384,111 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
     const uint64_t held = bytes + 3 * stream_bytes;  // the group, two stream buffers and the lists decoded from them
     engine->hold_app_memory(held);
     Status status = load_group(spill, first, last, stream_bytes, &buffers[0], &b);
-    if (status.ok()) status = count_against(streamed, b, stream_bytes, buffers, numerator);
+    if constexpr (kCounted<Entry>) {
+      y_sums.assign(b.block.end - b.block.begin, 0);
+      if (status.ok())
+        status =
+            count_against(streamed, b, stream_bytes, buffers, GroupCorners{numerator, y_sums.data(), b.block.begin});
+      if (status.ok()) status = send_corners(engine, &b, &y_sums, numerator);
+    } else {
+      if (status.ok()) status = count_against(streamed, b, stream_bytes, buffers, Numerators{numerator});
+    }
     engine->release_app_memory(held);
     SG_RETURN_IF_ERROR(status);
     first = last;
   }
   engine->count_scratch_io(spill->bytes_read() + (streamed != spill ? streamed->bytes_read() : 0), 0);
+  return Status::OK();
+}
+
+// The group's counted entries, compacted to those with a count, each
+// holding z, sorted by z; equal z merged while the count fits.
+template <typename E>
+void z_counts_by_vertex(std::vector<Counted<E>>* entries) {
+  size_t kept = 0;
+  for (Counted<E>& e : *entries) {
+    if (e.count == 0) continue;
+    (*entries)[kept].entry = static_cast<E>(entry_vertex(e));
+    (*entries)[kept++].count = e.count;
+  }
+  entries->resize(kept);
+  parallel_sort(entries->begin(), entries->end(),
+                [](const Counted<E>& p, const Counted<E>& q) { return p.entry < q.entry; });
+  kept = 0;
+  for (const Counted<E>& e : *entries) {
+    if (kept > 0) {
+      Counted<E>& last = (*entries)[kept - 1];
+      if (last.entry == e.entry && uint64_t{last.count} + e.count <= UINT32_MAX) {
+        last.count += e.count;
+        continue;
+      }
+    }
+    (*entries)[kept++] = e;
+  }
+  entries->resize(kept);
+}
+
+// Adds the (z, count) entries in `bytes` (any alignment) to the owned
+// numerators; a z this rank does not own is a malformed message.
+template <typename E>
+Status add_z_counts(const Engine& engine, const uint8_t* bytes, size_t size, uint64_t* numerator) {
+  if (size % sizeof(Counted<E>) != 0) return Status::Corruption("lcc: a rank sent a partial count");
+  for (size_t at = 0; at < size; at += sizeof(Counted<E>)) {
+    Counted<E> c;
+    std::memcpy(static_cast<void*>(&c), bytes + at, sizeof(c));
+    if (c.entry < engine.owned_begin() || c.entry >= engine.owned_end())
+      return Status::Corruption("lcc: a rank sent the count of a vertex this rank does not own");
+    numerator[c.entry] += c.count;
+  }
+  return Status::OK();
+}
+
+template <typename E>
+Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<uint64_t>* y_sums, uint64_t* numerator) {
+  const uint32_t first = b->block.begin, end = b->block.end;
+  SG_RETURN_IF_ERROR(engine->add_to_owners(y_sums->data(), first, end));
+  for (uint32_t v = std::max(first, engine->owned_begin()); v < std::min(end, engine->owned_end()); ++v)
+    numerator[v] += (*y_sums)[v - first];
+  std::vector<Counted<E>>& counts = b->entries;
+  z_counts_by_vertex(&counts);
+  b->start = {};  // the lists are done with
+  // Each rank's slice of the sorted counts, and the rounds that send them.
+  Communicator* comm = engine->communicator();
+  const std::vector<uint32_t>& bounds = engine->owner_bounds();
+  const size_t ranks = bounds.size() - 1, me = static_cast<size_t>(comm->rank());
+  std::vector<size_t> slice(ranks + 1, counts.size());
+  for (size_t r = 0; r < ranks; ++r) {
+    slice[r] = static_cast<size_t>(
+        std::lower_bound(counts.begin(), counts.end(), Counted<E>(bounds[r]),
+                         [](const Counted<E>& p, const Counted<E>& q) { return p.entry < q.entry; }) -
+        counts.begin());
+  }
+  const uint64_t per_rank = std::max<uint64_t>(
+      1, exchange_round_bytes(engine->budget().total()) / std::max<size_t>(ranks - 1, 1) / sizeof(Counted<E>));
+  uint64_t rounds = 0;
+  for (size_t r = 0; r < ranks; ++r) {
+    if (r != me) rounds = std::max<uint64_t>(rounds, (slice[r + 1] - slice[r] + per_rank - 1) / per_rank);
+  }
+  std::vector<uint64_t> all_rounds;
+  SG_RETURN_IF_ERROR(comm->gather_values(rounds, &all_rounds));
+  rounds = *std::max_element(all_rounds.begin(), all_rounds.end());
+  const auto* counted = reinterpret_cast<const uint8_t*>(counts.data());
+  SG_RETURN_IF_ERROR(add_z_counts<E>(*engine, counted + slice[me] * sizeof(Counted<E>),
+                                     (slice[me + 1] - slice[me]) * sizeof(Counted<E>), numerator));
+  std::vector<uint8_t> send, received;
+  std::vector<uint64_t> send_counts(ranks), received_counts;
+  for (uint64_t round = 0; round < rounds; ++round) {
+    send.clear();
+    for (size_t r = 0; r < ranks; ++r) {
+      const size_t lo = std::min<size_t>(slice[r] + round * per_rank, slice[r + 1]);
+      const size_t hi = std::min<size_t>(lo + per_rank, slice[r + 1]);
+      send_counts[r] = r == me ? 0 : (hi - lo) * sizeof(Counted<E>);
+      const uint8_t* bytes = counted + lo * sizeof(Counted<E>);
+      send.insert(send.end(), bytes, bytes + send_counts[r]);
+    }
+    SG_RETURN_IF_ERROR(comm->all_to_all(send, send_counts, &received, &received_counts));
+    SG_RETURN_IF_ERROR(add_z_counts<E>(*engine, received.data(), received.size(), numerator));
+  }
   return Status::OK();
 }
 
@@ -438,14 +602,18 @@ Status count_triangles(Engine* engine, size_t block_count, const OrientedBlock& 
   }
   // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
   const int first_iteration = static_cast<int>(block_count);
+  const bool narrow = engine->num_vertices() <= (uint32_t{1} << 31);
   numerator->raw().advise_random(true);  // beyond the budget: a fault reads its page alone
-  const Status status = engine->num_vertices() <= (uint32_t{1} << 31)
-                            ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator->data())
-                            : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator->data());
+  Status status;
+  if (engine->distributed()) {
+    status = narrow ? count_spilled<Counted<uint32_t>>(engine, groups, spill, first_iteration, numerator->data())
+                    : count_spilled<Counted<uint64_t>>(engine, groups, spill, first_iteration, numerator->data());
+  } else {
+    status = narrow ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator->data())
+                    : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator->data());
+  }
   numerator->raw().advise_random(false);
-  SG_RETURN_IF_ERROR(status);
-  // A triangle's corners are anywhere: the ranks' numerators add up.
-  return engine->add_over_ranks(numerator);
+  return status;
 }
 
 }  // namespace

@@ -127,8 +127,8 @@ if [ -z "$QUICK" ]; then
 fi
 
 # Source values and results in many rounds (a 64-byte round, a test
-# hook): the same results.
-for entry in "pagerank near" "wcc exact" "sssp exact" "bfs exact --parents"; do
+# hook): the same results. LCC sends its corners' counts in such rounds.
+for entry in "pagerank near" "wcc exact" "sssp exact" "bfs exact --parents" "lcc near"; do
   read -r app kind extra <<< "$entry"
   tag=$app${extra:+-$(echo "$extra" | tr -d ' -')}
   options=(--threads 1 --memory 64M)
@@ -151,9 +151,9 @@ done
 "$SG" ingest rmat13.txt -o rmat13 --chunk-bytes 1K > /dev/null 2>&1
 for parts in 2 3; do "$SG" partition rmat13 --parts "$parts" -o "rmat13.p$parts" > /dev/null; done
 # WCC, CDLP and betweenness take reversed steps, over the reverse parts,
-# which load the same ranges.
+# which load the same ranges. LCC counts its triangles in several groups.
 for entry in "pagerank near" "pagerank-delta near" "spmv near" "bfs exact --parents" "kcore exact" "sssp exact" \
-    "wcc exact" "cdlp exact" "betweenness near"; do
+    "wcc exact" "cdlp exact" "betweenness near" "lcc near"; do
   read -r app kind extra <<< "$entry"
   options=(--threads 1 --memory 1M)
   # shellcheck disable=SC2206 # the extra options are words
