@@ -184,14 +184,19 @@ struct Numerators {
   void to_z(const Entry& yz, uint64_t amount) const {
     add_atomic(&numerator[entry_vertex(yz)], amount);
   }
+  void after_batch() const {}
 };
 
 // Distributed: x is the rank's own; y is summed over the group's range
-// (y_sums[y - first]); z is counted beside its entry (y, z).
+// (y_sums[y - first]); z is counted beside its entry (y, z). A file-backed
+// numerator's pages are unmapped after each batch of x's lists (they stay
+// in the page cache): a batch touches a few of them.
 struct GroupCorners {
   uint64_t* numerator;
+  const RawVertexArray* numerator_pages;
   uint64_t* y_sums;
   uint32_t first;
+  void after_batch() const { numerator_pages->drop_pages(); }
   void to_x(uint32_t x, uint64_t amount) const { add_atomic(&numerator[x], amount); }
   void to_y(uint32_t y, uint64_t amount) const { add_atomic(&y_sums[y - first], amount); }
   template <typename E>
@@ -309,6 +314,7 @@ Status count_against(ListSpill* spill, const OrientedLists<Entry>& b, uint64_t s
     if (stopped) return Status::Interrupted("run stopped by a signal");
     if (corrupt) return Status::Corruption("lcc: spilled N+ lists do not decode");
     SG_RETURN_IF_ERROR(status);
+    corners.after_batch();
     if (current.end >= segments.size()) return Status::OK();
     current = next;
   }
@@ -362,7 +368,9 @@ Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<ui
 // only its own past them (`streamed`), so each triangle is counted once;
 // Entry is then Counted, and a group also holds its y sums.
 template <typename Entry>
-Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int first_iteration, uint64_t* numerator) {
+Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int first_iteration,
+                     VertexArray<uint64_t>* numerators) {
+  uint64_t* const numerator = numerators->data();
   const auto& segments = spill->segments();
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
@@ -387,9 +395,10 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
     if constexpr (kCounted<Entry>) {
       y_sums.assign(b.block.end - b.block.begin, 0);
       if (status.ok())
-        status =
-            count_against(streamed, b, stream_bytes, buffers, GroupCorners{numerator, y_sums.data(), b.block.begin});
+        status = count_against(streamed, b, stream_bytes, buffers,
+                               GroupCorners{numerator, &numerators->raw(), y_sums.data(), b.block.begin});
       if (status.ok()) status = send_corners(engine, &b, &y_sums, numerator);
+      numerators->raw().drop_pages();
     } else {
       if (status.ok()) status = count_against(streamed, b, stream_bytes, buffers, Numerators{numerator});
     }
@@ -603,15 +612,13 @@ Status count_triangles(Engine* engine, size_t block_count, const OrientedBlock& 
   // An entry is (vertex << 1) | bit: 4 bytes hold it below 2^31 vertices.
   const int first_iteration = static_cast<int>(block_count);
   const bool narrow = engine->num_vertices() <= (uint32_t{1} << 31);
-  numerator->raw().advise_random(true);  // beyond the budget: a fault reads its page alone
-  Status status;
-  if (engine->distributed()) {
-    status = narrow ? count_spilled<Counted<uint32_t>>(engine, groups, spill, first_iteration, numerator->data())
-                    : count_spilled<Counted<uint64_t>>(engine, groups, spill, first_iteration, numerator->data());
-  } else {
-    status = narrow ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator->data())
-                    : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator->data());
+  if (engine->distributed()) {  // its numerators are touched a range at a time
+    return narrow ? count_spilled<Counted<uint32_t>>(engine, groups, spill, first_iteration, numerator)
+                  : count_spilled<Counted<uint64_t>>(engine, groups, spill, first_iteration, numerator);
   }
+  numerator->raw().advise_random(true);  // beyond the budget: a fault reads its page alone
+  const Status status = narrow ? count_spilled<uint32_t>(engine, groups, spill, first_iteration, numerator)
+                               : count_spilled<uint64_t>(engine, groups, spill, first_iteration, numerator);
   numerator->raw().advise_random(false);
   return status;
 }
