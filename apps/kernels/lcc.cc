@@ -97,7 +97,8 @@ void intersect(std::span<const S> shorter, std::span<const L> longer, F&& call) 
   if (longer.size() / shorter.size() > 8) {  // skewed: search each short-list entry in the long list
     auto at = longer.begin();
     for (const S& x : shorter) {
-      at = std::lower_bound(at, longer.end(), entry_vertex(x), [](L e, uint32_t key) { return entry_vertex(e) < key; });
+      at = std::lower_bound(at, longer.end(), entry_vertex(x),
+                            [](const L& e, uint32_t key) { return entry_vertex(e) < key; });
       if (at == longer.end()) return;
       if (entry_vertex(*at) == entry_vertex(x)) call(x, *at);
     }
@@ -374,7 +375,13 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
   const auto& segments = spill->segments();
   const uint64_t unheld = engine->unheld_memory();
   const uint64_t stream_bytes = std::clamp<uint64_t>(unheld / 16, ListSpill::kSegmentBytes, uint64_t{16} << 20);
-  const uint64_t room = engine->budget().share(kNeighbourBlockShare);
+  uint64_t room = engine->budget().share(kNeighbourBlockShare);
+  if constexpr (kCounted<Entry>) {
+    // Every rank must cut the same groups: each ends in collectives.
+    std::vector<uint64_t> rooms;
+    SG_RETURN_IF_ERROR(engine->communicator()->gather_values(room, &rooms));
+    room = *std::min_element(rooms.begin(), rooms.end());
+  }
   const uint64_t vertex_bytes = sizeof(uint64_t) * (kCounted<Entry> ? 2 : 1);  // a list's start, and its y sum
   auto decoded_bytes = [&](size_t s) {
     return segments[s].values * sizeof(Entry) + (segments[s].end - segments[s].begin) * vertex_bytes;
