@@ -365,6 +365,13 @@ void RawVertexArray::drop_pages() const {
   ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), MADV_DONTNEED);
 }
 
+void RawVertexArray::drop_pages_within(uint64_t begin, uint64_t end) const {
+  if ((kind_ != Kind::kMapped && kind_ != Kind::kFile) || data_ == nullptr) return;
+  begin = round_up(begin, kPageBytes);
+  end = std::min(end, bytes_) / kPageBytes * kPageBytes;
+  if (begin < end) ::madvise(static_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
 void RawVertexArray::advise_random(bool random) const {
   if (kind_ != Kind::kFile || data_ == nullptr) return;
   ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), random ? MADV_RANDOM : MADV_NORMAL);

@@ -105,6 +105,8 @@ class RawVertexArray {
   // the pages read so far (they stay in the page cache and come back when
   // read again), so a pass over a large result keeps little mapped.
   void drop_pages() const;
+  // The same for the whole pages within bytes [begin, end) only.
+  void drop_pages_within(uint64_t begin, uint64_t end) const;
   // Of a file-backed array: whether the kernel should read ahead around a
   // page it faults in (off for one touched at random, whose readahead
   // would evict what the next touch needs).

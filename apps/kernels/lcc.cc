@@ -360,7 +360,8 @@ Status build_all(Engine* engine, const std::vector<VertexBlock>& blocks, const V
 // as (z, count) entries sorted by z to z's owners, in rounds that each
 // send and receive at most an exchange round. Each rank adds what it owns.
 template <typename E>
-Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<uint64_t>* y_sums, uint64_t* numerator);
+Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<uint64_t>* y_sums,
+                    VertexArray<uint64_t>* numerators);
 
 // Groups of spilled N+ lists that fit half of what is left are loaded one
 // at a time, and all lists streamed past each: I/O is the spill's size
@@ -404,8 +405,7 @@ Status count_spilled(Engine* engine, ListSpill* spill, ListSpill* streamed, int 
       if (status.ok())
         status = count_against(streamed, b, stream_bytes, buffers,
                                GroupCorners{numerator, &numerators->raw(), y_sums.data(), b.block.begin});
-      if (status.ok()) status = send_corners(engine, &b, &y_sums, numerator);
-      numerators->raw().drop_pages();
+      if (status.ok()) status = send_corners(engine, &b, &y_sums, numerators);
     } else {
       if (status.ok()) status = count_against(streamed, b, stream_bytes, buffers, Numerators{numerator});
     }
@@ -444,27 +444,58 @@ void z_counts_by_vertex(std::vector<Counted<E>>* entries) {
   entries->resize(kept);
 }
 
+// Adds to the owned numerators in runs of increasing vertices; a
+// file-backed one's pages are unmapped as each 1 MiB window is left (they
+// stay in the page cache), so a run over the owned range keeps one window
+// mapped, not the range.
+class WindowedAdds {
+ public:
+  explicit WindowedAdds(VertexArray<uint64_t>* numerators) : numerators_(numerators) {}
+  WindowedAdds(const WindowedAdds&) = delete;
+  WindowedAdds& operator=(const WindowedAdds&) = delete;
+  ~WindowedAdds() { drop(); }
+  void add(uint32_t v, uint64_t amount) {
+    const uint64_t window = uint64_t{v} * sizeof(uint64_t) / kWindowBytes;
+    if (window != window_) {
+      drop();
+      window_ = window;
+    }
+    numerators_->data()[v] += amount;
+  }
+
+ private:
+  static constexpr uint64_t kWindowBytes = uint64_t{1} << 20;
+  void drop() {
+    if (window_ != UINT64_MAX)
+      numerators_->raw().drop_pages_within(window_ * kWindowBytes, (window_ + 1) * kWindowBytes);
+  }
+  VertexArray<uint64_t>* numerators_;
+  uint64_t window_ = UINT64_MAX;
+};
+
 // Adds the (z, count) entries in `bytes` (any alignment) to the owned
 // numerators; a z this rank does not own is a malformed message.
 template <typename E>
-Status add_z_counts(const Engine& engine, const uint8_t* bytes, size_t size, uint64_t* numerator) {
+Status add_z_counts(const Engine& engine, const uint8_t* bytes, size_t size, WindowedAdds* adds) {
   if (size % sizeof(Counted<E>) != 0) return Status::Corruption("lcc: a rank sent a partial count");
   for (size_t at = 0; at < size; at += sizeof(Counted<E>)) {
     Counted<E> c;
     std::memcpy(static_cast<void*>(&c), bytes + at, sizeof(c));
     if (c.entry < engine.owned_begin() || c.entry >= engine.owned_end())
       return Status::Corruption("lcc: a rank sent the count of a vertex this rank does not own");
-    numerator[c.entry] += c.count;
+    adds->add(static_cast<uint32_t>(c.entry), c.count);
   }
   return Status::OK();
 }
 
 template <typename E>
-Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<uint64_t>* y_sums, uint64_t* numerator) {
+Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<uint64_t>* y_sums,
+                    VertexArray<uint64_t>* numerators) {
   const uint32_t first = b->block.begin, end = b->block.end;
   SG_RETURN_IF_ERROR(engine->add_to_owners(y_sums->data(), first, end));
+  WindowedAdds adds(numerators);
   for (uint32_t v = std::max(first, engine->owned_begin()); v < std::min(end, engine->owned_end()); ++v)
-    numerator[v] += (*y_sums)[v - first];
+    adds.add(v, (*y_sums)[v - first]);
   std::vector<Counted<E>>& counts = b->entries;
   z_counts_by_vertex(&counts);
   b->start = {};  // the lists are done with
@@ -490,7 +521,7 @@ Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<ui
   rounds = *std::max_element(all_rounds.begin(), all_rounds.end());
   const auto* counted = reinterpret_cast<const uint8_t*>(counts.data());
   SG_RETURN_IF_ERROR(add_z_counts<E>(*engine, counted + slice[me] * sizeof(Counted<E>),
-                                     (slice[me + 1] - slice[me]) * sizeof(Counted<E>), numerator));
+                                     (slice[me + 1] - slice[me]) * sizeof(Counted<E>), &adds));
   std::vector<uint8_t> send, received;
   std::vector<uint64_t> send_counts(ranks), received_counts;
   for (uint64_t round = 0; round < rounds; ++round) {
@@ -503,7 +534,7 @@ Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<ui
       send.insert(send.end(), bytes, bytes + send_counts[r]);
     }
     SG_RETURN_IF_ERROR(comm->all_to_all(send, send_counts, &received, &received_counts));
-    SG_RETURN_IF_ERROR(add_z_counts<E>(*engine, received.data(), received.size(), numerator));
+    SG_RETURN_IF_ERROR(add_z_counts<E>(*engine, received.data(), received.size(), &adds));
   }
   return Status::OK();
 }
@@ -654,7 +685,7 @@ Status lcc(Engine* engine, VertexArray<double>* coefficient, uint64_t* arcs_amon
         const double d = (*coefficient)[v];
         (*coefficient)[v] = d < 2 ? 0.0 : static_cast<double>(numerator[v]) / (d * (d - 1));
       },
-      VertexAccess().writes(*coefficient)));
+      VertexAccess().writes(*coefficient).reads(numerator)));
   return engine->vertex_reduce([&](uint32_t v) { return numerator[v]; }, arcs_among_neighbours,
                                VertexAccess().reads(numerator));
 }
