@@ -360,15 +360,13 @@ Status RawVertexArray::zero(size_t first, size_t count, size_t value_bytes) {
   return Status::OK();
 }
 
-void RawVertexArray::drop_pages() const {
-  if ((kind_ != Kind::kMapped && kind_ != Kind::kFile) || data_ == nullptr) return;
-  ::madvise(data_, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes), MADV_DONTNEED);
-}
+void RawVertexArray::drop_pages() const { drop_pages_within(0, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes)); }
 
 void RawVertexArray::drop_pages_within(uint64_t begin, uint64_t end) const {
   if ((kind_ != Kind::kMapped && kind_ != Kind::kFile) || data_ == nullptr) return;
+  // The mapping ends at the page after the last value.
   begin = round_up(begin, kPageBytes);
-  end = std::min(end, bytes_) / kPageBytes * kPageBytes;
+  end = std::min(end, round_up(std::max<uint64_t>(bytes_, 1), kPageBytes)) / kPageBytes * kPageBytes;
   if (begin < end) ::madvise(static_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
 }
 

@@ -205,7 +205,7 @@ TEST_CASE("out-of-core ingest: budget a quarter or half of the input, RSS near t
   const uint64_t idle_rss = peak_kib(output);
   // The spill's form follows the disk: direct I/O on a fast one, entropy
   // coded on an HDD, where chunks are also packed and entropy coded: their
-  // coders' fixed 5 MiB a thread (space_build_thread_bytes) take the budget
+  // coders' fixed 4 MiB a thread (space_build_thread_bytes) take the budget
   // to 16 MiB there. The profiles are given, not probed: a busy disk probes
   // slow.
   const std::pair<std::string, uint64_t> cases[] = {{dir / "nvme", 8}, {dir / "hdd", 16}};

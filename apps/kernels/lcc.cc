@@ -69,6 +69,10 @@ template <typename E>
 uint64_t entry_arcs(const Counted<E>& e) {
   return entry_arcs(uint64_t{e.entry});
 }
+template <typename E>
+bool by_vertex(const Counted<E>& p, const Counted<E>& q) {  // once entries hold z
+  return p.entry < q.entry;
+}
 template <typename Entry>
 inline constexpr bool kCounted = !std::is_integral_v<Entry>;
 
@@ -428,8 +432,7 @@ void z_counts_by_vertex(std::vector<Counted<E>>* entries) {
     (*entries)[kept++].count = e.count;
   }
   entries->resize(kept);
-  parallel_sort(entries->begin(), entries->end(),
-                [](const Counted<E>& p, const Counted<E>& q) { return p.entry < q.entry; });
+  parallel_sort(entries->begin(), entries->end(), by_vertex<E>);
   kept = 0;
   for (const Counted<E>& e : *entries) {
     if (kept > 0) {
@@ -505,10 +508,8 @@ Status send_corners(Engine* engine, OrientedLists<Counted<E>>* b, std::vector<ui
   const size_t ranks = bounds.size() - 1, me = static_cast<size_t>(comm->rank());
   std::vector<size_t> slice(ranks + 1, counts.size());
   for (size_t r = 0; r < ranks; ++r) {
-    slice[r] = static_cast<size_t>(
-        std::lower_bound(counts.begin(), counts.end(), Counted<E>(bounds[r]),
-                         [](const Counted<E>& p, const Counted<E>& q) { return p.entry < q.entry; }) -
-        counts.begin());
+    slice[r] = static_cast<size_t>(std::lower_bound(counts.begin(), counts.end(), Counted<E>(bounds[r]), by_vertex<E>) -
+                                   counts.begin());
   }
   const uint64_t per_rank = std::max<uint64_t>(
       1, exchange_round_bytes(engine->budget().total()) / std::max<size_t>(ranks - 1, 1) / sizeof(Counted<E>));

@@ -79,9 +79,10 @@ size_t encoder_parts(size_t blocks, uint32_t chunk_bytes, uint64_t memory_bytes)
 constexpr uint64_t kEncoderChunks = 4;
 uint64_t space_build_fixed_bytes(uint32_t chunk_bytes, size_t blocks, size_t parts);
 // What each encoding thread keeps besides its encoders, when chunks are
-// packed or entropy coded (the coders' contexts and buffers, 4.6 MiB at
-// 512 KiB chunks), which the sort batches must leave (R-MAT 17 at --memory
-// 32M with 1 MiB chunks held 1.15x the budget before it was counted).
+// packed or entropy coded (the coders' contexts and buffers, about 4 MiB
+// at 512 KiB chunks), which the sort batches must leave (R-MAT 17 at
+// --memory 32M with 1 MiB chunks held 1.14x the budget before it was
+// counted).
 uint64_t space_build_thread_bytes(uint32_t chunk_bytes, ListCodec codec, GapChoice gap_choice);
 
 template <typename Record>
