@@ -7,11 +7,11 @@
 # add it to tests/fuzz/corpus/<target>/ once fixed, so the replay test keeps it).
 # The seed is fixed (FUZZ_SEED, default 1) so that a CI run's inputs can be
 # replayed on another machine: the same binary and corpus try the same inputs.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: varint chunk manifest edge_reader bvgraph)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: varint chunk manifest edge_reader bvgraph delta_run)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(varint chunk manifest edge_reader bvgraph)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(varint chunk manifest edge_reader bvgraph delta_run)
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   echo "fuzz.sh: installing clang libclang-rt-dev" >&2

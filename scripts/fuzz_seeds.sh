@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 sg=${1:-$root/build}/shardgraph
 corpus=$root/tests/fuzz/corpus
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-rm -rf "$corpus"; mkdir -p "$corpus"/{varint,chunk,manifest,edge_reader,bvgraph}
+rm -rf "$corpus"; mkdir -p "$corpus"/{varint,chunk,manifest,edge_reader,bvgraph,delta_run}
 # Edge lists: the first byte picks the format (0 snap, 1 mtx, 2 bin32, 3 bin64; +4 weighted).
 printf '\x00# Nodes: 6\n0 1\n1 2\n2 0\n3 4\n5 5\n0 1\n' > "$corpus/edge_reader/snap"
 printf '\x04# weighted\n0,1,2.5\n1\t2\t3\n2 0 -1\n' > "$corpus/edge_reader/snap-weighted"
@@ -27,6 +27,36 @@ PY
 printf '\x00\x7f\x80\x01\xff\xff\xff\xff\x0f' > "$corpus/varint/mixed"
 printf '\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01' > "$corpus/varint/max64"
 printf '\x80\x00\x80' > "$corpus/varint/bad"
+# Delta runs: [|V| uint32, flags (bit 0 weighted)] + a run built as
+# shards/format/delta_run.h lays it out, checksums left 0 (fuzz_delta_run.cc
+# sets them): random sorted adds and removals in blocks of a few records.
+python3 - "$corpus/delta_run" <<'PY'
+import random, struct, sys
+def varint(v):
+    out = bytearray()
+    while v >= 0x80: out.append(v & 0x7f | 0x80); v >>= 7
+    out.append(v); return bytes(out)
+def run(arcs, weighted, per_block):
+    body, index = bytearray(), bytearray()
+    for b in range(0, len(arcs), per_block):
+        block = arcs[b:b + per_block]; weights, recs = bytearray(), bytearray()
+        last_key, last_nbr = 0, 0
+        for i, (k, n, removed, w) in enumerate(block):
+            base = last_nbr if i > 0 and k == last_key else 0
+            recs += varint(k - (last_key if i > 0 else 0)) + varint((n - base) << 1 | removed)
+            if weighted and not removed: weights += struct.pack("<f", w)
+            last_key, last_nbr = k, n
+        payload = bytes(weights + recs); adds = sum(1 for a in block if not a[2])
+        index += struct.pack("<IIIIQIIQ", block[0][0], block[-1][0], len(block), adds, len(body), len(payload), 0, 0)
+        body += payload
+    footer = struct.pack("<QQQQ", len(body), len(index) // 40, 0, 0x316e757274646773)
+    return bytes(body + index + footer)
+random.seed(11)
+for name, vertices, weighted, count, per_block in (("small", 20, 0, 12, 4), ("weighted", 300, 1, 200, 16), ("one", 1, 0, 1, 1)):
+    arcs = sorted({(random.randrange(vertices), random.randrange(vertices), random.randrange(2), random.randrange(8) / 2)
+                   for _ in range(count)}, key=lambda a: (a[0], a[1], -a[2]))
+    open(sys.argv[1] + "/" + name, "wb").write(struct.pack("<IB", vertices, weighted) + run(arcs, weighted, per_block))
+PY
 # Graphs: manifests and chunks.
 awk 'BEGIN { srand(7); print "# Nodes: 300"; for (i = 0; i < 2000; i++) printf "%d %d %d\n", int(rand() * 300), int(rand() * 300), 1 + int(rand() * 9) }' > "$tmp/w.txt"
 awk 'BEGIN { srand(9); for (i = 0; i < 1500; i++) printf "%d %d\n", int(rand() * 500), int(rand() * 500); print "0 0" }' > "$tmp/u.txt"
