@@ -11,7 +11,7 @@ LAYERS = [
     "include/shardgraph/status.h",  # the public Status: includes nothing of the tree
     "base",
     "compression",
-    "shards/format", "shards/io", "shards/ingest",
+    "shards/format", "shards/io", "shards/ingest", "shards/update",
     "scheduler",
     "core",
     "apps/harness", "apps/kernels", "apps/jobs", "apps/run", "include/shardgraph/shardgraph.h", "apps/api", "apps/cli",

@@ -431,13 +431,13 @@ TEST_CASE(
     }
     // A manifest from a newer shardgraph (its checksum intact).
     sg::Manifest newer = v2.manifest();
-    newer.format_version = sg::kFormatVersion + 1;
+    newer.format_version = sg::kDeltaFormatVersion + 1;
     sgtest::write_text(dir / "v2/manifest.json", newer.to_json());
   }
   for (const std::string command : {"info ", "verify ", "run bfs "}) {
     CAPTURE(command);
     CHECK(sgtest::run_cli(command + (dir / "v2"), &output) == 2);
-    CHECK(output.find("format version " + std::to_string(sg::kFormatVersion + 1) + " is not supported") !=
+    CHECK(output.find("format version " + std::to_string(sg::kDeltaFormatVersion + 1) + " is not supported") !=
           std::string::npos);
     CHECK(output.find("re-ingest") != std::string::npos);
     CHECK(std::count(output.begin(), output.end(), '\n') == 1);

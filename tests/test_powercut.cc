@@ -15,6 +15,7 @@
 #include "apps/jobs/partition.h"
 #include "powercut/crash_states.h"
 #include "scheduler/device_profile.h"
+#include "shards/format/graph_deltas.h"
 #include "shards/format/verify.h"
 #include "test_util.h"
 
@@ -39,19 +40,38 @@ void dump_arcs(const Graph& graph, std::ostringstream* text) {
     *text << a.src << " " << a.dst << " " << a.weight << "\n";
 }
 
+// The records of every update not yet compacted.
+void dump_deltas(const GraphDeltas& deltas, std::ostringstream* text) {
+  for (const SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    for (const auto& run : deltas.runs(kind)) {
+      std::vector<DeltaArc> arcs;
+      for (size_t b = 0; b < run->reader.blocks(); ++b) REQUIRE(run->reader.decode_block(b, &arcs).ok());
+      *text << "update " << run->generation << (kind == SpaceKind::kOut ? " out" : " in") << "\n";
+      for (const DeltaArc& a : arcs)
+        *text << a.key << " " << a.neighbour << " " << a.removed << " " << a.weight << "\n";
+    }
+  }
+  for (const uint64_t id : deltas.new_ids()) *text << "new vertex " << id << "\n";
+}
+
 // A graph directory that opens and verifies, as text.
 sgtest::GraphReader graph_reader(const std::string& name) {
   return [name](const std::string& root, std::string* dump, std::string* error) {
     Graph graph;
-    Status status = Graph::open(root + "/" + name, &graph);
+    GraphOpenOptions open;
+    open.deltas = true;  // an update's graph, read with its updates
+    Status status = Graph::open(root + "/" + name, &graph, open);
     VerifyReport report;
     if (status.ok()) status = verify_graph(graph, &report);
+    GraphDeltas deltas;
+    if (status.ok()) status = deltas.open(graph);
     if (!status.ok()) {
       *error = status.message();
       return false;
     }
     std::ostringstream text;
     dump_arcs(graph, &text);
+    dump_deltas(deltas, &text);
     *dump = text.str();
     return true;
   };
@@ -157,6 +177,27 @@ TEST_CASE("power cuts during a restripe leave the old graph or the new one, neve
                "restripe " + (root / "g") + " --device " + (root / "b0") + " --device " + (root / "b1") +
                    " --stripe-bytes 8192");
   check_and_report("restripe", log, root, graph_reader("g"), true);
+}
+
+TEST_CASE("power cuts during updates and a compaction leave the old graph or the new one, never neither") {
+  sgtest::TempDir root;
+  write_edges(root, 7);
+  make_device(root / "d0", "hdd");
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (root / "e.txt") + " -o " + (root / "g") + " --weights --remap --device " +
+                              (root / "d0") + " --chunk-bytes 512",
+                          &output) == 0);
+  sgtest::write_text(root / "add.txt", "1 2 3\n2 1 4\n900000 1 5\n7 900001 6\n");
+  sgtest::write_text(root / "remove.txt", "1 2\n3 4\n");
+  for (int step = 0; step < 2; ++step) {
+    sgtest::TempDir log;
+    run_recorded(root, log,
+                 "update " + (root / "g") + " --add " + (root / "add.txt") + " --remove " + (root / "remove.txt"));
+    check_and_report(step == 0 ? "first update" : "second update", log, root, graph_reader("g"), true);
+  }
+  sgtest::TempDir log;
+  run_recorded(root, log, "compact " + (root / "g"));
+  check_and_report("compaction", log, root, graph_reader("g"), true);
 }
 
 TEST_CASE("power cuts during a partition leave no partitioned graph or the whole one") {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <utility>
 
+#include "apps/jobs/compact.h"
 #include "apps/jobs/generate.h"
 #include "apps/jobs/graph_info.h"
 #include "apps/jobs/ingest_distributed.h"
@@ -35,6 +36,7 @@
 #include "shards/ingest/ingest_auto.h"
 #include "shards/ingest/leftovers.h"
 #include "shards/ingest/open_input.h"
+#include "shards/update/graph_update.h"
 
 namespace shardgraph {
 
@@ -46,8 +48,9 @@ constexpr const char* kVersion = "0.6.0";  // the library API, the app table
 
 std::string version_line() {
   return std::string("shardgraph ") + kVersion + " (writes format version " + std::to_string(sg::kFormatVersion) +
-         ", codec " + sg::kCodecName + "; reads versions " + std::to_string(sg::kOldestFormatVersion) + " to " +
-         std::to_string(sg::kFormatVersion) + ")";
+         ", codec " + sg::kCodecName + ", and " + std::to_string(sg::kDeltaFormatVersion) +
+         " with updates; reads versions " + std::to_string(sg::kOldestFormatVersion) + " to " +
+         std::to_string(sg::kDeltaFormatVersion) + ")";
 }
 
 bool parse_size(const std::string& text, uint64_t* bytes) {
@@ -327,6 +330,7 @@ Status graph_info(const std::string& dir, bool json, std::string* text) {
   sg::Graph graph;
   sg::GraphOpenOptions options;
   options.id_map = false;  // info names no vertex: the map is checked by verify, not loaded here
+  options.deltas = true;
   SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph, options));
   *text = json ? sg::graph_info_json(graph) : sg::graph_info_text(graph);
   return Status::OK();
@@ -353,7 +357,9 @@ Status verify(const std::string& dir, VerifyReport* report) {
     return sg::verify_partition(dir, &report->arcs);
   }
   sg::Graph graph;
-  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph));
+  sg::GraphOpenOptions options;
+  options.deltas = true;  // checked too
+  SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph, options));
   report->opened = true;
   sg::VerifyReport checked;
   SG_RETURN_IF_ERROR(sg::verify_graph(graph, &checked));
@@ -386,6 +392,33 @@ Status restripe(const std::string& graph, const std::vector<std::string>& device
   o.stripe_bytes = stripe_bytes;
   o.auto_stripe = auto_stripe;
   return sg::restripe_graph(graph, o);
+}
+
+Status update(const UpdateRequest& request, UpdateReport* report) {
+  sg::UpdateOptions o;
+  o.graph = request.graph;
+  o.add_files = request.add_files;
+  o.remove_files = request.remove_files;
+  o.format = request.format;
+  o.binary_weights = request.weights;
+  o.memory_bytes = request.memory_bytes;
+  sg::UpdateSummary summary;
+  SG_RETURN_IF_ERROR(sg::update_graph(o, &summary));
+  *report = UpdateReport{summary.generation,      summary.adds,   summary.removes, summary.new_vertices,
+                         summary.pending_updates, summary.seconds};
+  return Status::OK();
+}
+
+Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks) {
+  sg::CompactOptions o;
+  o.graph = graph;
+  o.memory_bytes = memory_bytes;
+  o.progress = callbacks.progress;
+  sg::CompactSummary summary;
+  SG_RETURN_IF_ERROR(sg::compact_graph(o, &summary));
+  *report =
+      CompactReport{summary.updates, summary.num_vertices, summary.num_edges, summary.stored_bytes, summary.seconds};
+  return Status::OK();
 }
 
 Status collect_garbage(const std::vector<std::string>& dirs, std::vector<std::string>* removed, uint64_t* bytes_freed) {

@@ -5,10 +5,6 @@
 #include <cstdio>
 
 namespace sgcli {
-namespace {
-
-using shardgraph::Status;
-
 // A terminal's progress line: `prefix` returns to the line's start.
 std::function<void(const std::string&)> terminal_progress(const char* prefix, const char* at_end) {
   if (::isatty(2) == 0) return nullptr;
@@ -20,6 +16,10 @@ std::function<void(const std::string&)> terminal_progress(const char* prefix, co
     std::fflush(stderr);
   };
 }
+
+namespace {
+
+using shardgraph::Status;
 
 std::string app_list(const char* separator) {
   std::string names;

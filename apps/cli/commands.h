@@ -90,14 +90,19 @@ struct ToolArgs {
   int scan_threads = 0;
   std::vector<std::string> calibrate_dirs, restripe_devices, gc_dirs;
   std::string calibrate_bytes = "256M";
+  shardgraph::UpdateRequest update;
+  std::string update_memory = "256M", compact_dir, compact_memory = "256M";
   CLI::App *info = nullptr, *verify = nullptr, *scan = nullptr, *calibrate = nullptr, *restripe = nullptr,
-           *gc = nullptr;
+           *gc = nullptr, *update_command = nullptr, *compact = nullptr;
 };
 void add_tools(CLI::App& app, ToolArgs& a);
+void add_update_tools(CLI::App& app, ToolArgs& a);
 // Runs the tool whose subcommand was given; false if none was.
 bool run_tool(ToolArgs& a, int* exit_code);
 
 int fail(const shardgraph::Status& status);
+// A terminal's progress line (null when stderr is not a terminal).
+std::function<void(const std::string&)> terminal_progress(const char* prefix, const char* at_end);
 uint64_t size_option(const std::string& name, const std::string& text);
 uint64_t memory_option(const std::string& text);
 

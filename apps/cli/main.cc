@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   CLI::App* partition = sgcli::add_partition(app, partition_args);
   CLI::App* run = sgcli::add_run(app, run_args);
   sgcli::add_tools(app, tool_args);
+  sgcli::add_update_tools(app, tool_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,4 +1,5 @@
-// The CLI's smaller subcommands: info, verify, scan, calibrate, restripe, gc.
+// The CLI's smaller subcommands: info, verify, scan, calibrate, restripe,
+// gc, update, compact.
 #include <cstdio>
 
 #include "apps/cli/commands.h"
@@ -82,7 +83,55 @@ int run_gc(const ToolArgs& a) {
   return 0;
 }
 
+int run_update(ToolArgs& a) {
+  if (a.update.add_files.empty() && a.update.remove_files.empty())
+    throw UsageError("update needs --add FILE or --remove FILE");
+  a.update.memory_bytes = memory_option(a.update_memory);
+  shardgraph::UpdateReport report;
+  const Status s = shardgraph::update(a.update, &report);
+  if (!s.ok()) return fail(s);
+  std::printf(
+      "updated %s: %llu arcs added, %llu named for removal, %llu new vertices; generation %llu, "
+      "%llu update(s) not yet compacted, %.2f s\n",
+      a.update.graph.c_str(), static_cast<unsigned long long>(report.adds),
+      static_cast<unsigned long long>(report.removes), static_cast<unsigned long long>(report.new_vertices),
+      static_cast<unsigned long long>(report.generation), static_cast<unsigned long long>(report.pending_updates),
+      report.seconds);
+  return 0;
+}
+
+int run_compact(const ToolArgs& a) {
+  shardgraph::Callbacks callbacks;
+  callbacks.progress = terminal_progress("\r\x1b[K", "\r\x1b[K");
+  shardgraph::CompactReport report;
+  const Status s = shardgraph::compact(a.compact_dir, memory_option(a.compact_memory), &report, callbacks);
+  if (!s.ok()) return fail(s);
+  if (report.updates == 0) {
+    std::printf("%s has no updates to compact\n", a.compact_dir.c_str());
+    return 0;
+  }
+  std::printf("compacted %llu update(s) into %s: %llu vertices, %llu edges, %llu bytes, %.2f s\n",
+              static_cast<unsigned long long>(report.updates), a.compact_dir.c_str(),
+              static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),
+              static_cast<unsigned long long>(report.stored_bytes), report.seconds);
+  return 0;
+}
+
 }  // namespace
+
+void add_update_tools(CLI::App& app, ToolArgs& a) {
+  a.update_command = app.add_subcommand("update", "add and remove edges of a stored graph (committed atomically)");
+  a.update_command->add_option("graph", a.update.graph, "graph directory")->required();
+  a.update_command->add_option("--add", a.update.add_files, "edges to add (repeatable; any ingest format)");
+  a.update_command->add_option("--remove", a.update.remove_files,
+                               "edges to remove, every copy (repeatable; applied before the adds)");
+  a.update_command->add_option("--format", a.update.format, "the files' format, as for ingest (default: by name)");
+  a.update_command->add_flag("--weights", a.update.weights, "bin32/bin64 adds carry a float32 weight");
+  a.update_command->add_option("--memory", a.update_memory, "sort buffer budget")->capture_default_str();
+  a.compact = app.add_subcommand("compact", "merge a graph's updates into its edge data");
+  a.compact->add_option("graph", a.compact_dir, "graph directory")->required();
+  a.compact->add_option("--memory", a.compact_memory, "memory budget, as for ingest")->capture_default_str();
+}
 
 void add_tools(CLI::App& app, ToolArgs& a) {
   a.info = app.add_subcommand("info", "describe a graph");
@@ -121,6 +170,10 @@ bool run_tool(ToolArgs& a, int* exit_code) {
     *exit_code = run_restripe(a);
   else if (*a.gc)
     *exit_code = run_gc(a);
+  else if (*a.update_command)
+    *exit_code = run_update(a);
+  else if (*a.compact)
+    *exit_code = run_compact(a);
   else
     return false;
   return true;

@@ -68,6 +68,18 @@ std::string graph_info_text(const Graph& g) {
                 m.id_map_file.empty()
                     ? format("dense, original = id + %llu", static_cast<unsigned long long>(m.id_base)).c_str()
                     : "remapped (id map stored)");
+  if (!m.deltas.empty()) {
+    uint64_t adds = 0, removes = 0;
+    for (const DeltaManifest& d : m.deltas) {
+      adds += d.adds;
+      removes += d.removes;
+    }
+    out += format(
+        "updates        %zu not yet compacted (generation %llu): %llu arcs added, %llu named for removal, "
+        "%llu vertices after them; `shardgraph compact` merges them\n",
+        m.deltas.size(), static_cast<unsigned long long>(m.generation), static_cast<unsigned long long>(adds),
+        static_cast<unsigned long long>(removes), static_cast<unsigned long long>(m.vertices_after_deltas()));
+  }
   out += format("intervals      %zu\n", m.interval_starts.size());
   out += format("chunk target   %u bytes\n", m.chunk_bytes);
   out += format("devices        %zu, stripe %llu bytes\n", m.devices.size(),

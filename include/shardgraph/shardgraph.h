@@ -157,6 +157,29 @@ Status split_part_devices(const std::vector<std::string>& specs, uint32_t parts,
 
 Status restripe(const std::string& graph, const std::vector<std::string>& devices, uint64_t stripe_bytes,
                 bool auto_stripe);
+
+// Adds and removes edges of a stored graph (`shardgraph update`): the
+// files are edge lists in any ingest format; removals apply first, and
+// remove every copy of an arc. Committed atomically and durably.
+struct UpdateRequest {
+  std::string graph;
+  std::vector<std::string> add_files, remove_files;
+  std::string format;    // "" = from each file's name
+  bool weights = false;  // bin32/bin64 adds carry a float32 weight
+  uint64_t memory_bytes = uint64_t{256} << 20;
+};
+struct UpdateReport {
+  uint64_t generation = 0, adds = 0, removes = 0, new_vertices = 0, pending_updates = 0;
+  double seconds = 0;
+};
+Status update(const UpdateRequest& request, UpdateReport* report);
+// Merges a graph's updates into its edge data (`shardgraph compact`);
+// *updates is 0 when it had none (nothing is written).
+struct CompactReport {
+  uint64_t updates = 0, vertices = 0, edges = 0, stored_bytes = 0;
+  double seconds = 0;
+};
+Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks = {});
 // Removes what killed ingests left in `dirs`; returns the paths removed.
 Status collect_garbage(const std::vector<std::string>& dirs, std::vector<std::string>* removed, uint64_t* bytes_freed);
 

@@ -62,6 +62,11 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
     return Status::InvalidArgument(
         dir + ": the intermediate of an ordered ingest (out-space only), not a graph to run; re-ingest");
   }
+  if (!m.deltas.empty() && !options.deltas) {
+    return Status::InvalidArgument(dir + ": has " + std::to_string(m.deltas.size()) +
+                                   " update(s) not yet compacted; run `shardgraph compact " + dir +
+                                   "` first (runs read compacted graphs)");
+  }
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());

@@ -55,6 +55,10 @@ struct GraphOpenOptions {
   // Open an out-space-only graph (Manifest::out_only: an ordered ingest's
   // intermediate); refused otherwise.
   bool out_only = false;
+  // Open a graph with updates not yet compacted (Manifest::deltas), for the
+  // readers that merge them (GraphDeltas: update, compact, verify, info,
+  // format "graph"); refused otherwise.
+  bool deltas = false;
 };
 
 // Checks a file of `vertices` uint32 degrees against its checksum in one

@@ -51,6 +51,58 @@ SpaceManifest space_from_json(const json& j, uint64_t num_vertices) {
   return s;
 }
 
+json delta_to_json(const DeltaManifest& d) {
+  json runs = json::array();
+  for (const DeltaRunFile& r : d.runs) {
+    runs.push_back(
+        {{"kind", r.kind}, {"file", r.file}, {"bytes", r.bytes}, {"xxh3", hex64(r.checksum)}, {"records", r.records}});
+  }
+  return {{"generation", d.generation},
+          {"num_vertices", d.num_vertices},
+          {"adds", d.adds},
+          {"removes", d.removes},
+          {"new_ids_file", d.new_ids_file},
+          {"new_ids_xxh3", hex64(d.new_ids_checksum)},
+          {"runs", runs}};
+}
+
+DeltaManifest delta_from_json(const json& j) {
+  DeltaManifest d;
+  d.generation = j.at("generation").get<uint64_t>();
+  d.num_vertices = j.at("num_vertices").get<uint64_t>();
+  d.adds = j.at("adds").get<uint64_t>();
+  d.removes = j.at("removes").get<uint64_t>();
+  d.new_ids_file = j.at("new_ids_file").get<std::string>();
+  d.new_ids_checksum = parse_hex64(j.at("new_ids_xxh3").get<std::string>());
+  for (const json& r : j.at("runs")) {
+    d.runs.push_back(DeltaRunFile{r.at("kind").get<std::string>(), r.at("file").get<std::string>(),
+                                  r.at("bytes").get<uint64_t>(), parse_hex64(r.at("xxh3").get<std::string>()),
+                                  r.at("records").get<uint64_t>()});
+  }
+  return d;
+}
+
+// Deltas come in generation order, grow the vertices, name plain files of
+// the graph directory, and exist exactly in version 4.
+Status check_deltas(const Manifest& m, const std::string& path) {
+  if (m.deltas.empty() != (m.format_version != kDeltaFormatVersion))
+    return Status::Corruption(path + ": format version 4 is a graph with updates, and only it has them");
+  uint64_t vertices = m.num_vertices, generation = 0;
+  for (const DeltaManifest& d : m.deltas) {
+    if (d.generation <= generation || d.generation > m.generation || d.num_vertices < vertices ||
+        d.num_vertices > UINT32_MAX || (d.num_vertices > vertices && !m.id_map_file.empty() && d.new_ids_file.empty()))
+      return Status::Corruption(path + ": update " + std::to_string(d.generation) + " is out of order");
+    for (const DeltaRunFile& r : d.runs) {
+      if ((r.kind != "out" && (r.kind != "in" || !m.directed)) || r.file.empty() ||
+          r.file.find('/') != std::string::npos || r.file[0] == '.')
+        return Status::Corruption(path + ": update " + std::to_string(d.generation) + " names a bad run");
+    }
+    vertices = d.num_vertices;
+    generation = d.generation;
+  }
+  return Status::OK();
+}
+
 // Every number in a manifest is a count, size or id: a whole number from 0
 // up. nlohmann converts others silently (a negative id wraps) or with
 // undefined behaviour (a float beyond the target type), so they are refused
@@ -133,6 +185,12 @@ std::string Manifest::to_json() const {
            {"duplicates_dropped", ingest.duplicates_dropped},
            {"sorted_runs", ingest.sorted_runs},
            {"memory_bytes", ingest.memory_bytes}}}};
+  if (generation > 0) j["generation"] = generation;
+  if (!deltas.empty()) {
+    json list = json::array();
+    for (const DeltaManifest& d : deltas) list.push_back(delta_to_json(d));
+    j["deltas"] = list;
+  }
   if (out_only()) j["out_only_in_degrees"] = {{"file", in_degree_file}, {"xxh3", hex64(in_degree_checksum)}};
   seal_json(&j);
   return j.dump(1) + "\n";
@@ -174,7 +232,7 @@ Status check_structure(const Manifest& manifest, const std::string& path) {
       return Status::Corruption(path + ": space " + s.name + " lists the wrong number of device files");
     }
   }
-  return Status::OK();
+  return check_deltas(*m, path);
 }
 
 }  // namespace
@@ -194,10 +252,10 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
                                 ": manifest checksum mismatch (edited or damaged); restore it or re-ingest the graph");
     }
     m->format_version = j.at("format_version").get<int>();
-    if (m->format_version < kOldestFormatVersion || m->format_version > kFormatVersion) {
+    if (m->format_version < kOldestFormatVersion || m->format_version > kDeltaFormatVersion) {
       return Status::InvalidArgument(path + ": format version " + std::to_string(m->format_version) +
                                      " is not supported (this build reads " + std::to_string(kOldestFormatVersion) +
-                                     " to " + std::to_string(kFormatVersion) +
+                                     " to " + std::to_string(kDeltaFormatVersion) +
                                      "); re-ingest the graph with this build, or use the shardgraph that wrote it");
     }
     m->graph_id = j.at("graph_id").get<std::string>();
@@ -231,6 +289,11 @@ Status Manifest::parse(const std::string& text, const std::string& path, Manifes
     m->spaces.clear();
     for (const json& s : j.at("spaces")) m->spaces.push_back(space_from_json(s, m->num_vertices));
     m->ingest = ingest_from_json(j.at("ingest"));
+    m->generation = j.value("generation", uint64_t{0});
+    m->deltas.clear();
+    if (j.contains("deltas")) {
+      for (const json& d : j.at("deltas")) m->deltas.push_back(delta_from_json(d));
+    }
   } catch (const std::exception& e) {
     return Status::Corruption(path + ": not a valid shardgraph manifest (" + json_error_text(e.what()) + ")");
   }

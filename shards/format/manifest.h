@@ -17,6 +17,9 @@ namespace sg {
 // Graphs of versions 1 and 2 are still read.
 constexpr int kFormatVersion = 3;
 constexpr int kOldestFormatVersion = 1;
+// A version-3 graph with updates not yet compacted (docs/formats.md,
+// "Updates"): builds that cannot merge them refuse it by its version.
+constexpr int kDeltaFormatVersion = 4;
 constexpr const char* kCodecName = "varint-streamvbyte-3";
 // The codec name a format version writes.
 inline const char* codec_name(int format_version) {
@@ -66,6 +69,30 @@ struct IngestRecord {
   uint64_t memory_bytes = 0;
 };
 
+// One delta run file of an update (shards/format/delta_run.h): the arcs it
+// adds to or removes from one kind of edge space, keyed by that space's
+// key vertex. An update too large for its budget writes several per kind.
+struct DeltaRunFile {
+  std::string kind;  // "out" or "in"
+  std::string file;  // in the graph directory
+  uint64_t bytes = 0;
+  uint64_t checksum = 0;  // XXH3-64 of the whole file
+  uint64_t records = 0;
+};
+
+// One committed update, in commit order.
+struct DeltaManifest {
+  uint64_t generation = 0;    // the manifest generation that added it
+  uint64_t num_vertices = 0;  // the graph's vertex count after it
+  uint64_t adds = 0;          // add records over the out-space
+  uint64_t removes = 0;       // removal records over the out-space
+  // The original ids of the vertices it adds ([previous count,
+  // num_vertices)), uint64 each, when the graph has an id map.
+  std::string new_ids_file;
+  uint64_t new_ids_checksum = 0;
+  std::vector<DeltaRunFile> runs;
+};
+
 struct Manifest {
   int format_version = kFormatVersion;
   std::string graph_id;
@@ -93,6 +120,11 @@ struct Manifest {
   uint64_t in_degree_checksum = 0;
   bool out_only() const { return !in_degree_file.empty(); }
   IngestRecord ingest;
+  // Updates (docs/formats.md, "Updates"): each commit moves the generation
+  // on; the deltas are those not yet compacted into the spaces.
+  uint64_t generation = 0;
+  std::vector<DeltaManifest> deltas;
+  uint64_t vertices_after_deltas() const { return deltas.empty() ? num_vertices : deltas.back().num_vertices; }
 
   std::string to_json() const;
   // Parses and checks the manifest; errors name `path`.

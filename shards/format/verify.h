@@ -15,6 +15,7 @@ struct VerifyReport {
   uint64_t chunks = 0;
   uint64_t arcs = 0;
   uint64_t bytes = 0;
+  uint64_t delta_records = 0;  // of updates not yet compacted
 };
 
 Status verify_graph(const Graph& graph, VerifyReport* report);

@@ -72,6 +72,13 @@ class EdgeReader {
   virtual uint64_t declared_arcs() const { return 0; }
   // The graph being read, for format "graph" (graph_edge_reader.h).
   virtual const class Graph* stored_graph() const { return nullptr; }
+  // Of a stored graph with updates: the original ids of the vertices they
+  // added (dense ids from stored_graph()'s vertex count on), when it has an
+  // id map; empty otherwise.
+  virtual const std::vector<uint64_t>& added_vertex_ids() const {
+    static const std::vector<uint64_t> none;
+    return none;
+  }
   // The ingest's budget, for readers whose buffers scale (a stored graph is
   // read in windows of chunks: a sixteenth of it, 256 KiB to 4 MiB).
   virtual void set_memory_budget(uint64_t /*bytes*/) {}

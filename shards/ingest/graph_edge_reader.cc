@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "shards/format/graph_deltas.h"
+
 namespace sg {
 namespace {
 
@@ -11,15 +13,18 @@ class GraphEdgeReader : public EdgeReader {
   Status open(const std::string& dir) {
     GraphOpenOptions options{false, false};
     options.out_only = true;  // its out-space is whole: all this reads
+    options.deltas = true;    // merged into the lists as they are read
     SG_RETURN_IF_ERROR(Graph::open(dir, &graph_, options));
+    SG_RETURN_IF_ERROR(deltas_.open(graph_));
     shape_.format = InputFormat::kGraph;
     shape_.weighted = graph_.weighted();
     shape_.symmetric = !graph_.directed();
-    shape_.declared_vertices = graph_.num_vertices();
+    shape_.declared_vertices = graph_.manifest().vertices_after_deltas();
     return Status::OK();
   }
   const InputShape& shape() const override { return shape_; }
   const Graph* stored_graph() const override { return &graph_; }
+  const std::vector<uint64_t>& added_vertex_ids() const override { return deltas_.new_ids(); }
   uint64_t bytes_read() const override { return bytes_read_; }
   uint64_t bytes_total() const override {
     uint64_t bytes = 0;
@@ -28,7 +33,7 @@ class GraphEdgeReader : public EdgeReader {
   }
 
   // The out-space's blocks one after the other: arcs come by source within
-  // a block (ingest's route step needs no order).
+  // a block (ingest's route step needs no order); then the updates' adds.
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
     const std::vector<size_t>& blocks = graph_.blocks(SpaceKind::kOut);
@@ -38,16 +43,21 @@ class GraphEdgeReader : public EdgeReader {
           ++next_block_;
           next_chunk_ = 0;
         }
-        if (next_block_ == blocks.size()) {  // done: the buffers go back before the sort
-          std::vector<PendingArc>().swap(pending_);
-          pending_at_ = 0;
-          buffer_.reset();
-          capacity_ = 0;
-          window_space_ = nullptr;
-          break;
+        if (next_block_ < blocks.size()) {
+          if (next_chunk_ == 0) start_removals();
+          SG_RETURN_IF_ERROR(load_chunk(graph_.stored_space(blocks[next_block_]), next_chunk_++));
+          continue;
         }
-        SG_RETURN_IF_ERROR(load_chunk(graph_.stored_space(blocks[next_block_]), next_chunk_++));
-        continue;
+        bool more = false;
+        SG_RETURN_IF_ERROR(load_added(&more));
+        if (more) continue;
+        // Done: the buffers go back before the sort.
+        std::vector<PendingArc>().swap(pending_);
+        pending_at_ = 0;
+        buffer_.reset();
+        capacity_ = 0;
+        window_space_ = nullptr;
+        break;
       }
       const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
       for (size_t i = pending_at_; i < pending_at_ + take; ++i) {
@@ -90,18 +100,71 @@ class GraphEdgeReader : public EdgeReader {
     pending_.clear();
     pending_at_ = 0;
     const bool undirected = !graph_.directed();
+    Status removal = Status::OK();
     Status s = for_each_list(graph_.manifest().list_codec(), payload, entry, graph_.num_vertices(), graph_.weighted(),
                              &scratch_, [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
-                               for (uint32_t i = 0; i < count; ++i) {
+                               for (uint32_t i = 0; i < count && removal.ok(); ++i) {
                                  if (undirected && nbrs[i] < v) continue;
+                                 bool removed = false;
+                                 removal = removed_later(&removals_, v, nbrs[i], &removed);
+                                 if (removed) continue;
                                  pending_.push_back(PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f});
                                }
                              });
     if (!s.ok()) return Status::Corruption(graph_.describe_chunk(space, chunk) + ": " + s.message());
+    return removal;
+  }
+
+  // Updates: every run's removals apply to the base lists (a new block
+  // restarts their cursors: its keys start over).
+  void start_removals() {
+    removals_.clear();
+    for (const auto& run : deltas_.runs(SpaceKind::kOut)) removals_.emplace_back(run.get());
+  }
+
+  static Status removed_later(std::vector<DeltaCursor>* cursors, uint32_t key, uint32_t neighbour, bool* removed) {
+    *removed = false;
+    for (DeltaCursor& cursor : *cursors) {
+      SG_RETURN_IF_ERROR(cursor.removes(key, neighbour, removed));
+      if (*removed) break;
+    }
+    return Status::OK();
+  }
+
+  // The next block of adds of the updates, each kept unless a later update
+  // removes it; *more is false once every run is read.
+  Status load_added(bool* more) {
+    const auto& runs = deltas_.runs(SpaceKind::kOut);
+    while (added_run_ < runs.size() && added_block_ == runs[added_run_]->reader.blocks()) {
+      ++added_run_;
+      added_block_ = 0;
+    }
+    *more = added_run_ < runs.size();
+    if (!*more) return Status::OK();
+    const DeltaRun& run = *runs[added_run_];
+    if (added_block_ == 0) {
+      removals_.clear();
+      for (const auto& later : runs) {
+        if (later->generation > run.generation) removals_.emplace_back(later.get());
+      }
+    }
+    std::vector<DeltaArc> arcs;
+    SG_RETURN_IF_ERROR(run.reader.decode_block(added_block_++, &arcs));
+    pending_.clear();
+    pending_at_ = 0;
+    for (const DeltaArc& a : arcs) {
+      if (a.removed || (!graph_.directed() && a.neighbour < a.key)) continue;
+      bool removed = false;
+      SG_RETURN_IF_ERROR(removed_later(&removals_, a.key, a.neighbour, &removed));
+      if (!removed) pending_.push_back(PendingArc{a.key, a.neighbour, a.weight});
+    }
     return Status::OK();
   }
 
   Graph graph_;
+  GraphDeltas deltas_;
+  std::vector<DeltaCursor> removals_;
+  size_t added_run_ = 0, added_block_ = 0;
   InputShape shape_;
   size_t next_block_ = 0, next_chunk_ = 0;
   std::unique_ptr<uint8_t, Free> buffer_;

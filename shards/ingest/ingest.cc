@@ -55,6 +55,18 @@ Status IngestJob::open_reader() {
   return Status::OK();
 }
 
+// A stored graph's id map followed by the ids its updates added (a
+// compaction keeps every dense id).
+Status IngestJob::write_extended_id_map(const std::string& path, uint64_t* checksum) const {
+  std::vector<uint64_t> ids;
+  ids.reserve(num_vertices_);
+  for (uint32_t v = 0; v < source_graph_->num_vertices(); ++v) ids.push_back(source_graph_->original_id(v));
+  const std::vector<uint64_t>& added = reader_->added_vertex_ids();
+  ids.insert(ids.end(), added.begin(), added.end());
+  if (ids.size() != num_vertices_) return Status::Corruption(path + ": the updates' ids do not cover the vertices");
+  return write_array_file(path, ids, checksum);
+}
+
 Status IngestJob::write_metadata() {
   Manifest& m = manifest_;
   m.graph_id = files_.graph_id();
@@ -73,7 +85,10 @@ Status IngestJob::write_metadata() {
     const Manifest& source = source_graph_->manifest();
     m.id_base = source.id_base;
     m.ordering = source.ordering;
-    if (!source.id_map_file.empty()) {
+    if (!source.id_map_file.empty() && !reader_->added_vertex_ids().empty()) {
+      m.id_map_file = "id_map.u64";
+      SG_RETURN_IF_ERROR(write_extended_id_map(files_.temp_dir() + "/" + m.id_map_file, &m.id_map_checksum));
+    } else if (!source.id_map_file.empty()) {
       m.id_map_file = "id_map.u64";
       m.id_map_checksum = source.id_map_checksum;
       SG_RETURN_IF_ERROR(

@@ -68,7 +68,8 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
     BucketRanges ranges;
     // A stored graph read back (the relabelling pass of an ordered ingest)
     // tells each space's arcs per vertex before routing (known_bucket_ranges).
-    if (source_graph_ != nullptr && opt_.route_buckets == 0 && source_graph_->directed() != undirected_) {
+    if (source_graph_ != nullptr && opt_.route_buckets == 0 && source_graph_->directed() != undirected_ &&
+        source_graph_->manifest().deltas.empty()) {  // updates change the counts the degrees tell
       SG_RETURN_IF_ERROR(known_bucket_ranges(*source_graph_, permutation_, s == 0 ? SpaceKind::kOut : SpaceKind::kIn,
                                              plan, spaces, sort_records, &ranges));
     }
@@ -91,6 +92,7 @@ uint64_t IngestJob::estimated_records_per_space() const {
   uint64_t arcs = 0;
   if (source_graph_ != nullptr) {
     arcs = source_graph_->manifest().num_edges;
+    for (const DeltaManifest& d : source_graph_->manifest().deltas) arcs += d.adds;
   } else if (reader_->declared_arcs() > 0) {
     arcs = reader_->declared_arcs();
   } else {

@@ -80,6 +80,7 @@ class IngestJob {
   Status write_spaces(std::vector<BucketRouter<Record>>* routers);
   Status write_relabelled_id_map(const std::string& path, uint64_t* checksum) const;
   Status write_metadata();
+  Status write_extended_id_map(const std::string& path, uint64_t* checksum) const;
   void copy_ingest_record(const Manifest& source);
   void fill_summary(IngestSummary* summary) const;
 

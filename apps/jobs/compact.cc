@@ -1,0 +1,96 @@
+#include "apps/jobs/compact.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "base/file_util.h"
+#include "scheduler/device_profile.h"
+#include "shards/format/graph.h"
+#include "shards/format/remove_graph.h"
+#include "shards/ingest/ingest.h"
+#include "shards/ingest/ingest_auto.h"
+#include "shards/ingest/leftovers.h"
+#include "shards/update/graph_update.h"
+
+namespace sg {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The base is written as the graph was: its devices, stripe depth, chunk
+// size, edge policy and order; the codec and direct I/O follow the devices'
+// profiles, as ingest's would.
+IngestOptions compaction_ingest(const Graph& graph, const CompactOptions& options, const std::string& output) {
+  const Manifest& m = graph.manifest();
+  IngestOptions o;
+  o.input = options.graph;
+  o.format = "graph";
+  o.output = output;
+  o.undirected = !m.directed;
+  o.drop_self_loops = m.ingest.self_loops_dropped;
+  o.dedup = m.ingest.duplicates_dropped;
+  o.remap = IngestOptions::Remap::kNever;
+  o.memory_bytes = options.memory_bytes;
+  o.chunk_bytes = m.chunk_bytes;
+  o.stripe_bytes = m.stripe_bytes;
+  std::vector<DiskSpeed> speeds;
+  for (const std::string& device : m.devices) {
+    if (device != ".") o.devices.push_back(device);
+    DeviceProfile profile;
+    bool preset = false;
+    if (load_device_profile(device == "." ? options.graph : device, "ssd", &profile, &preset).ok())
+      speeds.push_back(DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()});
+  }
+  o.gap_choice = auto_gap_choice(speeds);
+  o.direct_io = !speeds.empty() && auto_direct_io(speeds.front(), speeds);
+  std::string profile_json;
+  if (read_whole_file(options.graph + "/" + kProfileFileName, &profile_json).ok())
+    o.graph_files.emplace_back(kProfileFileName, profile_json);
+  o.progress = options.progress;
+  return o;
+}
+
+// Swaps the compacted graph in: one atomic exchange of the two directories,
+// made durable by syncing their parent.
+Status exchange_into_place(const std::string& compacted, const std::string& graph) {
+  if (::renameat2(AT_FDCWD, compacted.c_str(), AT_FDCWD, graph.c_str(), RENAME_EXCHANGE) != 0) {
+    return Status::IOError(graph + ": cannot exchange it with its compacted copy (" + errno_text(errno) +
+                           "; the file system needs renameat2 RENAME_EXCHANGE)");
+  }
+  return fsync_directory(fs::absolute(graph).lexically_normal().parent_path().string());
+}
+
+}  // namespace
+
+Status compact_graph(const CompactOptions& options, CompactSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  *summary = CompactSummary{};
+  GraphWriterLock lock;
+  SG_RETURN_IF_ERROR(lock.acquire(options.graph));
+  Graph graph;
+  GraphOpenOptions open{false, false, false, false};
+  open.deltas = true;
+  SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, open));
+  summary->updates = graph.manifest().deltas.size();
+  if (summary->updates == 0) return Status::OK();
+  const std::string target = fs::absolute(options.graph).lexically_normal().string();
+  const std::string compacted = hidden_sibling(target, "compact");
+  IngestSummary ingest;
+  SG_RETURN_IF_ERROR(ingest_graph(compaction_ingest(graph, options, compacted), &ingest));
+  Status s = exchange_into_place(compacted, target);
+  if (!s.ok()) {
+    remove_graph(compacted, nullptr);
+    return s;
+  }
+  remove_graph(compacted, nullptr);  // the old base, now under the hidden name
+  summary->num_vertices = ingest.num_vertices;
+  summary->num_edges = ingest.num_edges;
+  summary->stored_bytes = ingest.stored_bytes;
+  summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+}  // namespace sg

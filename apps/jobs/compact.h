@@ -1,0 +1,35 @@
+// `shardgraph compact`: merges a graph's updates (Manifest::deltas) into a
+// new base. The merged arcs are ingested (format "graph", which merges the
+// delta runs into the stored lists as it reads them; ids kept, new vertices
+// after the old ones) into a hidden sibling directory, which is then
+// exchanged with the graph directory in one atomic rename
+// (renameat2 RENAME_EXCHANGE); the old base is removed after. A power cut
+// leaves the old graph or the compacted one, and a hidden leftover that
+// `gc` removes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+
+namespace sg {
+
+struct CompactOptions {
+  std::string graph;
+  uint64_t memory_bytes = uint64_t{256} << 20;
+  std::function<void(const std::string&)> progress;  // ingest's status lines; null: none
+};
+
+struct CompactSummary {
+  uint64_t updates = 0;  // merged (0: there were none, nothing was written)
+  uint64_t num_vertices = 0;
+  uint64_t num_edges = 0;
+  uint64_t stored_bytes = 0;
+  double seconds = 0;
+};
+
+Status compact_graph(const CompactOptions& options, CompactSummary* summary);
+
+}  // namespace sg

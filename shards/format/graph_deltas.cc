@@ -1,0 +1,96 @@
+#include "shards/format/graph_deltas.h"
+
+#include <cstring>
+
+#include "compression/checksum.h"
+
+namespace sg {
+namespace {
+
+// A file of the graph directory, whole, checked against its size and checksum.
+Status read_checked(const std::string& path, uint64_t bytes, uint64_t checksum, std::string* contents) {
+  SG_RETURN_IF_ERROR(read_whole_file(path, contents));
+  if (contents->size() != bytes) {
+    return Status::Corruption(path + ": " + std::to_string(contents->size()) + " bytes, the manifest says " +
+                              std::to_string(bytes));
+  }
+  if (checksum64(contents->data(), contents->size()) != checksum)
+    return Status::Corruption(path + ": checksum mismatch");
+  return Status::OK();
+}
+
+}  // namespace
+
+Status GraphDeltas::open(const Graph& graph) {
+  const Manifest& m = graph.manifest();
+  for (auto& runs : runs_) runs.clear();
+  new_ids_.clear();
+  uint64_t vertices = m.num_vertices;
+  for (const DeltaManifest& d : m.deltas) {
+    for (const DeltaRunFile& file : d.runs) {
+      auto run = std::make_unique<DeltaRun>();
+      run->generation = d.generation;
+      const std::string path = graph.dir() + "/" + file.file;
+      SG_RETURN_IF_ERROR(read_checked(path, file.bytes, file.checksum, &run->bytes));
+      const auto* begin = reinterpret_cast<const uint8_t*>(run->bytes.data());
+      const Status s = run->reader.open(begin, begin + run->bytes.size(), m.weighted,
+                                        static_cast<uint32_t>(m.vertices_after_deltas()));
+      if (!s.ok()) return Status::Corruption(path + ": " + s.message());
+      if (run->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
+      runs_[file.kind == "in" ? 1 : 0].push_back(std::move(run));
+    }
+    if (!d.new_ids_file.empty()) {
+      std::string ids;
+      const uint64_t added = d.num_vertices - vertices;
+      SG_RETURN_IF_ERROR(
+          read_checked(graph.dir() + "/" + d.new_ids_file, added * sizeof(uint64_t), d.new_ids_checksum, &ids));
+      const size_t at = new_ids_.size();
+      new_ids_.resize(at + added);
+      if (added > 0) std::memcpy(new_ids_.data() + at, ids.data(), ids.size());
+    }
+    vertices = d.num_vertices;
+  }
+  return Status::OK();
+}
+
+uint64_t GraphDeltas::bytes() const {
+  uint64_t bytes = new_ids_.size() * sizeof(uint64_t);
+  for (const auto& runs : runs_) {
+    for (const auto& run : runs) bytes += run->bytes.size();
+  }
+  return bytes;
+}
+
+Status GraphDeltas::check_blocks(uint64_t* records) const {
+  std::vector<DeltaArc> arcs;
+  for (const auto& runs : runs_) {
+    for (const auto& run : runs) {
+      for (size_t b = 0; b < run->reader.blocks(); ++b) {
+        arcs.clear();
+        SG_RETURN_IF_ERROR(run->reader.decode_block(b, &arcs));
+        *records += arcs.size();
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status DeltaCursor::removes(uint32_t key, uint32_t neighbour, bool* removed) {
+  const DeltaRunReader& reader = run_->reader;
+  auto before = [&](const DeltaArc& a) { return a.key < key || (a.key == key && a.neighbour < neighbour); };
+  for (;;) {
+    while (at_ < arcs_.size() && before(arcs_[at_])) ++at_;
+    if (at_ < arcs_.size() || next_block_ >= reader.blocks()) break;
+    // The block holding the key's first records, or the next one.
+    next_block_ = std::max(next_block_, reader.find_block(key));
+    if (next_block_ >= reader.blocks()) break;
+    arcs_.clear();
+    at_ = 0;
+    SG_RETURN_IF_ERROR(reader.decode_block(next_block_++, &arcs_));
+  }
+  // A removal sorts before the adds of its arc.
+  *removed = at_ < arcs_.size() && arcs_[at_].key == key && arcs_[at_].neighbour == neighbour && arcs_[at_].removed;
+  return Status::OK();
+}
+
+}  // namespace sg

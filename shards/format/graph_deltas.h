@@ -1,0 +1,59 @@
+// The updates of a graph not yet compacted (Manifest::deltas): their run
+// files read and checked (size and checksum), each opened as a
+// DeltaRunReader, and the original ids of the vertices they add. Held in
+// memory: a graph is compacted before its updates grow large.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shards/format/delta_run.h"
+#include "shards/format/graph.h"
+
+namespace sg {
+
+struct DeltaRun {
+  uint64_t generation = 0;
+  std::string bytes;
+  DeltaRunReader reader;
+};
+
+class GraphDeltas {
+ public:
+  // Reads every run of `graph` (opened with GraphOpenOptions::deltas).
+  Status open(const Graph& graph);
+  bool empty() const { return runs_[0].empty() && runs_[1].empty(); }
+  // The runs of a kind, oldest first.
+  const std::vector<std::unique_ptr<DeltaRun>>& runs(SpaceKind kind) const { return runs_[static_cast<size_t>(kind)]; }
+  // Original ids of the vertices the updates added, in dense id order
+  // (from the base's vertex count); empty without an id map.
+  const std::vector<uint64_t>& new_ids() const { return new_ids_; }
+  uint64_t bytes() const;
+  // Decodes every block of every run (verify); *records counts them.
+  Status check_blocks(uint64_t* records) const;
+
+ private:
+  std::vector<std::unique_ptr<DeltaRun>> runs_[2];
+  std::vector<uint64_t> new_ids_;
+};
+
+// Reads one run forward, for merging sorted lists with it: asked about
+// arcs in the run's order (key, then neighbour), it says whether the run
+// removes each, decoding one block at a time.
+class DeltaCursor {
+ public:
+  explicit DeltaCursor(const DeltaRun* run) : run_(run) {}
+  // Whether the run removes key -> neighbour; calls come in non-decreasing
+  // (key, neighbour) order.
+  Status removes(uint32_t key, uint32_t neighbour, bool* removed);
+
+ private:
+  const DeltaRun* run_;
+  size_t next_block_ = 0;
+  std::vector<DeltaArc> arcs_;
+  size_t at_ = 0;
+};
+
+}  // namespace sg

@@ -1,0 +1,287 @@
+#include "shards/update/graph_update.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <unordered_map>
+
+#include "base/file_util.h"
+#include "compression/checksum.h"
+#include "shards/format/graph_deltas.h"
+#include "shards/ingest/open_input.h"
+
+namespace sg {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr size_t kReadBatchEdges = 1 << 16;
+constexpr uint64_t kMaxDenseId = uint64_t{UINT32_MAX} - 1;
+
+// Dense ids of the originals an update names: the graph's, those earlier
+// updates added, and new ones for the vertices this one adds.
+class UpdateIds {
+ public:
+  void start(const Graph& graph, const GraphDeltas& deltas) {
+    graph_ = &graph;
+    vertices_ = graph.manifest().vertices_after_deltas();
+    mapped_ = !graph.manifest().id_map_file.empty();
+    const std::vector<uint64_t>& earlier = deltas.new_ids();
+    for (size_t i = 0; i < earlier.size(); ++i) earlier_[earlier[i]] = static_cast<uint32_t>(graph.num_vertices() + i);
+  }
+
+  // *v for `original`; a new vertex when `create` (an add); *known false
+  // when the graph has no such vertex and none is created.
+  Status dense(uint64_t original, bool create, const std::string& file, uint32_t* v, bool* known) {
+    *known = true;
+    if (!mapped_) {
+      const uint64_t base = graph_->manifest().id_base;
+      if (original < base || original - base > kMaxDenseId) {
+        return Status::BadInput(file + ": vertex id " + std::to_string(original) +
+                                " is outside the graph's ids (its base is " + std::to_string(base) +
+                                ", its ids 32-bit); re-ingest it with --remap to add such vertices");
+      }
+      *v = static_cast<uint32_t>(original - base);
+      if (*v >= vertices_ && create) vertices_ = *v + uint64_t{1};
+      *known = *v < vertices_;
+      return Status::OK();
+    }
+    if (graph_->dense_id(original, v)) return Status::OK();
+    const auto it = earlier_.find(original);
+    if (it != earlier_.end()) {
+      *v = it->second;
+      return Status::OK();
+    }
+    if (!create) {
+      *known = false;
+      return Status::OK();
+    }
+    if (vertices_ > kMaxDenseId) return Status::BadInput(file + ": the graph has no room for more vertices");
+    *v = static_cast<uint32_t>(vertices_++);
+    earlier_[original] = *v;
+    added_.push_back(original);
+    return Status::OK();
+  }
+
+  uint64_t vertices() const { return vertices_; }
+  const std::vector<uint64_t>& added() const { return added_; }
+
+ private:
+  const Graph* graph_ = nullptr;
+  bool mapped_ = false;
+  uint64_t vertices_ = 0;
+  std::unordered_map<uint64_t, uint32_t> earlier_;
+  std::vector<uint64_t> added_;
+};
+
+// Writes `bytes` as a new file of the graph directory, synced.
+Status write_synced(const std::string& path, const void* data, size_t bytes) {
+  File file;
+  SG_RETURN_IF_ERROR(File::create(path, &file));
+  if (bytes > 0) SG_RETURN_IF_ERROR(file.pwrite_all(data, bytes, 0));
+  SG_RETURN_IF_ERROR(file.sync());
+  return file.close();
+}
+
+// Buffers one kind's records and writes a sorted run file each time the
+// buffer fills.
+class RunBuffer {
+ public:
+  RunBuffer(std::string kind, size_t capacity) : kind_(std::move(kind)), capacity_(std::max<size_t>(capacity, 1)) {}
+
+  Status add(const DeltaArc& arc, const std::string& dir, uint64_t generation, bool weighted,
+             std::vector<DeltaRunFile>* files) {
+    records_.push_back(arc);
+    return records_.size() >= capacity_ ? flush(dir, generation, weighted, files) : Status::OK();
+  }
+
+  Status flush(const std::string& dir, uint64_t generation, bool weighted, std::vector<DeltaRunFile>* files) {
+    if (records_.empty()) return Status::OK();
+    std::stable_sort(records_.begin(), records_.end(), delta_before);
+    DeltaRunWriter writer(weighted, kDefaultDeltaBlockBytes);
+    for (const DeltaArc& arc : records_) SG_RETURN_IF_ERROR(writer.add(arc));
+    std::string run;
+    SG_RETURN_IF_ERROR(writer.finish(&run));
+    DeltaRunFile file;
+    file.kind = kind_;
+    file.file = "delta-" + std::to_string(generation) + "-" + std::to_string(files->size()) + "." + kind_;
+    file.bytes = run.size();
+    file.checksum = checksum64(run.data(), run.size());
+    file.records = records_.size();
+    SG_RETURN_IF_ERROR(write_synced(dir + "/" + file.file, run.data(), run.size()));
+    files->push_back(file);
+    records_.clear();
+    return Status::OK();
+  }
+
+ private:
+  std::string kind_;
+  size_t capacity_;
+  std::vector<DeltaArc> records_;
+};
+
+// The update being built: its records per kind, and what it counts.
+struct UpdateBuild {
+  const Graph* graph = nullptr;
+  uint64_t generation = 0;
+  UpdateIds ids;
+  RunBuffer out{"out", 0}, in{"in", 0};
+  DeltaManifest delta;
+
+  Status add_arc(uint32_t src, uint32_t dst, float weight, bool removed) {
+    const std::string& dir = graph->dir();
+    const bool weighted = graph->weighted();
+    SG_RETURN_IF_ERROR(out.add({src, dst, weight, removed}, dir, generation, weighted, &delta.runs));
+    (removed ? delta.removes : delta.adds) += 1;
+    if (graph->directed()) return in.add({dst, src, weight, removed}, dir, generation, weighted, &delta.runs);
+    if (src == dst) return Status::OK();  // an undirected self-loop is stored once
+    (removed ? delta.removes : delta.adds) += 1;
+    return out.add({dst, src, weight, removed}, dir, generation, weighted, &delta.runs);
+  }
+};
+
+Status read_update_file(const std::string& path, bool removals, const UpdateOptions& options, UpdateBuild* build) {
+  InputFormat format;
+  SG_RETURN_IF_ERROR(resolve_format(path, options.format, &format));
+  if (format == InputFormat::kGraph)
+    return Status::InvalidArgument(path + ": a stored graph is not an update's input; give its edges as a file");
+  std::unique_ptr<EdgeReader> reader;
+  SG_RETURN_IF_ERROR(open_edge_reader(path, format, options.binary_weights && !removals, &reader));
+  const Graph& graph = *build->graph;
+  const bool drop_loops = graph.manifest().ingest.self_loops_dropped;
+  std::vector<RawEdge> batch;
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader->next_batch(&batch, kReadBatchEdges));
+    if (batch.empty()) return Status::OK();
+    if (!removals && graph.weighted() && !reader->shape().weighted)
+      return Status::BadInput(path + ": the graph is weighted, so each added edge needs a weight");
+    for (const RawEdge& raw : batch) {
+      if (raw.src == raw.dst && drop_loops && !removals) continue;
+      uint32_t src = 0, dst = 0;
+      bool src_known = false, dst_known = false;
+      SG_RETURN_IF_ERROR(build->ids.dense(raw.src, !removals, path, &src, &src_known));
+      SG_RETURN_IF_ERROR(build->ids.dense(raw.dst, !removals, path, &dst, &dst_known));
+      if (!src_known || !dst_known) continue;  // nothing to remove
+      SG_RETURN_IF_ERROR(build->add_arc(src, dst, graph.weighted() ? raw.weight : 1.0f, removals));
+    }
+  }
+}
+
+// Files of earlier updates that never committed (a crash before the
+// manifest): named like a delta's, listed by no delta.
+void remove_uncommitted(const Graph& graph) {
+  std::vector<std::string> listed;
+  for (const DeltaManifest& d : graph.manifest().deltas) {
+    for (const DeltaRunFile& r : d.runs) listed.push_back(r.file);
+    listed.push_back(d.new_ids_file);
+  }
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(graph.dir(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("delta-") && std::find(listed.begin(), listed.end(), name) == listed.end())
+      fs::remove(entry.path(), ec);
+  }
+}
+
+Status commit_update(const Graph& graph, UpdateBuild* build) {
+  DeltaManifest& delta = build->delta;
+  delta.generation = build->generation;
+  delta.num_vertices = build->ids.vertices();
+  const std::vector<uint64_t>& added = build->ids.added();
+  if (!added.empty()) {
+    delta.new_ids_file = "delta-" + std::to_string(build->generation) + ".ids";
+    delta.new_ids_checksum = checksum64(added.data(), added.size() * sizeof(uint64_t));
+    SG_RETURN_IF_ERROR(
+        write_synced(graph.dir() + "/" + delta.new_ids_file, added.data(), added.size() * sizeof(uint64_t)));
+  }
+  SG_RETURN_IF_ERROR(fsync_directory(graph.dir()));
+  Manifest manifest = graph.manifest();
+  manifest.format_version = kDeltaFormatVersion;
+  manifest.generation = build->generation;
+  manifest.deltas.push_back(delta);
+  const std::string json = manifest.to_json();
+  return write_file_atomic(graph.dir() + "/manifest.json", json.data(), json.size());
+}
+
+}  // namespace
+
+GraphWriterLock::~GraphWriterLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status GraphWriterLock::acquire(const std::string& dir) {
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) return Status::NoInput(dir + ": cannot open the graph directory: " + errno_text(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
+    return Status::InvalidArgument(dir + ": another update or compaction of this graph is running");
+  // A compaction may have swapped the directory out before the lock came.
+  struct stat locked {
+  }, named{};
+  if (::fstat(fd_, &locked) != 0 || ::stat(dir.c_str(), &named) != 0 || locked.st_ino != named.st_ino)
+    return Status::InvalidArgument(dir + ": the graph was replaced while being locked; try again");
+  return Status::OK();
+}
+
+Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  *summary = UpdateSummary{};
+  GraphWriterLock lock;
+  SG_RETURN_IF_ERROR(lock.acquire(options.graph));
+  Graph graph;
+  GraphOpenOptions open{false, true, true, false};
+  open.deltas = true;
+  SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, open));
+  if (graph.manifest().format_version < kFormatVersion) {
+    return Status::InvalidArgument(options.graph + ": format version " +
+                                   std::to_string(graph.manifest().format_version) +
+                                   " takes no updates; re-ingest it (`shardgraph ingest OLD -o NEW`) first");
+  }
+  GraphDeltas deltas;
+  SG_RETURN_IF_ERROR(deltas.open(graph));
+  UpdateBuild build;
+  build.graph = &graph;
+  build.generation = graph.manifest().generation + 1;
+  build.ids.start(graph, deltas);
+  const size_t capacity = options.run_records != 0
+                              ? options.run_records
+                              : std::max<size_t>(options.memory_bytes / 4 / sizeof(DeltaArc), 1024);
+  build.out = RunBuffer("out", capacity);
+  build.in = RunBuffer("in", capacity);
+  remove_uncommitted(graph);
+  Status s = Status::OK();
+  for (const std::string& path : options.remove_files) {
+    if (s.ok()) s = read_update_file(path, true, options, &build);
+  }
+  for (const std::string& path : options.add_files) {
+    if (s.ok()) s = read_update_file(path, false, options, &build);
+  }
+  if (s.ok()) s = build.out.flush(graph.dir(), build.generation, graph.weighted(), &build.delta.runs);
+  if (s.ok()) s = build.in.flush(graph.dir(), build.generation, graph.weighted(), &build.delta.runs);
+  summary->pending_updates = graph.manifest().deltas.size();
+  const bool empty = build.delta.runs.empty() && build.ids.vertices() == graph.manifest().vertices_after_deltas();
+  if (s.ok() && !empty) s = commit_update(graph, &build);
+  if (!s.ok()) {
+    // The runs written before the error, unless a sync failed after the
+    // manifest's rename: then the manifest on disk may name them.
+    Manifest on_disk;
+    std::string text;
+    const bool renamed = read_whole_file(graph.dir() + "/manifest.json", &text).ok() &&
+                         Manifest::parse(text, graph.dir(), &on_disk).ok() && on_disk.generation == build.generation;
+    if (!renamed) remove_uncommitted(graph);
+    return s;
+  }
+  summary->generation = empty ? graph.manifest().generation : build.generation;
+  summary->pending_updates += empty ? 0 : 1;
+  summary->adds = build.delta.adds;
+  summary->removes = build.delta.removes;
+  summary->new_vertices = build.ids.vertices() - graph.manifest().vertices_after_deltas();
+  summary->run_files = build.delta.runs.size();
+  summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+}  // namespace sg

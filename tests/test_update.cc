@@ -1,0 +1,227 @@
+// Updates and compaction (shards/update, apps/jobs/compact): random graphs
+// take random sequences of adds and removes (duplicates, self-loops, new
+// vertices, removals of arcs that are not there); once compacted, each
+// stores exactly the arcs of a model, the same as a fresh ingest of the
+// final edge set, and every app's output equals the fresh graph's. A graph
+// with updates is refused by runs with one line, and bad updates change
+// nothing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "shards/update/graph_update.h"
+#include "test_util.h"
+
+using namespace sg;
+using sgtest::Arc;
+
+namespace {
+
+struct GraphCase {
+  bool directed;
+  bool weighted;
+  int devices;
+  uint64_t seed;
+};
+
+// The edge set the updates should leave, as stored arcs (an undirected
+// edge both ways, a self-loop once).
+struct ArcModel {
+  bool directed = true;
+  std::vector<Arc> arcs;
+  uint64_t vertices = 0;
+
+  void add(uint64_t s, uint64_t d, float w) {
+    arcs.push_back({s, d, w});
+    if (!directed && s != d) arcs.push_back({d, s, w});
+    vertices = std::max({vertices, s + 1, d + 1});
+  }
+  void remove(uint64_t s, uint64_t d) {
+    std::erase_if(arcs,
+                  [&](const Arc& a) { return (a.src == s && a.dst == d) || (!directed && a.src == d && a.dst == s); });
+  }
+  // "src dst [weight]" lines of every edge once, with the vertex count.
+  std::string snap(bool weighted) const {
+    std::string text = "# Nodes: " + std::to_string(vertices) + "\n";
+    for (const Arc& a : arcs) {
+      if (!directed && a.src > a.dst) continue;
+      text += std::to_string(a.src) + " " + std::to_string(a.dst);
+      text += weighted ? " " + std::to_string(static_cast<int>(a.weight)) + "\n" : "\n";
+    }
+    return text;
+  }
+};
+
+std::string random_edges(uint64_t* rng, int count, uint64_t vertices, bool weighted, std::vector<Arc>* edges) {
+  std::string text;
+  for (int i = 0; i < count; ++i) {
+    const uint64_t s = sgtest::next_random(rng) % vertices, d = sgtest::next_random(rng) % vertices;
+    const float w = weighted ? static_cast<float>(1 + sgtest::next_random(rng) % 9) : 1.0f;
+    edges->push_back({s, d, w});
+    text += std::to_string(s) + " " + std::to_string(d) +
+            (weighted ? " " + std::to_string(static_cast<int>(w)) : std::string()) + "\n";
+  }
+  return text;
+}
+
+std::vector<Arc> sorted_space(const std::string& dir, SpaceKind kind) {
+  Graph graph;
+  REQUIRE(Graph::open(dir, &graph).ok());
+  std::vector<Arc> arcs = sgtest::read_space(graph, kind);
+  std::sort(arcs.begin(), arcs.end());
+  return arcs;
+}
+
+std::vector<Arc> transposed(std::vector<Arc> arcs) {
+  for (Arc& a : arcs) std::swap(a.src, a.dst);
+  std::sort(arcs.begin(), arcs.end());
+  return arcs;
+}
+
+std::string ingest_flags(const GraphCase& c, const sgtest::TempDir& dir, const std::string& prefix) {
+  std::string flags = " --order none --chunk-bytes 256 --stripe-bytes 4096";
+  if (!c.directed) flags += " --undirected";
+  if (c.weighted) flags += " --weights";
+  for (int d = 0; d < c.devices; ++d) {
+    std::filesystem::create_directories(dir / (prefix + std::to_string(d)));
+    flags += " --device " + (dir / (prefix + std::to_string(d)));
+  }
+  return flags;
+}
+
+// One random update: removals of present, absent and new-vertex arcs, then
+// adds with duplicates, self-loops and vertices past the graph's.
+void random_update(const GraphCase& c, const sgtest::TempDir& dir, int step, uint64_t* rng, ArcModel* model) {
+  std::string removals;
+  std::vector<std::pair<uint64_t, uint64_t>> removed;
+  for (int i = 0; i < 12 && !model->arcs.empty(); ++i) {
+    const Arc& a = model->arcs[sgtest::next_random(rng) % model->arcs.size()];
+    removed.emplace_back(a.src, a.dst);
+  }
+  removed.emplace_back(model->vertices + 5, 0);  // a vertex that does not exist: nothing removed
+  removed.emplace_back(0, 0);
+  for (const auto& [s, d] : removed) removals += std::to_string(s) + " " + std::to_string(d) + "\n";
+  std::vector<Arc> adds;
+  std::string text = random_edges(rng, 40, model->vertices + 6, c.weighted, &adds);
+  text += text.substr(0, text.find('\n') + 1);  // a duplicate
+  adds.push_back(adds.front());
+  for (const auto& [s, d] : removed) model->remove(s, d);
+  for (const Arc& a : adds) model->add(a.src, a.dst, a.weight);
+  const std::string add_file = dir / ("add" + std::to_string(step) + ".txt");
+  const std::string remove_file = dir / ("remove" + std::to_string(step) + ".txt");
+  sgtest::write_text(add_file, text);
+  sgtest::write_text(remove_file, removals);
+  std::string output;
+  REQUIRE_MESSAGE(
+      sgtest::run_cli("update " + (dir / "g") + " --add " + add_file + " --remove " + remove_file, &output) == 0,
+      output);
+}
+
+void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir) {
+  std::vector<std::string> apps = {"pagerank --iterations 5", "bfs --source 0", "wcc", "cdlp --iterations 3", "lcc"};
+  if (c.weighted) apps.push_back("sssp --source 0");
+  for (const std::string& app : apps) {
+    for (const char* io : {"full", "selective"}) {
+      CAPTURE(app);
+      CAPTURE(io);
+      std::string output;
+      const std::string common = std::string(" --io ") + io + " --memory 8M --output ";
+      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + common + (dir / "a.txt"), &output) == 0);
+      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "fresh") + common + (dir / "b.txt"), &output) == 0);
+      CHECK(sgtest::read_text(dir / "a.txt") == sgtest::read_text(dir / "b.txt"));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("updates then compaction store exactly a fresh ingest of the final edge set, and apps agree") {
+  const GraphCase cases[] = {{true, false, 1, 1}, {true, true, 2, 2}, {false, false, 2, 3}, {false, true, 1, 4}};
+  for (const GraphCase& c : cases) {
+    CAPTURE(c.seed);
+    sgtest::TempDir dir;
+    uint64_t rng = c.seed;
+    ArcModel model;
+    model.directed = c.directed;
+    std::vector<Arc> base;
+    sgtest::write_text(dir / "e.txt", random_edges(&rng, 300, 60, c.weighted, &base));
+    for (const Arc& a : base) model.add(a.src, a.dst, a.weight);
+    std::string output;
+    REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + ingest_flags(c, dir, "d"), &output) ==
+            0);
+    for (int step = 0; step < 4; ++step) random_update(c, dir, step, &rng, &model);
+    REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+    CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --source 0", &output) == 2);
+    CHECK(output.find("shardgraph compact") != std::string::npos);
+    REQUIRE_MESSAGE(sgtest::run_cli("compact " + (dir / "g"), &output) == 0, output);
+    REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+    sgtest::write_text(dir / "final.txt", model.snap(c.weighted));
+    REQUIRE(sgtest::run_cli("ingest " + (dir / "final.txt") + " -o " + (dir / "fresh") + ingest_flags(c, dir, "f"),
+                            &output) == 0);
+    std::sort(model.arcs.begin(), model.arcs.end());
+    const std::vector<Arc> out = sorted_space(dir / "g", SpaceKind::kOut);
+    CHECK(out == model.arcs);
+    CHECK(out == sorted_space(dir / "fresh", SpaceKind::kOut));
+    if (c.directed) CHECK(sorted_space(dir / "g", SpaceKind::kIn) == transposed(model.arcs));
+    Graph compacted, fresh;
+    REQUIRE(Graph::open(dir / "g", &compacted).ok());
+    REQUIRE(Graph::open(dir / "fresh", &fresh).ok());
+    CHECK(compacted.num_vertices() == model.vertices);
+    CHECK(compacted.num_vertices() == fresh.num_vertices());
+    check_apps_equal(c, dir);
+  }
+}
+
+TEST_CASE("an update of a remapped, reordered graph keeps its ids and adds new ones after them") {
+  sgtest::TempDir dir;
+  std::string output;
+  sgtest::write_text(dir / "e.txt", "1000 2000\n2000 3000\n3000 1000\n1000 4000\n");
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --remap --order bfds", &output) == 0);
+  sgtest::write_text(dir / "add.txt", "4000 5000\n5000 1000\n6000 6000\n");
+  sgtest::write_text(dir / "rm.txt", "3000 1000\n7000 1000\n");
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "add.txt") + " --remove " + (dir / "rm.txt"),
+                          &output) == 0);
+  CHECK(output.find("2 new vertices") != std::string::npos);
+  REQUIRE(sgtest::run_cli("compact " + (dir / "g"), &output) == 0);
+  const std::vector<Arc> expected = {{1000, 2000, 1}, {1000, 4000, 1}, {2000, 3000, 1},
+                                     {4000, 5000, 1}, {5000, 1000, 1}, {6000, 6000, 1}};
+  CHECK(sorted_space(dir / "g", SpaceKind::kOut) == expected);
+  CHECK(sorted_space(dir / "g", SpaceKind::kIn) == transposed(expected));
+  REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --source 4000 --output " + (dir / "bfs.txt"), &output) == 0);
+  const auto depths = sgtest::read_values(dir / "bfs.txt");
+  CHECK(depths.at(4000) == 0);
+  CHECK(depths.at(5000) == 1);
+  CHECK(depths.at(1000) == 2);
+  CHECK(depths.at(3000) == 4);
+}
+
+TEST_CASE("a bad update is refused with one line and leaves the graph as it was") {
+  sgtest::TempDir dir;
+  std::string output;
+  sgtest::write_text(dir / "e.txt", "0 1 2\n1 2 3\n");
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --weights --order none", &output) ==
+          0);
+  const std::string manifest = sgtest::read_text(dir / "g/manifest.json");
+  sgtest::write_text(dir / "unweighted.txt", "2 3\n");
+  CHECK(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "unweighted.txt"), &output) != 0);
+  CHECK(output.find("needs a weight") != std::string::npos);
+  sgtest::write_text(dir / "wide.txt", "0 99999999999 1\n");
+  CHECK(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "wide.txt"), &output) != 0);
+  CHECK(output.find("--remap") != std::string::npos);
+  sgtest::write_text(dir / "bad.txt", "0 1 2\nzero one\n");
+  CHECK(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "bad.txt"), &output) != 0);
+  CHECK(output.find("bad.txt") != std::string::npos);
+  CHECK(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "missing.txt"), &output) != 0);
+  {
+    GraphWriterLock held;  // another writer
+    REQUIRE(held.acquire(dir / "g").ok());
+    sgtest::write_text(dir / "ok.txt", "2 0 1\n");
+    CHECK(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "ok.txt"), &output) != 0);
+    CHECK(output.find("another update or compaction") != std::string::npos);
+    CHECK(sgtest::run_cli("compact " + (dir / "g"), &output) != 0);
+  }
+  CHECK(sgtest::read_text(dir / "g/manifest.json") == manifest);
+  for (const std::string& name : sgtest::list_dir(dir / "g")) CHECK(name.find("delta") == std::string::npos);
+  CHECK(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+}
