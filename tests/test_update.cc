@@ -113,9 +113,8 @@ void random_update(const GraphCase& c, const sgtest::TempDir& dir, int step, uin
   sgtest::write_text(add_file, text);
   sgtest::write_text(remove_file, removals);
   std::string output;
-  REQUIRE_MESSAGE(
-      sgtest::run_cli("update " + (dir / "g") + " --add " + add_file + " --remove " + remove_file, &output) == 0,
-      output);
+  const std::string args = " --add " + add_file + " --remove " + remove_file + " --no-compact";
+  REQUIRE_MESSAGE(sgtest::run_cli("update " + (dir / "g") + args, &output) == 0, output);
 }
 
 void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir) {
@@ -224,4 +223,23 @@ TEST_CASE("a bad update is refused with one line and leaves the graph as it was"
   CHECK(sgtest::read_text(dir / "g/manifest.json") == manifest);
   for (const std::string& name : sgtest::list_dir(dir / "g")) CHECK(name.find("delta") == std::string::npos);
   CHECK(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
+}
+
+TEST_CASE("updates compact themselves once they hold a tenth of the arcs") {
+  sgtest::TempDir dir;
+  std::string output, edges;
+  for (int i = 0; i < 100; ++i) edges += std::to_string(i) + " " + std::to_string((i * 7 + 1) % 100) + "\n";
+  sgtest::write_text(dir / "e.txt", edges);
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --order none", &output) == 0);
+  sgtest::write_text(dir / "a.txt", "0 50\n1 51\n2 52\n3 53\n4 54\n");
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "a.txt"), &output) == 0);  // 5 %
+  CHECK(output.find("compacted the updates") == std::string::npos);
+  sgtest::write_text(dir / "b.txt", "5 55\n6 56\n7 57\n8 58\n9 59\n");
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "b.txt"), &output) == 0);  // 10 %
+  CHECK(output.find("compacted the updates") != std::string::npos);
+  REQUIRE(sgtest::run_cli("run wcc " + (dir / "g"), &output) == 0);
+  Graph graph;
+  REQUIRE(Graph::open(dir / "g", &graph).ok());
+  CHECK(graph.manifest().deltas.empty());
+  CHECK(graph.manifest().num_edges == 110);
 }

@@ -404,8 +404,21 @@ Status update(const UpdateRequest& request, UpdateReport* report) {
   o.memory_bytes = request.memory_bytes;
   sg::UpdateSummary summary;
   SG_RETURN_IF_ERROR(sg::update_graph(o, &summary));
-  *report = UpdateReport{summary.generation,      summary.adds,   summary.removes, summary.new_vertices,
-                         summary.pending_updates, summary.seconds};
+  *report = UpdateReport{};
+  report->generation = summary.generation;
+  report->adds = summary.adds;
+  report->removes = summary.removes;
+  report->new_vertices = summary.new_vertices;
+  report->pending_updates = summary.pending_updates;
+  report->seconds = summary.seconds;
+  const double share =
+      static_cast<double>(summary.pending_records) / static_cast<double>(std::max<uint64_t>(summary.base_arcs, 1));
+  if (request.compact_share <= 0 || summary.pending_updates == 0 || share < request.compact_share) return Status::OK();
+  CompactReport compacted;
+  const Status s = compact(request.graph, request.memory_bytes, &compacted);
+  if (!s.ok()) return Status::FromCode(s.code(), "the update committed, but its compaction failed: " + s.message());
+  report->compacted = true;
+  report->compact_seconds = compacted.seconds;
   return Status::OK();
 }
 

@@ -87,6 +87,8 @@ int run_update(ToolArgs& a) {
   if (a.update.add_files.empty() && a.update.remove_files.empty())
     throw UsageError("update needs --add FILE or --remove FILE");
   a.update.memory_bytes = memory_option(a.update_memory);
+  if (a.update_no_compact) a.update.compact_share = 0;
+  if (a.update.compact_share < 0) throw UsageError("--compact-at must be a share from 0");
   shardgraph::UpdateReport report;
   const Status s = shardgraph::update(a.update, &report);
   if (!s.ok()) return fail(s);
@@ -97,6 +99,7 @@ int run_update(ToolArgs& a) {
       static_cast<unsigned long long>(report.removes), static_cast<unsigned long long>(report.new_vertices),
       static_cast<unsigned long long>(report.generation), static_cast<unsigned long long>(report.pending_updates),
       report.seconds);
+  if (report.compacted) std::printf("compacted the updates into the graph, %.2f s\n", report.compact_seconds);
   return 0;
 }
 
@@ -128,6 +131,11 @@ void add_update_tools(CLI::App& app, ToolArgs& a) {
   a.update_command->add_option("--format", a.update.format, "the files' format, as for ingest (default: by name)");
   a.update_command->add_flag("--weights", a.update.weights, "bin32/bin64 adds carry a float32 weight");
   a.update_command->add_option("--memory", a.update_memory, "sort buffer budget")->capture_default_str();
+  a.update_command
+      ->add_option("--compact-at", a.update.compact_share,
+                   "compact once the pending updates hold this share of the arcs")
+      ->capture_default_str();
+  a.update_command->add_flag("--no-compact", a.update_no_compact, "never compact automatically");
   a.compact = app.add_subcommand("compact", "merge a graph's updates into its edge data");
   a.compact->add_option("graph", a.compact_dir, "graph directory")->required();
   a.compact->add_option("--memory", a.compact_memory, "memory budget, as for ingest")->capture_default_str();

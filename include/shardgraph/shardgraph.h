@@ -167,10 +167,15 @@ struct UpdateRequest {
   std::string format;    // "" = from each file's name
   bool weights = false;  // bin32/bin64 adds carry a float32 weight
   uint64_t memory_bytes = uint64_t{256} << 20;
+  // Compact once the updates not yet compacted hold this share of the
+  // graph's arcs (their adds and removals over its out-space); 0: never.
+  double compact_share = 0.1;
 };
 struct UpdateReport {
   uint64_t generation = 0, adds = 0, removes = 0, new_vertices = 0, pending_updates = 0;
   double seconds = 0;
+  bool compacted = false;
+  double compact_seconds = 0;
 };
 Status update(const UpdateRequest& request, UpdateReport* report);
 // Merges a graph's updates into its edge data (`shardgraph compact`);

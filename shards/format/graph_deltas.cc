@@ -21,23 +21,33 @@ Status read_checked(const std::string& path, uint64_t bytes, uint64_t checksum, 
 
 }  // namespace
 
-Status GraphDeltas::open(const Graph& graph) {
+// One run file of `graph`, read whole, checked and opened.
+static Status open_run(const Graph& graph, const DeltaManifest& delta, const DeltaRunFile& file,
+                       std::unique_ptr<DeltaRun>* opened) {
   const Manifest& m = graph.manifest();
-  for (auto& runs : runs_) runs.clear();
+  auto run = std::make_unique<DeltaRun>();
+  run->generation = delta.generation;
+  const std::string path = graph.dir() + "/" + file.file;
+  SG_RETURN_IF_ERROR(read_checked(path, file.bytes, file.checksum, &run->bytes));
+  const auto* begin = reinterpret_cast<const uint8_t*>(run->bytes.data());
+  const Status s =
+      run->reader.open(begin, begin + run->bytes.size(), m.weighted, static_cast<uint32_t>(m.vertices_after_deltas()));
+  if (!s.ok()) return Status::Corruption(path + ": " + s.message());
+  if (run->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
+  *opened = std::move(run);
+  return Status::OK();
+}
+
+Status GraphDeltas::open(const Graph& graph, bool runs) {
+  const Manifest& m = graph.manifest();
+  for (auto& kind_runs : runs_) kind_runs.clear();
   new_ids_.clear();
   uint64_t vertices = m.num_vertices;
   for (const DeltaManifest& d : m.deltas) {
-    for (const DeltaRunFile& file : d.runs) {
-      auto run = std::make_unique<DeltaRun>();
-      run->generation = d.generation;
-      const std::string path = graph.dir() + "/" + file.file;
-      SG_RETURN_IF_ERROR(read_checked(path, file.bytes, file.checksum, &run->bytes));
-      const auto* begin = reinterpret_cast<const uint8_t*>(run->bytes.data());
-      const Status s = run->reader.open(begin, begin + run->bytes.size(), m.weighted,
-                                        static_cast<uint32_t>(m.vertices_after_deltas()));
-      if (!s.ok()) return Status::Corruption(path + ": " + s.message());
-      if (run->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
-      runs_[file.kind == "in" ? 1 : 0].push_back(std::move(run));
+    for (size_t r = 0; runs && r < d.runs.size(); ++r) {
+      std::unique_ptr<DeltaRun> run;
+      SG_RETURN_IF_ERROR(open_run(graph, d, d.runs[r], &run));
+      runs_[d.runs[r].kind == "in" ? 1 : 0].push_back(std::move(run));
     }
     if (!d.new_ids_file.empty()) {
       std::string ids;

@@ -241,7 +241,7 @@ Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
                                    " takes no updates; re-ingest it (`shardgraph ingest OLD -o NEW`) first");
   }
   GraphDeltas deltas;
-  SG_RETURN_IF_ERROR(deltas.open(graph));
+  SG_RETURN_IF_ERROR(deltas.open(graph, false));  // the ids earlier updates added
   UpdateBuild build;
   build.graph = &graph;
   build.generation = graph.manifest().generation + 1;
@@ -276,6 +276,9 @@ Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   }
   summary->generation = empty ? graph.manifest().generation : build.generation;
   summary->pending_updates += empty ? 0 : 1;
+  summary->base_arcs = graph.arcs(SpaceKind::kOut);
+  summary->pending_records = build.delta.adds + build.delta.removes;
+  for (const DeltaManifest& d : graph.manifest().deltas) summary->pending_records += d.adds + d.removes;
   summary->adds = build.delta.adds;
   summary->removes = build.delta.removes;
   summary->new_vertices = build.ids.vertices() - graph.manifest().vertices_after_deltas();

@@ -33,6 +33,10 @@ struct UpdateSummary {
   uint64_t new_vertices = 0;
   uint64_t run_files = 0;
   uint64_t pending_updates = 0;  // updates not yet compacted, this one included
+  // Their records over the out-space (adds and removals), and the base's
+  // arcs there: the share that decides an automatic compaction.
+  uint64_t pending_records = 0;
+  uint64_t base_arcs = 0;
   double seconds = 0;
 };
 
