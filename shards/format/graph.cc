@@ -328,6 +328,22 @@ Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
   return read_chunk_of(space(kind), chunk, payload);
 }
 
+Status Graph::scan_id_map(const std::function<void(uint32_t, const uint64_t*, size_t)>& fn) const {
+  const std::string path = dir_ + "/" + manifest_.id_map_file;
+  File file;
+  SG_RETURN_IF_ERROR(File::open_read(path, &file));
+  std::vector<uint64_t> block(1 << 16);
+  Checksum64Stream sum;
+  for (uint64_t first = 0; first < manifest_.num_vertices; first += block.size()) {
+    const uint64_t count = std::min<uint64_t>(block.size(), manifest_.num_vertices - first);
+    SG_RETURN_IF_ERROR(file.pread_all(block.data(), count * sizeof(uint64_t), first * sizeof(uint64_t)));
+    sum.update(block.data(), count * sizeof(uint64_t));
+    fn(static_cast<uint32_t>(first), block.data(), static_cast<size_t>(count));
+  }
+  if (sum.digest() != manifest_.id_map_checksum) return Status::Corruption(path + ": checksum mismatch");
+  return Status::OK();
+}
+
 bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
   if (id_map_pending_) {
     // One pass over the map's file (ids are distinct), a block at a time;
@@ -355,6 +371,12 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
   }
   const uint64_t* begin = ids_;
   const uint64_t* end = ids_ + manifest_.num_vertices;
+  // A permutation of 0..n-1 (a reordered dense graph): by_original_ is its
+  // inverse, so the dense id is one look-up.
+  if (!by_original_.empty() && original < by_original_.size() && ids_[by_original_[original]] == original) {
+    *vertex = by_original_[original];
+    return true;
+  }
   if (!by_original_.empty()) {
     auto it = std::lower_bound(by_original_.begin(), by_original_.end(), original,
                                [&](uint32_t v, uint64_t id) { return ids_[v] < id; });

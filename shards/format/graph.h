@@ -145,6 +145,11 @@ class Graph {
   }
   // Loads an id map deferred by GraphOpenOptions::id_map (no-op otherwise).
   Status load_id_map() const;
+  bool id_map_pending() const { return id_map_pending_; }
+  // One streamed pass over the id map's file, checked against its
+  // checksum: fn(first dense id, original ids, count) per piece. The pieces
+  // are trustworthy only if it returns OK.
+  Status scan_id_map(const std::function<void(uint32_t, const uint64_t*, size_t)>& fn) const;
   // Instead of loading a deferred id map, checks it (one streamed pass) and
   // maps its file read only, for a reader that needs every id but has no
   // room for the map: original_id() then reads the mapping (pages come in

@@ -50,7 +50,12 @@ class UpdateIds {
       *known = *v < vertices_;
       return Status::OK();
     }
-    if (graph_->dense_id(original, v)) return Status::OK();
+    if (!graph_->id_map_pending()) {
+      if (graph_->dense_id(original, v)) return Status::OK();
+    } else if (const auto base = base_.find(original); base != base_.end()) {
+      *v = base->second;
+      return Status::OK();
+    }
     const auto it = earlier_.find(original);
     if (it != earlier_.end()) {
       *v = it->second;
@@ -67,10 +72,47 @@ class UpdateIds {
     return Status::OK();
   }
 
+  // Finds the base's dense ids of `originals` (an id-mapped graph), for
+  // dense(): a few ids in one streamed pass over the map's file, many by
+  // loading the map (then each is one look-up).
+  // `lookups` ids to come, which `list` appends (only when streamed).
+  template <typename List>
+  Status resolve(uint64_t lookups, List&& list) {
+    base_.clear();
+    if (!mapped_ || !graph_->id_map_pending() || lookups == 0) return Status::OK();
+    if (lookups * kStreamedLookupShare > graph_->num_vertices()) return graph_->load_id_map();
+    std::vector<uint64_t> originals;
+    list(&originals);
+    std::sort(originals.begin(), originals.end());
+    originals.erase(std::unique(originals.begin(), originals.end()), originals.end());
+    // A bit per hashed id (8 KiB, in cache) turns away nearly every id of
+    // the map before the exact look-up.
+    std::vector<uint64_t> filter(kFilterBits / 64, 0);
+    auto bit = [](uint64_t id) { return (id * 0x9e3779b97f4a7c15ULL) >> (64 - kFilterShift); };
+    for (const uint64_t original : originals) {
+      base_.emplace(original, UINT32_MAX);
+      filter[bit(original) / 64] |= uint64_t{1} << (bit(original) % 64);
+    }
+    SG_RETURN_IF_ERROR(graph_->scan_id_map([&](uint32_t first, const uint64_t* ids, size_t count) {
+      for (size_t i = 0; i < count; ++i) {
+        const uint64_t b = bit(ids[i]);
+        if ((filter[b / 64] >> (b % 64) & 1) == 0) continue;
+        const auto it = base_.find(ids[i]);
+        if (it != base_.end()) it->second = static_cast<uint32_t>(first + i);
+      }
+    }));
+    std::erase_if(base_, [](const auto& entry) { return entry.second == UINT32_MAX; });
+    return Status::OK();
+  }
+
   uint64_t vertices() const { return vertices_; }
   const std::vector<uint64_t>& added() const { return added_; }
 
  private:
+  static constexpr uint64_t kStreamedLookupShare = 64;  // ids a vertex below which the map is streamed
+  static constexpr int kFilterShift = 16;
+  static constexpr uint64_t kFilterBits = uint64_t{1} << kFilterShift;
+  std::unordered_map<uint64_t, uint32_t> base_;
   const Graph* graph_ = nullptr;
   bool mapped_ = false;
   uint64_t vertices_ = 0;
@@ -95,6 +137,7 @@ class RunBuffer {
 
   Status add(const DeltaArc& arc, const std::string& dir, uint64_t generation, bool weighted,
              std::vector<DeltaRunFile>* files) {
+    if (records_.capacity() < capacity_) records_.reserve(capacity_);  // once, not by doubling
     records_.push_back(arc);
     return records_.size() >= capacity_ ? flush(dir, generation, weighted, files) : Status::OK();
   }
@@ -132,6 +175,33 @@ struct UpdateBuild {
   RunBuffer out{"out", 0}, in{"in", 0};
   DeltaManifest delta;
 
+  struct PendingEdge {
+    RawEdge raw;
+    bool removed;
+  };
+  std::vector<PendingEdge> pending;
+  size_t pending_limit = 1 << 20;
+
+  // The pending edges in dense ids, into the runs.
+  Status drain(const std::string& path) {
+    SG_RETURN_IF_ERROR(ids.resolve(2 * pending.size(), [&](std::vector<uint64_t>* originals) {
+      for (const PendingEdge& e : pending) {
+        originals->push_back(e.raw.src);
+        originals->push_back(e.raw.dst);
+      }
+    }));
+    for (const PendingEdge& e : pending) {
+      uint32_t src = 0, dst = 0;
+      bool src_known = false, dst_known = false;
+      SG_RETURN_IF_ERROR(ids.dense(e.raw.src, !e.removed, path, &src, &src_known));
+      SG_RETURN_IF_ERROR(ids.dense(e.raw.dst, !e.removed, path, &dst, &dst_known));
+      if (!src_known || !dst_known) continue;  // nothing to remove
+      SG_RETURN_IF_ERROR(add_arc(src, dst, graph->weighted() ? e.raw.weight : 1.0f, e.removed));
+    }
+    pending.clear();
+    return Status::OK();
+  }
+
   Status add_arc(uint32_t src, uint32_t dst, float weight, bool removed) {
     const std::string& dir = graph->dir();
     const bool weighted = graph->weighted();
@@ -156,18 +226,14 @@ Status read_update_file(const std::string& path, bool removals, const UpdateOpti
   std::vector<RawEdge> batch;
   for (;;) {
     SG_RETURN_IF_ERROR(reader->next_batch(&batch, kReadBatchEdges));
-    if (batch.empty()) return Status::OK();
+    if (batch.empty()) return build->drain(path);
     if (!removals && graph.weighted() && !reader->shape().weighted)
       return Status::BadInput(path + ": the graph is weighted, so each added edge needs a weight");
     for (const RawEdge& raw : batch) {
       if (raw.src == raw.dst && drop_loops && !removals) continue;
-      uint32_t src = 0, dst = 0;
-      bool src_known = false, dst_known = false;
-      SG_RETURN_IF_ERROR(build->ids.dense(raw.src, !removals, path, &src, &src_known));
-      SG_RETURN_IF_ERROR(build->ids.dense(raw.dst, !removals, path, &dst, &dst_known));
-      if (!src_known || !dst_known) continue;  // nothing to remove
-      SG_RETURN_IF_ERROR(build->add_arc(src, dst, graph.weighted() ? raw.weight : 1.0f, removals));
+      build->pending.push_back({raw, removals});
     }
+    if (build->pending.size() >= build->pending_limit) SG_RETURN_IF_ERROR(build->drain(path));
   }
 }
 
@@ -207,6 +273,18 @@ Status commit_update(const Graph& graph, UpdateBuild* build) {
   return write_file_atomic(graph.dir() + "/manifest.json", json.data(), json.size());
 }
 
+// Edges an update holds at once: each is a pending edge and a record in
+// each kind's run buffer, within the budget less the id map (loaded when
+// many ids are looked up: 8 bytes a vertex and 4 for its inverse) and a
+// few MiB for the process.
+size_t update_capacity(const Graph& graph, uint64_t memory_bytes) {
+  constexpr uint64_t kFixedBytes = uint64_t{16} << 20;
+  const uint64_t per_edge = sizeof(UpdateBuild::PendingEdge) + 2 * sizeof(DeltaArc);
+  const uint64_t id_map = graph.manifest().id_map_file.empty() ? 0 : uint64_t{12} * graph.num_vertices();
+  const uint64_t room = memory_bytes > id_map + kFixedBytes ? memory_bytes - id_map - kFixedBytes : 0;
+  return static_cast<size_t>(std::max<uint64_t>(room / per_edge, 1024));
+}
+
 }  // namespace
 
 GraphWriterLock::~GraphWriterLock() {
@@ -232,7 +310,7 @@ Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   GraphWriterLock lock;
   SG_RETURN_IF_ERROR(lock.acquire(options.graph));
   Graph graph;
-  GraphOpenOptions open{false, true, true, false};
+  GraphOpenOptions open{false, true, false, false};  // the id map when many ids are looked up (UpdateIds)
   open.deltas = true;
   SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, open));
   if (graph.manifest().format_version < kFormatVersion) {
@@ -246,9 +324,9 @@ Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   build.graph = &graph;
   build.generation = graph.manifest().generation + 1;
   build.ids.start(graph, deltas);
-  const size_t capacity = options.run_records != 0
-                              ? options.run_records
-                              : std::max<size_t>(options.memory_bytes / 4 / sizeof(DeltaArc), 1024);
+  const size_t capacity = options.run_records != 0 ? options.run_records : update_capacity(graph, options.memory_bytes);
+  build.pending_limit = capacity;
+  build.pending.reserve(capacity + kReadBatchEdges);
   build.out = RunBuffer("out", capacity);
   build.in = RunBuffer("in", capacity);
   remove_uncommitted(graph);
