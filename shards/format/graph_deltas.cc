@@ -34,6 +34,8 @@ static Status open_run(const Graph& graph, const DeltaManifest& delta, const Del
       run->reader.open(begin, begin + run->bytes.size(), m.weighted, static_cast<uint32_t>(m.vertices_after_deltas()));
   if (!s.ok()) return Status::Corruption(path + ": " + s.message());
   if (run->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
+  run->removals = run->reader.records();
+  for (size_t b = 0; b < run->reader.blocks(); ++b) run->removals -= run->reader.block(b).adds;
   *opened = std::move(run);
   return Status::OK();
 }

@@ -18,6 +18,7 @@ struct DeltaRun {
   uint64_t generation = 0;
   std::string bytes;
   DeltaRunReader reader;
+  uint64_t removals = 0;  // its removal records (from the index): none, no cursor needed
 };
 
 class GraphDeltas {

@@ -119,7 +119,9 @@ class GraphEdgeReader : public EdgeReader {
   // restarts their cursors: its keys start over).
   void start_removals() {
     removals_.clear();
-    for (const auto& run : deltas_.runs(SpaceKind::kOut)) removals_.emplace_back(run.get());
+    for (const auto& run : deltas_.runs(SpaceKind::kOut)) {
+      if (run->removals > 0) removals_.emplace_back(run.get());
+    }
   }
 
   static Status removed_later(std::vector<DeltaCursor>* cursors, uint32_t key, uint32_t neighbour, bool* removed) {
@@ -145,7 +147,7 @@ class GraphEdgeReader : public EdgeReader {
     if (added_block_ == 0) {
       removals_.clear();
       for (const auto& later : runs) {
-        if (later->generation > run.generation) removals_.emplace_back(later.get());
+        if (later->generation > run.generation && later->removals > 0) removals_.emplace_back(later.get());
       }
     }
     std::vector<DeltaArc> arcs;
