@@ -341,8 +341,10 @@ Status graph_summary(const std::string& dir, GraphSummary* summary) {
   sg::GraphOpenOptions options;
   options.degrees = false;
   options.id_map = false;
+  options.deltas = true;  // vertices counted after them
   SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph, options));
-  summary->vertices = graph.num_vertices();
+  summary->vertices = graph.manifest().vertices_after_deltas();
+  summary->pending_updates = graph.manifest().deltas.size();
   summary->edges = graph.manifest().num_edges;
   summary->directed = graph.directed();
   summary->weighted = graph.weighted();

@@ -131,8 +131,9 @@ Status graph_info(const std::string& graph, bool json, std::string* text);
 // The manifest's counts, from opening the graph without its degrees or id
 // map: a quick check that `graph` is one.
 struct GraphSummary {
-  uint64_t vertices = 0, edges = 0;
+  uint64_t vertices = 0, edges = 0;  // vertices after any updates; edges of the base
   bool directed = true, weighted = false;
+  uint64_t pending_updates = 0;  // updates not yet compacted (runs need them compacted)
 };
 Status graph_summary(const std::string& graph, GraphSummary* summary);
 struct VerifyReport {

@@ -170,6 +170,56 @@ class Graph:
         """Re-reads and checks every chunk; returns the counts checked."""
         return _call(_core.verify, self.path)
 
+    def add_edges(self, src, dst, weights=None, memory="auto", compact_at=0.1):
+        """Adds the arcs src[i] -> dst[i] (original ids; new ids become new
+        vertices) as one update, committed atomically and durably, as
+        `shardgraph update --add` would. Once the updates not yet compacted
+        hold `compact_at` of the arcs they are compacted (0: never).
+        Returns the update's report (a dict)."""
+        return self._update(src, dst, weights, memory, compact_at, remove=False)
+
+    def remove_edges(self, src, dst, memory="auto", compact_at=0.1):
+        """Removes every copy of each arc src[i] -> dst[i] (of an undirected
+        graph, the edge), as one update; arcs not there are skipped."""
+        return self._update(src, dst, None, memory, compact_at, remove=True)
+
+    def compact(self, memory="auto", progress="auto"):
+        """Merges the updates into the edge data (`shardgraph compact`);
+        returns a dict ("updates" is 0 when there were none)."""
+        callback, close = sink(progress, "compact")
+        try:
+            report = _call(_core.compact, self.path, memory_bytes(memory), callback)
+        finally:
+            close()
+        self._info = None
+        self.summary = _call(_core.graph_summary, self.path)
+        return report
+
+    def _update(self, src, dst, weights, memory, compact_at, remove):
+        src = np.asarray(src)
+        dst = np.asarray(dst)
+        if src.shape != dst.shape or src.ndim != 1:
+            raise UsageError("src and dst must be 1-D arrays of the same length")
+        if len(src) and (src.min() < 0 or dst.min() < 0):
+            raise UsageError("ids must not be negative")
+        if weights is not None and len(weights) != len(src):
+            raise UsageError("weights must be as long as src")
+        if compact_at < 0:
+            raise UsageError("compact_at must be a share from 0")
+        parent = os.path.dirname(os.path.abspath(self.path))
+        with tempfile.TemporaryDirectory(dir=parent, prefix=".sg-update-") as scratch:
+            path = os.path.join(scratch, "arcs.bin64")
+            _write_bin64(path, src, dst, weights)
+            adds, removes = ([], [path]) if remove else ([path], [])
+            try:
+                report = _call(_core.update, self.path, adds, removes, weights is not None, memory_bytes(memory),
+                               float(compact_at))
+            except ShardgraphError as e:
+                raise type(e)(str(e).replace(path, "the arrays")) from None
+        self._info = None
+        self.summary = _call(_core.graph_summary, self.path)
+        return report
+
     def run(self, app, memory="auto", progress="auto", results="auto", **options):
         """Runs `app` and returns its Result. memory: the budget (a size,
         bytes or "auto"); progress: "auto", True, False or a callable;

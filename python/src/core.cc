@@ -302,6 +302,7 @@ nb::dict graph_summary(const std::string& graph) {
   out["edges"] = summary.edges;
   out["directed"] = summary.directed;
   out["weighted"] = summary.weighted;
+  out["pending_updates"] = summary.pending_updates;
   return out;
 }
 
@@ -315,6 +316,44 @@ nb::dict verify(const std::string& graph) {
   out["arcs"] = report.arcs;
   out["bytes"] = report.bytes;
   out["partitioned"] = report.partitioned;
+  return out;
+}
+
+nb::dict update(const std::string& graph, const std::vector<std::string>& add_files,
+                const std::vector<std::string>& remove_files, bool weights, uint64_t memory_bytes,
+                double compact_share) {
+  shardgraph::UpdateRequest r;
+  r.graph = graph;
+  r.add_files = add_files;
+  r.remove_files = remove_files;
+  r.weights = weights;
+  r.memory_bytes = memory_bytes;
+  r.compact_share = compact_share;
+  shardgraph::UpdateReport report;
+  const Status s =
+      run_interruptible([&](const shardgraph::Callbacks&) { return shardgraph::update(r, &report); }, nb::none());
+  if (!s.ok()) raise(s);
+  nb::dict out;
+  out["generation"] = report.generation;
+  out["adds"] = report.adds;
+  out["removes"] = report.removes;
+  out["new_vertices"] = report.new_vertices;
+  out["pending_updates"] = report.pending_updates;
+  out["seconds"] = report.seconds;
+  out["compacted"] = report.compacted;
+  return out;
+}
+
+nb::dict compact(const std::string& graph, uint64_t memory_bytes, nb::object progress) {
+  shardgraph::CompactReport report;
+  const Status s = run_interruptible(
+      [&](const shardgraph::Callbacks& cb) { return shardgraph::compact(graph, memory_bytes, &report, cb); }, progress);
+  if (!s.ok()) raise(s);
+  nb::dict out;
+  out["updates"] = report.updates;
+  out["vertices"] = report.vertices;
+  out["edges"] = report.edges;
+  out["seconds"] = report.seconds;
   return out;
 }
 
@@ -349,6 +388,8 @@ NB_MODULE(_core, m) {
   m.def("graph_info", &graph_info);
   m.def("graph_summary", &graph_summary);
   m.def("verify", &verify);
+  m.def("update", &update);
+  m.def("compact", &compact, nb::arg("graph"), nb::arg("memory_bytes"), nb::arg("progress").none());
   m.def("run", &run, nb::arg("request"), nb::arg("progress").none());
   m.def("run_options", [] { return option_table(shardgraph::run_option_table()); });
   m.def("ingest_options", [] { return option_table(shardgraph::ingest_option_table()); });
