@@ -304,6 +304,53 @@ Status GraphWriterLock::acquire(const std::string& dir) {
   return Status::OK();
 }
 
+namespace {
+
+// Reads the files into runs and commits them; on an error, removes the runs
+// written, unless a sync failed after the manifest's rename (then the
+// manifest on disk may name them). *committed is false for an update that
+// changes nothing.
+Status write_update(const UpdateOptions& options, const Graph& graph, UpdateBuild* build, bool* committed) {
+  *committed = false;
+  remove_uncommitted(graph);
+  Status s = Status::OK();
+  for (const std::string& path : options.remove_files) {
+    if (s.ok()) s = read_update_file(path, true, options, build);
+  }
+  for (const std::string& path : options.add_files) {
+    if (s.ok()) s = read_update_file(path, false, options, build);
+  }
+  if (s.ok()) s = build->out.flush(graph.dir(), build->generation, graph.weighted(), &build->delta.runs);
+  if (s.ok()) s = build->in.flush(graph.dir(), build->generation, graph.weighted(), &build->delta.runs);
+  const bool empty = build->delta.runs.empty() && build->ids.vertices() == graph.manifest().vertices_after_deltas();
+  if (s.ok() && !empty) s = commit_update(graph, build);
+  if (s.ok()) {
+    *committed = !empty;
+    return s;
+  }
+  Manifest on_disk;
+  std::string text;
+  const bool renamed = read_whole_file(graph.dir() + "/manifest.json", &text).ok() &&
+                       Manifest::parse(text, graph.dir(), &on_disk).ok() && on_disk.generation == build->generation;
+  if (!renamed) remove_uncommitted(graph);
+  return s;
+}
+
+void summarize(const Graph& graph, const UpdateBuild& build, bool committed, UpdateSummary* summary) {
+  const Manifest& m = graph.manifest();
+  summary->generation = committed ? build.generation : m.generation;
+  summary->pending_updates = m.deltas.size() + (committed ? 1 : 0);
+  summary->base_arcs = graph.arcs(SpaceKind::kOut);
+  summary->pending_records = build.delta.adds + build.delta.removes;
+  for (const DeltaManifest& d : m.deltas) summary->pending_records += d.adds + d.removes;
+  summary->adds = build.delta.adds;
+  summary->removes = build.delta.removes;
+  summary->new_vertices = build.ids.vertices() - m.vertices_after_deltas();
+  summary->run_files = build.delta.runs.size();
+}
+
+}  // namespace
+
 Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   *summary = UpdateSummary{};
@@ -329,38 +376,9 @@ Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   build.pending.reserve(capacity + kReadBatchEdges);
   build.out = RunBuffer("out", capacity);
   build.in = RunBuffer("in", capacity);
-  remove_uncommitted(graph);
-  Status s = Status::OK();
-  for (const std::string& path : options.remove_files) {
-    if (s.ok()) s = read_update_file(path, true, options, &build);
-  }
-  for (const std::string& path : options.add_files) {
-    if (s.ok()) s = read_update_file(path, false, options, &build);
-  }
-  if (s.ok()) s = build.out.flush(graph.dir(), build.generation, graph.weighted(), &build.delta.runs);
-  if (s.ok()) s = build.in.flush(graph.dir(), build.generation, graph.weighted(), &build.delta.runs);
-  summary->pending_updates = graph.manifest().deltas.size();
-  const bool empty = build.delta.runs.empty() && build.ids.vertices() == graph.manifest().vertices_after_deltas();
-  if (s.ok() && !empty) s = commit_update(graph, &build);
-  if (!s.ok()) {
-    // The runs written before the error, unless a sync failed after the
-    // manifest's rename: then the manifest on disk may name them.
-    Manifest on_disk;
-    std::string text;
-    const bool renamed = read_whole_file(graph.dir() + "/manifest.json", &text).ok() &&
-                         Manifest::parse(text, graph.dir(), &on_disk).ok() && on_disk.generation == build.generation;
-    if (!renamed) remove_uncommitted(graph);
-    return s;
-  }
-  summary->generation = empty ? graph.manifest().generation : build.generation;
-  summary->pending_updates += empty ? 0 : 1;
-  summary->base_arcs = graph.arcs(SpaceKind::kOut);
-  summary->pending_records = build.delta.adds + build.delta.removes;
-  for (const DeltaManifest& d : graph.manifest().deltas) summary->pending_records += d.adds + d.removes;
-  summary->adds = build.delta.adds;
-  summary->removes = build.delta.removes;
-  summary->new_vertices = build.ids.vertices() - graph.manifest().vertices_after_deltas();
-  summary->run_files = build.delta.runs.size();
+  bool committed = false;
+  SG_RETURN_IF_ERROR(write_update(options, graph, &build, &committed));
+  summarize(graph, build, committed, summary);
   summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::OK();
 }
