@@ -69,11 +69,8 @@ Status compact_graph(const CompactOptions& options, CompactSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   *summary = CompactSummary{};
   GraphWriterLock lock;
-  SG_RETURN_IF_ERROR(lock.acquire(options.graph));
   Graph graph;
-  GraphOpenOptions open{false, false, false, false};
-  open.deltas = true;
-  SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, open));
+  SG_RETURN_IF_ERROR(open_for_writing(options.graph, GraphOpenOptions{false, false, false, false}, &lock, &graph));
   summary->updates = graph.manifest().deltas.size();
   if (summary->updates == 0) return Status::OK();
   const std::string target = fs::absolute(options.graph).lexically_normal().string();

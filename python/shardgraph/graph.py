@@ -93,12 +93,7 @@ def ingest_arrays(src, dst=None, output=None, weights=None, num_vertices=None, m
         num_vertices = num_vertices or max(matrix.shape)
     if output is None or dst is None:
         raise UsageError("ingest_arrays: give src and dst arrays (or a scipy.sparse matrix) and the output directory")
-    src = np.asarray(src)
-    dst = np.asarray(dst)
-    if src.shape != dst.shape or src.ndim != 1:
-        raise UsageError("ingest_arrays: src and dst must be 1-D arrays of the same length")
-    if len(src) and (src.min() < 0 or dst.min() < 0):
-        raise UsageError("ingest_arrays: ids must not be negative")
+    src, dst = _arcs(src, dst, "ingest_arrays: ")
     largest = int(max(src.max(), dst.max())) if len(src) else -1
     parent = os.path.dirname(os.path.abspath(os.fspath(output)))
     with tempfile.TemporaryDirectory(dir=parent, prefix=".sg-arrays-") as scratch:
@@ -119,6 +114,17 @@ def ingest_arrays(src, dst=None, output=None, weights=None, num_vertices=None, m
         except ShardgraphError as e:
             # The arcs' file is gone with the call: name the arrays instead.
             raise type(e)(str(e).replace(path, "ingest_arrays")) from None
+
+
+def _arcs(src, dst, where):
+    """src and dst as arrays of ids, checked: 1-D, as long, not negative."""
+    src = np.asarray(src)
+    dst = np.asarray(dst)
+    if src.shape != dst.shape or src.ndim != 1:
+        raise UsageError(f"{where}src and dst must be 1-D arrays of the same length")
+    if len(src) and (src.min() < 0 or dst.min() < 0):
+        raise UsageError(f"{where}ids must not be negative")
+    return src, dst
 
 
 def _write_bin64(path, src, dst, weights):
@@ -196,12 +202,7 @@ class Graph:
         return report
 
     def _update(self, src, dst, weights, memory, compact_at, remove):
-        src = np.asarray(src)
-        dst = np.asarray(dst)
-        if src.shape != dst.shape or src.ndim != 1:
-            raise UsageError("src and dst must be 1-D arrays of the same length")
-        if len(src) and (src.min() < 0 or dst.min() < 0):
-            raise UsageError("ids must not be negative")
+        src, dst = _arcs(src, dst, "")
         if weights is not None and len(weights) != len(src):
             raise UsageError("weights must be as long as src")
         if compact_at < 0:

@@ -351,15 +351,18 @@ void summarize(const Graph& graph, const UpdateBuild& build, bool committed, Upd
 
 }  // namespace
 
+Status open_for_writing(const std::string& dir, GraphOpenOptions options, GraphWriterLock* lock, Graph* graph) {
+  SG_RETURN_IF_ERROR(lock->acquire(dir));
+  options.deltas = true;
+  return Graph::open(dir, graph, options);
+}
+
 Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   *summary = UpdateSummary{};
   GraphWriterLock lock;
-  SG_RETURN_IF_ERROR(lock.acquire(options.graph));
-  Graph graph;
-  GraphOpenOptions open{false, true, false, false};  // the id map when many ids are looked up (UpdateIds)
-  open.deltas = true;
-  SG_RETURN_IF_ERROR(Graph::open(options.graph, &graph, open));
+  Graph graph;  // the id map is loaded when many ids are looked up (UpdateIds)
+  SG_RETURN_IF_ERROR(open_for_writing(options.graph, GraphOpenOptions{false, true, false, false}, &lock, &graph));
   if (graph.manifest().format_version < kFormatVersion) {
     return Status::InvalidArgument(options.graph + ": format version " +
                                    std::to_string(graph.manifest().format_version) +

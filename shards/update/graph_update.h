@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "shards/format/graph.h"
 
 namespace sg {
 
@@ -56,5 +57,9 @@ class GraphWriterLock {
  private:
   int fd_ = -1;
 };
+
+// What every writer of a stored graph does first: takes its writer lock,
+// then opens it with its updates (`options` with deltas set).
+Status open_for_writing(const std::string& dir, GraphOpenOptions options, GraphWriterLock* lock, Graph* graph);
 
 }  // namespace sg
