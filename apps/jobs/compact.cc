@@ -20,6 +20,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The stored profile of `dir`, else `fallback`'s, else the ssd preset.
+DiskSpeed disk_speed(const std::string& dir, const std::string& fallback) {
+  DeviceProfile profile;
+  bool preset = true;
+  if (!load_device_profile(dir, "ssd", &profile, &preset).ok() || preset)
+    (void)load_device_profile(fallback, "ssd", &profile, &preset);
+  return DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()};
+}
+
 // The base is written as the graph was: its devices, stripe depth, chunk
 // size, edge policy and order; the codec and direct I/O follow the devices'
 // profiles, as ingest's would.
@@ -36,18 +45,21 @@ IngestOptions compaction_ingest(const Graph& graph, const CompactOptions& option
   o.memory_bytes = options.memory_bytes;
   o.chunk_bytes = m.chunk_bytes;
   o.stripe_bytes = m.stripe_bytes;
+  // The graph directory's own profile came with the graph (a copied graph
+  // brings its old disk's): its parent's, where one is stored, is the
+  // disk it is on now, and where the compaction spills.
+  const std::string parent = fs::absolute(options.graph).lexically_normal().parent_path().string();
+  const DiskSpeed here = disk_speed(parent, options.graph);
   std::vector<DiskSpeed> speeds;
   for (const std::string& device : m.devices) {
     if (device != ".") o.devices.push_back(device);
-    DeviceProfile profile;
-    bool preset = false;
-    if (load_device_profile(device == "." ? options.graph : device, "ssd", &profile, &preset).ok())
-      speeds.push_back(DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()});
+    speeds.push_back(device == "." ? here : disk_speed(device, device));
   }
   o.gap_choice = auto_gap_choice(speeds);
-  o.direct_io = !speeds.empty() && auto_direct_io(speeds.front(), speeds);
-  std::string profile_json;
-  if (read_whole_file(options.graph + "/" + kProfileFileName, &profile_json).ok())
+  o.direct_io = auto_direct_io(here, speeds);
+  std::string profile_json;  // for its runs: the disk it is on now, where known
+  if (read_whole_file(parent + "/" + kProfileFileName, &profile_json).ok() ||
+      read_whole_file(options.graph + "/" + kProfileFileName, &profile_json).ok())
     o.graph_files.emplace_back(kProfileFileName, profile_json);
   o.progress = options.progress;
   return o;
