@@ -20,12 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The stored profile of `dir`, else `fallback`'s, else the ssd preset.
-DiskSpeed disk_speed(const std::string& dir, const std::string& fallback) {
+// The stored profile of `dir`, else `fallback`'s, else the ssd preset
+// (*stored false).
+DeviceProfile disk_profile(const std::string& dir, const std::string& fallback, bool* stored = nullptr) {
   DeviceProfile profile;
   bool preset = true;
   if (!load_device_profile(dir, "ssd", &profile, &preset).ok() || preset)
     (void)load_device_profile(fallback, "ssd", &profile, &preset);
+  if (stored != nullptr) *stored = !preset;
+  return profile;
+}
+
+DiskSpeed speed_of(const DeviceProfile& profile) {
   return DiskSpeed{profile.sequential_bytes_per_second, profile.latency_seconds()};
 }
 
@@ -49,18 +55,16 @@ IngestOptions compaction_ingest(const Graph& graph, const CompactOptions& option
   // brings its old disk's): its parent's, where one is stored, is the
   // disk it is on now, and where the compaction spills.
   const std::string parent = fs::absolute(options.graph).lexically_normal().parent_path().string();
-  const DiskSpeed here = disk_speed(parent, options.graph);
+  bool stored = false;
+  const DeviceProfile here = disk_profile(parent, options.graph, &stored);
   std::vector<DiskSpeed> speeds;
   for (const std::string& device : m.devices) {
     if (device != ".") o.devices.push_back(device);
-    speeds.push_back(device == "." ? here : disk_speed(device, device));
+    speeds.push_back(speed_of(device == "." ? here : disk_profile(device, device)));
   }
   o.gap_choice = auto_gap_choice(speeds);
-  o.direct_io = auto_direct_io(here, speeds);
-  std::string profile_json;  // for its runs: the disk it is on now, where known
-  if (read_whole_file(parent + "/" + kProfileFileName, &profile_json).ok() ||
-      read_whole_file(options.graph + "/" + kProfileFileName, &profile_json).ok())
-    o.graph_files.emplace_back(kProfileFileName, profile_json);
+  o.direct_io = auto_direct_io(speed_of(here), speeds);
+  if (stored) o.graph_files.emplace_back(kProfileFileName, here.to_json());  // for its runs: the disk it is on now
   o.progress = options.progress;
   return o;
 }

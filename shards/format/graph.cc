@@ -142,14 +142,12 @@ Status Graph::check_id_map() const {
   if (!id_map_pending_ || id_map_checked_) return Status::OK();
   bool sorted = true;
   uint64_t last = 0;
-  SG_RETURN_IF_ERROR(scan_array_file<uint64_t>(dir_ + "/" + manifest_.id_map_file, manifest_.id_map_checksum,
-                                               manifest_.num_vertices,
-                                               [&](uint32_t first, const uint64_t* ids, size_t count) {
-                                                 for (size_t i = 0; i < count; ++i) {
-                                                   sorted = sorted && (first + i == 0 || ids[i] >= last);
-                                                   last = ids[i];
-                                                 }
-                                               }));
+  SG_RETURN_IF_ERROR(scan_id_map([&](uint32_t first, const uint64_t* ids, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      sorted = sorted && (first + i == 0 || ids[i] >= last);
+      last = ids[i];
+    }
+  }));
   ids_sorted_ = sorted;
   id_map_checked_ = true;
   return Status::OK();
@@ -329,19 +327,8 @@ Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
 }
 
 Status Graph::scan_id_map(const std::function<void(uint32_t, const uint64_t*, size_t)>& fn) const {
-  const std::string path = dir_ + "/" + manifest_.id_map_file;
-  File file;
-  SG_RETURN_IF_ERROR(File::open_read(path, &file));
-  std::vector<uint64_t> block(1 << 16);
-  Checksum64Stream sum;
-  for (uint64_t first = 0; first < manifest_.num_vertices; first += block.size()) {
-    const uint64_t count = std::min<uint64_t>(block.size(), manifest_.num_vertices - first);
-    SG_RETURN_IF_ERROR(file.pread_all(block.data(), count * sizeof(uint64_t), first * sizeof(uint64_t)));
-    sum.update(block.data(), count * sizeof(uint64_t));
-    fn(static_cast<uint32_t>(first), block.data(), static_cast<size_t>(count));
-  }
-  if (sum.digest() != manifest_.id_map_checksum) return Status::Corruption(path + ": checksum mismatch");
-  return Status::OK();
+  return scan_array_file<uint64_t>(dir_ + "/" + manifest_.id_map_file, manifest_.id_map_checksum,
+                                   manifest_.num_vertices, fn);
 }
 
 bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
