@@ -24,6 +24,10 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     metadata += graph.stored_space(s).degrees.size() * sizeof(uint32_t);  // when Graph::open loaded them
   }
+  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    const DeltaOverlay* overlay = graph.overlay(kind);
+    if (overlay != nullptr && (kind == SpaceKind::kOut || graph.directed())) metadata += overlay->bytes();
+  }
   budget_.hold(MemoryHolder::kMetadata, metadata);
   SG_RETURN_IF_ERROR(check_minimum(graph));
   SG_RETURN_IF_ERROR(open_io(graph));

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 
 #include "base/interrupt.h"
 #include "base/parallel.h"
@@ -42,6 +43,17 @@ void StepRunner::open(const StepParts& parts, WindowShape shape) {
   parts_ = parts;
   decode_room_bytes_ = window_shape_bytes(*parts.graph, shape);
   reserve_window(&window_, shape, parts.graph->weighted());
+  if (parts.graph->has_overlay()) {
+    // A merged window holds at most the window's arcs and every add.
+    uint64_t adds = 0;
+    for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+      if (const DeltaOverlay* overlay = parts.graph->overlay(kind))
+        adds = std::max<uint64_t>(adds, overlay->adds.size());
+    }
+    const WindowShape merged{shape.vertices, shape.edges + adds};
+    decode_room_bytes_ += window_shape_bytes(*parts.graph, merged);
+    reserve_window(&merged_, merged, parts.graph->weighted());
+  }
 }
 
 // The interval side (destinations of a pull) is loaded group by group; the
@@ -107,8 +119,10 @@ Status StepRunner::scan_part(const StepWork& work, const ChunkGroup& g, const Ne
   const StepPlan& plan = *work.plan;
   for (size_t b = 0; b < plan.blocks.size(); ++b) {
     const EdgeSpace& block = parts_.graph->stored_space(plan.blocks[b].stored);
-    // A block without edges for the group has nothing to gather or push.
-    if (g.edges[b] == 0 || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
+    // A block without edges for the group has nothing to gather or push
+    // (unless updates add some: the group's count is of stored edges).
+    const bool empty = g.edges[b] == 0 && parts_.graph->overlay(block.kind) == nullptr;
+    if (empty || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
     // Only edges whose neighbour this pass holds; none filtered when the
     // pass holds the whole block.
     neighbour_begin_ = pass.begin <= block.neighbour_begin ? 0 : static_cast<uint32_t>(pass.begin);
@@ -298,10 +312,24 @@ Status StepRunner::decode_window(const StepWork& work, const ChunkWindow& window
                                      cache_room());
   if (*keep && scan->only != nullptr)
     scan->whole_decode_bytes += space.chunk_bytes(window.first_chunk, window.end_chunk);
-  SG_RETURN_IF_ERROR(build_window_graph(*parts_.graph, space, window, &window_, work.body, work.context, &scan->times,
-                                        *keep ? nullptr : scan->only));
+  const VertexSubset* only = *keep ? nullptr : scan->only;
+  const DeltaOverlay* overlay = parts_.graph->overlay(space.kind);
+  if (overlay == nullptr) {
+    SG_RETURN_IF_ERROR(
+        build_window_graph(*parts_.graph, space, window, &window_, work.body, work.context, &scan->times, only));
+  } else {
+    SG_RETURN_IF_ERROR(
+        build_window_graph(*parts_.graph, space, window, &window_, nullptr, nullptr, &scan->times, only));
+    const auto t0 = std::chrono::steady_clock::now();
+    SG_RETURN_IF_ERROR(merge_window_updates(*parts_.graph, space, *overlay, window_, only, &merged_));
+    scan->times.decode_ns += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    std::vector<uint32_t> chunks(window.end_chunk - window.first_chunk);
+    std::iota(chunks.begin(), chunks.end(), window.first_chunk);
+    visit_window_graph(space, merged_, chunks, work.body, work.context, &scan->times);
+  }
   scan->step.chunks += window.end_chunk - window.first_chunk;
-  scan->step.edges_decoded += window_.edges();
+  scan->step.edges_decoded += decoded().edges();
   return Status::OK();
 }
 
@@ -356,7 +384,7 @@ Status StepRunner::scan_cached(const StepWork& work, std::span<const uint32_t> c
     bool keep = false;
     SG_RETURN_IF_ERROR(decode_window(work, window, scan, &keep));
     step.cached_chunks += j - i;
-    if (keep) cache.admit_decoded(stored, window_, cache_room());
+    if (keep) cache.admit_decoded(stored, decoded(), cache_room());
     i = j;
   }
   return Status::OK();
@@ -382,7 +410,7 @@ Status StepRunner::stream_windows(const StepWork& work, ChunkStream* stream, siz
                   parts_.log->step_count());
     }
     // After the chunks: a decoded window is kept only over cached ones.
-    if (keep) cache.admit_decoded(scan->stored, window_, cache_room());
+    if (keep) cache.admit_decoded(scan->stored, decoded(), cache_room());
   }
   return Status::OK();
 }

@@ -67,7 +67,10 @@ class StepRunner {
   uint32_t neighbour_end() const { return neighbour_end_; }
   uint64_t decode_room_bytes() const { return decode_room_bytes_; }
   // The run is over: the decode room goes.
-  void release() { window_ = WindowGraph(); }
+  void release() {
+    window_ = WindowGraph();
+    merged_ = WindowGraph();
+  }
 
  private:
   struct BlockScan;  // one block's chunks of a step, being processed
@@ -80,14 +83,18 @@ class StepRunner {
   void finish_scan(const StepWork& work, const BlockPlan& block, BlockScan* scan);
   Status scan_cached(const StepWork& work, std::span<const uint32_t> chunks, BlockScan* scan);
   Status stream_windows(const StepWork& work, ChunkStream* stream, size_t count, BlockScan* scan);
-  // Decodes `window` into window_ and runs the body over it; *keep: every
-  // list was decoded, so the window may be kept decoded.
+  // Decodes `window` into window_ (and merges a graph's updates into it,
+  // as merged_) and runs the body over it; *keep: every list was decoded,
+  // so the window (decoded()) may be kept decoded.
   Status decode_window(const StepWork& work, const ChunkWindow& window, BlockScan* scan, bool* keep);
   uint64_t cache_room() const;  // budget bytes the cache may still take
   void trace_memory() const;    // SHARDGRAPH_MEMORY_TRACE
 
+  const WindowGraph& decoded() const { return parts_.graph->has_overlay() ? merged_ : window_; }
+
   StepParts parts_;
   WindowGraph window_;
+  WindowGraph merged_;  // a run over a graph with updates: window_ with them merged
   uint64_t decode_room_bytes_ = 0;
   uint32_t neighbour_begin_ = 0, neighbour_end_ = UINT32_MAX;
 };

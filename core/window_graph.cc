@@ -169,6 +169,147 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
   return Status::OK();
 }
 
+namespace {
+
+// The first neighbour of the list continued at chunk c (a piece after the
+// first), or of the next non-empty piece; UINT32_MAX if no later piece
+// has one. Read from the devices: only lists split over windows ask.
+Status first_piece_neighbour(const Graph& graph, const EdgeSpace& space, uint32_t c, uint32_t* neighbour) {
+  const auto& index = space.index;
+  const uint32_t vertex = index[c].first_vertex;
+  *neighbour = UINT32_MAX;
+  std::vector<uint8_t> payload;
+  std::vector<uint32_t> scratch;
+  for (; c < index.size() && index[c].first_vertex == vertex && *neighbour == UINT32_MAX; ++c) {
+    payload.resize(index[c].bytes);
+    SG_RETURN_IF_ERROR(graph.read_chunk_of(space, c, payload.data()));
+    bool first = true;
+    SG_RETURN_IF_ERROR(for_each_list(graph.manifest().list_codec(), payload.data(), index[c], graph.num_vertices(),
+                                     graph.weighted(), &scratch,
+                                     [&](uint32_t, const uint32_t* list, uint32_t count, const float*) {
+                                       if (first && count > 0) *neighbour = list[0];
+                                       first = false;
+                                     }));
+  }
+  return Status::OK();
+}
+
+// The neighbour range a window's lists take adds from: the space's block,
+// narrowed for the window's first vertex when its list began before the
+// window, and for its last when it goes on after it.
+struct WindowAddRange {
+  uint32_t lo = 0, hi = UINT32_MAX;             // every list's
+  uint32_t first_lo = 0, last_hi = UINT32_MAX;  // the first and last vertex's
+};
+
+Status window_add_range(const Graph& graph, const EdgeSpace& space, const WindowGraph& base, WindowAddRange* range) {
+  const auto& index = space.index;
+  range->lo = space.neighbour_begin;
+  range->hi = space.neighbour_end == 0 ? UINT32_MAX : space.neighbour_end;
+  range->first_lo = range->lo;
+  range->last_hi = range->hi;
+  const uint32_t first = base.first_chunk, end = base.end_chunk;
+  if (first > 0 && index[first].first_vertex + 1 == index[first - 1].end_vertex()) {
+    if (base.offsets[1] > base.offsets[0]) {
+      range->first_lo = base.neighbours[base.offsets[0]];
+    } else {
+      SG_RETURN_IF_ERROR(first_piece_neighbour(graph, space, first, &range->first_lo));
+    }
+  }
+  if (end < index.size() && index[end].first_vertex + 1 == index[end - 1].end_vertex()) {
+    SG_RETURN_IF_ERROR(first_piece_neighbour(graph, space, end, &range->last_hi));
+  }
+  return Status::OK();
+}
+
+// Copies or merges the lists of window vertices [begin, end) into place;
+// *shrunk when a list came out shorter than its slot.
+void merge_vertex_range(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
+                        const std::vector<uint32_t>& key_adds, size_t k_begin, uint32_t begin, uint32_t end,
+                        WindowGraph* merged, std::vector<uint32_t>* lengths, std::atomic<bool>* shrunk) {
+  const bool weighted = o.weighted;  // (a window of empty lists has no weights to tell)
+  size_t k = o.key_at_or_after(base.first_vertex + begin);
+  for (uint32_t i = begin; i < end; ++i) {
+    const uint32_t v = base.first_vertex + i;
+    if (only != nullptr && !only->contains(v)) continue;
+    const uint32_t from = base.offsets[i], count = base.offsets[i + 1] - from, to = merged->offsets[i];
+    while (k < o.keys.size() && o.keys[k] < v) ++k;
+    if (k < o.keys.size() && o.keys[k] == v) {
+      const size_t slot = k - k_begin;
+      const uint32_t length =
+          merge_list(o, k, key_adds[2 * slot], key_adds[2 * slot + 1], base.neighbours.data() + from,
+                     weighted ? base.weights.data() + from : nullptr, count, merged->neighbours.data() + to,
+                     weighted ? merged->weights.data() + to : nullptr);
+      (*lengths)[slot] = length;
+      if (length < merged->offsets[i + 1] - to) *shrunk = true;
+      continue;
+    }
+    std::memcpy(merged->neighbours.data() + to, base.neighbours.data() + from, sizeof(uint32_t) * count);
+    if (weighted) std::memcpy(merged->weights.data() + to, base.weights.data() + from, sizeof(float) * count);
+  }
+}
+
+// Closes the gaps lists shorter than their slots left (one pass, in order).
+void close_gaps(const DeltaOverlay& o, const std::vector<uint32_t>& lengths, size_t k_begin, WindowGraph* w) {
+  const bool weighted = o.weighted;
+  uint32_t position = 0;
+  size_t k = k_begin;
+  for (uint32_t i = 0; i < w->vertex_count; ++i) {
+    const uint32_t v = w->first_vertex + i, from = w->offsets[i];
+    uint32_t count = w->offsets[i + 1] - from;
+    while (k < o.keys.size() && o.keys[k] < v) ++k;
+    if (k < o.keys.size() && o.keys[k] == v) count = lengths[k - k_begin];
+    std::memmove(w->neighbours.data() + position, w->neighbours.data() + from, sizeof(uint32_t) * count);
+    if (weighted) std::memmove(w->weights.data() + position, w->weights.data() + from, sizeof(float) * count);
+    w->offsets[i] = position;
+    position += count;
+  }
+  w->offsets[w->vertex_count] = position;
+  size_array(&w->neighbours, position);
+  size_array(&w->weights, weighted ? position : 0);
+}
+
+}  // namespace
+
+Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
+                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged) {
+  WindowAddRange range;
+  SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
+  const uint32_t last = base.first_vertex + base.vertex_count - 1;
+  const size_t k_begin = overlay.key_at_or_after(base.first_vertex), k_end = overlay.key_at_or_after(last + 1);
+  std::vector<uint32_t> key_adds(2 * (k_end - k_begin)), lengths(k_end - k_begin, 0);
+  for (size_t k = k_begin; k < k_end; ++k) {
+    const uint32_t v = overlay.keys[k];
+    overlay.adds_in(k, v == base.first_vertex ? range.first_lo : range.lo, v == last ? range.last_hi : range.hi,
+                    &key_adds[2 * (k - k_begin)], &key_adds[2 * (k - k_begin) + 1]);
+  }
+  merged->first_chunk = base.first_chunk;
+  merged->end_chunk = base.end_chunk;
+  merged->first_vertex = base.first_vertex;
+  merged->vertex_count = base.vertex_count;
+  size_array(&merged->offsets, size_t{base.vertex_count} + 1);
+  uint64_t position = 0;
+  size_t k = k_begin;
+  for (uint32_t i = 0; i < base.vertex_count; ++i) {
+    const uint32_t v = base.first_vertex + i;
+    merged->offsets[i] = static_cast<uint32_t>(position);
+    if (only != nullptr && !only->contains(v)) continue;
+    position += base.offsets[i + 1] - base.offsets[i];
+    while (k < k_end && overlay.keys[k] < v) ++k;
+    if (k < k_end && overlay.keys[k] == v) position += key_adds[2 * (k - k_begin) + 1] - key_adds[2 * (k - k_begin)];
+  }
+  if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
+  merged->offsets[base.vertex_count] = static_cast<uint32_t>(position);
+  size_array(&merged->neighbours, position);
+  size_array(&merged->weights, graph.weighted() ? position : 0);
+  std::atomic<bool> shrunk{false};
+  parallel_for(uint32_t{0}, base.vertex_count, uint32_t{4096}, [&](uint32_t begin, uint32_t end) {
+    merge_vertex_range(overlay, base, only, key_adds, k_begin, begin, end, merged, &lengths, &shrunk);
+  });
+  if (shrunk) close_gaps(overlay, lengths, k_begin, merged);
+  return Status::OK();
+}
+
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end) {
   const auto& index = space.index;
   uint64_t edges = 0;

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "core/vertex_subset.h"
+#include "shards/format/delta_overlay.h"
 #include "shards/format/graph.h"
 #include "shards/io/chunk_stream.h"
 
@@ -86,6 +87,16 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
 // its pieces is in `chunks`.
 void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,
                         VertexRangeFn on_vertices, void* context, WindowTimes* times);
+
+// Merges the updates of a run over a graph with updates (graph.overlay)
+// into `base`, a window build_window_graph decoded from `space`, as
+// `merged`: the same vertices and chunks, each list as a compaction would
+// store it. A list split over chunks gets the adds in its pieces' neighbour
+// range, so pieces stay sorted one after another (the first piece takes
+// those below, the last those above). With `only`, vertices outside it get
+// empty lists.
+Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
+                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged);
 
 // Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);

@@ -14,6 +14,7 @@
 #include "apps/run/app_table.h"
 #include "apps/run/npy_columns.h"
 #include "base/process_memory.h"
+#include "shards/format/graph_overlay.h"
 
 namespace sg {
 namespace {
@@ -421,7 +422,15 @@ Status run_app(const RunOptions& o, RunOutput* out) {
   const auto start = std::chrono::steady_clock::now();
   if (is_partitioned(o.graph)) return run_rank(o, *row, start, out);
   Graph graph;
-  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, run_open_options()));
+  GraphOpenOptions open_options = run_open_options();
+  open_options.deltas = true;
+  SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
+  if (!graph.manifest().deltas.empty()) {
+    // Again with its degrees whole, to correct them for the updates (graph_overlay.h).
+    open_options.degrees = open_options.in_degrees = true;
+    SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
+    SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph));
+  }
   Engine engine;
   SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));
   return run_opened(o, *row, &engine, start, true, out);

@@ -20,6 +20,8 @@
 
 namespace sg {
 
+struct DeltaOverlay;
+
 enum class SpaceKind { kOut = 0, kIn = 1 };
 
 // A stored edge space: the out- or in-space, or one 2-D block of it (its
@@ -209,6 +211,16 @@ class Graph {
   // Dense id of an original id; false if no vertex has it (or the id map
   // cannot be read). With the id map deferred it reads the map's file.
   bool dense_id(uint64_t original, uint32_t* vertex) const;
+  // A run over a graph with updates (graph_overlay.h): each kind's merged
+  // updates, applied to its lists as chunks are decoded; null otherwise.
+  const DeltaOverlay* overlay(SpaceKind kind) const { return overlays_[kind_slot(kind)].get(); }
+  bool has_overlay() const { return overlays_[0] != nullptr || overlays_[1] != nullptr; }
+  // For prepare_run_over_updates: a kind's overlay, and a stored space to
+  // correct (its degrees and arc count after the updates).
+  void set_overlay(SpaceKind kind, std::shared_ptr<const DeltaOverlay> overlay) {
+    overlays_[kind_slot(kind)] = std::move(overlay);
+  }
+  EdgeSpace& stored_space_to_correct(size_t i) { return spaces_[i]; }
   // Bytes of id maps held in memory (part of a run's budget).
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
@@ -233,6 +245,7 @@ class Graph {
   mutable bool ids_sorted_ = true;
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool undirected_view_ = false;
+  std::shared_ptr<const DeltaOverlay> overlays_[2];  // per kind slot
   bool by_original_wanted_ = true;
 };
 
