@@ -88,6 +88,8 @@ struct Distribution {
 
 class Engine {
  public:
+  // A line for the run's notices (and stderr unless quiet).
+  void note(const std::string& text) { log_.note(text); }
   Engine() = default;
   Engine(const Engine&) = delete;  // a reverse engine points into its forward one
   Engine& operator=(const Engine&) = delete;
@@ -448,7 +450,6 @@ class Engine {
   Status for_each_vertex_range(const VertexSubset* members, const VertexAccess& access,
                                const std::function<void(uint32_t, uint32_t)>& fn);
   void shrink_cache() { cache_.shrink_to(budget_.cache_limit()); }
-  void note(const std::string& text) { log_.note(text); }
 
   // Distributed runs (engine_distributed.cc).
   // distribute()'s checks and reads on this rank alone.

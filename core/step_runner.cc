@@ -44,13 +44,8 @@ void StepRunner::open(const StepParts& parts, WindowShape shape) {
   decode_room_bytes_ = window_shape_bytes(*parts.graph, shape);
   reserve_window(&window_, shape, parts.graph->weighted());
   if (parts.graph->has_overlay()) {
-    // A merged window holds at most the window's arcs and every add.
-    uint64_t adds = 0;
-    for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-      if (const DeltaOverlay* overlay = parts.graph->overlay(kind))
-        adds = std::max<uint64_t>(adds, overlay->adds.size());
-    }
-    const WindowShape merged{shape.vertices, shape.edges + adds};
+    // A merged window holds its chunks' arcs and at most their adds.
+    const WindowShape merged = largest_window_shape(*parts.graph, parts.io->window_bytes(), true);
     decode_room_bytes_ += window_shape_bytes(*parts.graph, merged);
     reserve_window(&merged_, merged, parts.graph->weighted());
   }
@@ -119,10 +114,8 @@ Status StepRunner::scan_part(const StepWork& work, const ChunkGroup& g, const Ne
   const StepPlan& plan = *work.plan;
   for (size_t b = 0; b < plan.blocks.size(); ++b) {
     const EdgeSpace& block = parts_.graph->stored_space(plan.blocks[b].stored);
-    // A block without edges for the group has nothing to gather or push
-    // (unless updates add some: the group's count is of stored edges).
-    const bool empty = g.edges[b] == 0 && parts_.graph->overlay(block.kind) == nullptr;
-    if (empty || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
+    // A block without edges for the group has nothing to gather or push.
+    if (g.edges[b] == 0 || block.neighbour_end <= pass.begin || block.neighbour_begin >= pass.end) continue;
     // Only edges whose neighbour this pass holds; none filtered when the
     // pass holds the whole block.
     neighbour_begin_ = pass.begin <= block.neighbour_begin ? 0 : static_cast<uint32_t>(pass.begin);

@@ -222,25 +222,54 @@ Status window_add_range(const Graph& graph, const EdgeSpace& space, const Window
   return Status::OK();
 }
 
+// A window's update records, grouped by key, with each key's share of adds
+// (those in its neighbour range).
+struct WindowRecords {
+  std::vector<DeltaArc> records;
+  std::vector<uint32_t> keys;
+  std::vector<uint32_t> begin;  // keys.size() + 1 entries, into records
+  std::vector<uint32_t> lo, hi, adds;
+
+  size_t key_at_or_after(uint32_t v) const {
+    return static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), v) - keys.begin());
+  }
+  KeyRecords of(size_t k) const { return {records.data() + begin[k], records.data() + begin[k + 1]}; }
+};
+
+Status window_records(const DeltaOverlay& overlay, const WindowGraph& base, const WindowAddRange& range,
+                      WindowRecords* w) {
+  const uint32_t last = base.first_vertex + base.vertex_count - 1;
+  SG_RETURN_IF_ERROR(overlay.decode_keys(base.first_vertex, last + 1, &w->records));
+  for (uint32_t i = 0; i < w->records.size(); ++i) {
+    const uint32_t key = w->records[i].key;
+    if (!w->keys.empty() && w->keys.back() == key) continue;
+    w->keys.push_back(key);
+    w->begin.push_back(i);
+    w->lo.push_back(key == base.first_vertex ? range.first_lo : range.lo);
+    w->hi.push_back(key == last ? range.last_hi : range.hi);
+  }
+  w->begin.push_back(static_cast<uint32_t>(w->records.size()));
+  for (size_t k = 0; k < w->keys.size(); ++k) w->adds.push_back(w->of(k).adds_in(w->lo[k], w->hi[k]));
+  return Status::OK();
+}
+
 // Copies or merges the lists of window vertices [begin, end) into place;
 // *shrunk when a list came out shorter than its slot.
 void merge_vertex_range(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
-                        const std::vector<uint32_t>& key_adds, size_t k_begin, uint32_t begin, uint32_t end,
-                        WindowGraph* merged, std::vector<uint32_t>* lengths, std::atomic<bool>* shrunk) {
+                        const WindowRecords& w, uint32_t begin, uint32_t end, WindowGraph* merged,
+                        std::vector<uint32_t>* lengths, std::atomic<bool>* shrunk) {
   const bool weighted = o.weighted;  // (a window of empty lists has no weights to tell)
-  size_t k = o.key_at_or_after(base.first_vertex + begin);
+  size_t k = w.key_at_or_after(base.first_vertex + begin);
   for (uint32_t i = begin; i < end; ++i) {
     const uint32_t v = base.first_vertex + i;
     if (only != nullptr && !only->contains(v)) continue;
     const uint32_t from = base.offsets[i], count = base.offsets[i + 1] - from, to = merged->offsets[i];
-    while (k < o.keys.size() && o.keys[k] < v) ++k;
-    if (k < o.keys.size() && o.keys[k] == v) {
-      const size_t slot = k - k_begin;
-      const uint32_t length =
-          merge_list(o, k, key_adds[2 * slot], key_adds[2 * slot + 1], base.neighbours.data() + from,
-                     weighted ? base.weights.data() + from : nullptr, count, merged->neighbours.data() + to,
-                     weighted ? merged->weights.data() + to : nullptr);
-      (*lengths)[slot] = length;
+    while (k < w.keys.size() && w.keys[k] < v) ++k;
+    if (k < w.keys.size() && w.keys[k] == v) {
+      const uint32_t length = merge_list(
+          o, w.of(k), w.lo[k], w.hi[k], base.neighbours.data() + from, weighted ? base.weights.data() + from : nullptr,
+          count, merged->neighbours.data() + to, weighted ? merged->weights.data() + to : nullptr);
+      (*lengths)[k] = length;
       if (length < merged->offsets[i + 1] - to) *shrunk = true;
       continue;
     }
@@ -250,23 +279,48 @@ void merge_vertex_range(const DeltaOverlay& o, const WindowGraph& base, const Ve
 }
 
 // Closes the gaps lists shorter than their slots left (one pass, in order).
-void close_gaps(const DeltaOverlay& o, const std::vector<uint32_t>& lengths, size_t k_begin, WindowGraph* w) {
-  const bool weighted = o.weighted;
+void close_gaps(bool weighted, const WindowRecords& w, const std::vector<uint32_t>& lengths, WindowGraph* merged) {
   uint32_t position = 0;
-  size_t k = k_begin;
-  for (uint32_t i = 0; i < w->vertex_count; ++i) {
-    const uint32_t v = w->first_vertex + i, from = w->offsets[i];
-    uint32_t count = w->offsets[i + 1] - from;
-    while (k < o.keys.size() && o.keys[k] < v) ++k;
-    if (k < o.keys.size() && o.keys[k] == v) count = lengths[k - k_begin];
-    std::memmove(w->neighbours.data() + position, w->neighbours.data() + from, sizeof(uint32_t) * count);
-    if (weighted) std::memmove(w->weights.data() + position, w->weights.data() + from, sizeof(float) * count);
-    w->offsets[i] = position;
+  size_t k = 0;
+  for (uint32_t i = 0; i < merged->vertex_count; ++i) {
+    const uint32_t v = merged->first_vertex + i, from = merged->offsets[i];
+    uint32_t count = merged->offsets[i + 1] - from;
+    while (k < w.keys.size() && w.keys[k] < v) ++k;
+    if (k < w.keys.size() && w.keys[k] == v) count = lengths[k];
+    std::memmove(merged->neighbours.data() + position, merged->neighbours.data() + from, sizeof(uint32_t) * count);
+    if (weighted) std::memmove(merged->weights.data() + position, merged->weights.data() + from, sizeof(float) * count);
+    merged->offsets[i] = position;
     position += count;
   }
-  w->offsets[w->vertex_count] = position;
-  size_array(&w->neighbours, position);
-  size_array(&w->weights, weighted ? position : 0);
+  merged->offsets[merged->vertex_count] = position;
+  size_array(&merged->neighbours, position);
+  size_array(&merged->weights, weighted ? position : 0);
+}
+
+// Offsets of the merged window: each list's stored length plus its adds
+// (removals and duplicates may leave it shorter: close_gaps).
+Status size_merged(const WindowGraph& base, const VertexSubset* only, const WindowRecords& w, bool weighted,
+                   WindowGraph* merged) {
+  merged->first_chunk = base.first_chunk;
+  merged->end_chunk = base.end_chunk;
+  merged->first_vertex = base.first_vertex;
+  merged->vertex_count = base.vertex_count;
+  size_array(&merged->offsets, size_t{base.vertex_count} + 1);
+  uint64_t position = 0;
+  size_t k = 0;
+  for (uint32_t i = 0; i < base.vertex_count; ++i) {
+    const uint32_t v = base.first_vertex + i;
+    merged->offsets[i] = static_cast<uint32_t>(position);
+    if (only != nullptr && !only->contains(v)) continue;
+    position += base.offsets[i + 1] - base.offsets[i];
+    while (k < w.keys.size() && w.keys[k] < v) ++k;
+    if (k < w.keys.size() && w.keys[k] == v) position += w.adds[k];
+  }
+  if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
+  merged->offsets[base.vertex_count] = static_cast<uint32_t>(position);
+  size_array(&merged->neighbours, position);
+  size_array(&merged->weights, weighted ? position : 0);
+  return Status::OK();
 }
 
 }  // namespace
@@ -275,38 +329,15 @@ Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const De
                             const WindowGraph& base, const VertexSubset* only, WindowGraph* merged) {
   WindowAddRange range;
   SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
-  const uint32_t last = base.first_vertex + base.vertex_count - 1;
-  const size_t k_begin = overlay.key_at_or_after(base.first_vertex), k_end = overlay.key_at_or_after(last + 1);
-  std::vector<uint32_t> key_adds(2 * (k_end - k_begin)), lengths(k_end - k_begin, 0);
-  for (size_t k = k_begin; k < k_end; ++k) {
-    const uint32_t v = overlay.keys[k];
-    overlay.adds_in(k, v == base.first_vertex ? range.first_lo : range.lo, v == last ? range.last_hi : range.hi,
-                    &key_adds[2 * (k - k_begin)], &key_adds[2 * (k - k_begin) + 1]);
-  }
-  merged->first_chunk = base.first_chunk;
-  merged->end_chunk = base.end_chunk;
-  merged->first_vertex = base.first_vertex;
-  merged->vertex_count = base.vertex_count;
-  size_array(&merged->offsets, size_t{base.vertex_count} + 1);
-  uint64_t position = 0;
-  size_t k = k_begin;
-  for (uint32_t i = 0; i < base.vertex_count; ++i) {
-    const uint32_t v = base.first_vertex + i;
-    merged->offsets[i] = static_cast<uint32_t>(position);
-    if (only != nullptr && !only->contains(v)) continue;
-    position += base.offsets[i + 1] - base.offsets[i];
-    while (k < k_end && overlay.keys[k] < v) ++k;
-    if (k < k_end && overlay.keys[k] == v) position += key_adds[2 * (k - k_begin) + 1] - key_adds[2 * (k - k_begin)];
-  }
-  if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
-  merged->offsets[base.vertex_count] = static_cast<uint32_t>(position);
-  size_array(&merged->neighbours, position);
-  size_array(&merged->weights, graph.weighted() ? position : 0);
+  WindowRecords w;
+  SG_RETURN_IF_ERROR(window_records(overlay, base, range, &w));
+  SG_RETURN_IF_ERROR(size_merged(base, only, w, overlay.weighted, merged));
+  std::vector<uint32_t> lengths(w.keys.size(), 0);
   std::atomic<bool> shrunk{false};
   parallel_for(uint32_t{0}, base.vertex_count, uint32_t{4096}, [&](uint32_t begin, uint32_t end) {
-    merge_vertex_range(overlay, base, only, key_adds, k_begin, begin, end, merged, &lengths, &shrunk);
+    merge_vertex_range(overlay, base, only, w, begin, end, merged, &lengths, &shrunk);
   });
-  if (shrunk) close_gaps(overlay, lengths, k_begin, merged);
+  if (shrunk) close_gaps(overlay.weighted, w, lengths, merged);
   return Status::OK();
 }
 
@@ -317,33 +348,38 @@ uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32
   return window_shape_bytes(graph, WindowShape{index[end - 1].end_vertex() - index[first].first_vertex, edges});
 }
 
-WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
+WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool with_adds) {
   constexpr uint64_t kAlign = 4096;
   WindowShape largest;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     const auto& index = graph.stored_space(s).index;
+    const auto& chunk_adds = graph.stored_space(s).chunk_adds;
     auto extent_of = [&](uint32_t c) { return (index[c].bytes + kAlign - 1) / kAlign * kAlign; };
+    auto adds_of = [&](uint32_t c) { return with_adds && !chunk_adds.empty() ? chunk_adds[c] : 0u; };
     // Two pointers: [first, end) is the longest run from `first` whose
     // aligned extents, vertices and edges fit a window (the limits only relax as
     // `first` moves on).
-    uint64_t extent = 0, edges = 0;
+    uint64_t extent = 0, edges = 0, adds = 0;
     uint32_t end = 0;
     for (uint32_t first = 0; first < index.size(); ++first) {
       if (end <= first) {
         end = first;
         extent = 0;
         edges = 0;
+        adds = 0;
       }
       while (end < index.size() && (end == first || (extent + extent_of(end) <= window_bytes &&
                                                      window_holds(index[first], index[end], edges, window_bytes)))) {
         extent += extent_of(end);
         edges += index[end].edge_count;
+        adds += adds_of(end);
         ++end;
       }
       largest.vertices = std::max<uint64_t>(largest.vertices, index[end - 1].end_vertex() - index[first].first_vertex);
-      largest.edges = std::max(largest.edges, edges);
+      largest.edges = std::max(largest.edges, edges + adds);
       extent -= extent_of(first);
       edges -= index[first].edge_count;
+      adds -= adds_of(first);
     }
   }
   return largest;

@@ -108,7 +108,9 @@ struct WindowShape {
   uint64_t vertices = 0;
   uint64_t edges = 0;
 };
-WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes);
+// With `with_adds`, each chunk's edges count the adds a run over updates
+// may merge into it (EdgeSpace::chunk_adds): a merged window's shape.
+WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool with_adds = false);
 uint64_t window_shape_bytes(const Graph& graph, WindowShape shape);
 uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes);
 // Reserves a window's arrays for `shape` up front (no growth, no copy later).

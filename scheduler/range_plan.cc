@@ -22,7 +22,8 @@ std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan,
   std::vector<uint64_t> cells;  // groups[k] holds vertex range cells[k]
   const size_t blocks = plan.blocks.size();
   for (size_t b = 0; b < blocks; ++b) {
-    const auto& index = view.graph->stored_space(plan.blocks[b].stored).index;
+    const EdgeSpace& space = view.graph->stored_space(plan.blocks[b].stored);
+    const auto& index = space.index;
     size_t k = 0;  // chunks come in vertex order within a block
     for (const ChunkSpan& span : plan.blocks[b].spans) {
       for (uint32_t c = span.begin; c < span.end; ++c) {
@@ -41,7 +42,7 @@ std::vector<ChunkGroup> chunk_groups(const PlanView& view, const StepPlan& plan,
           ++spans.back().end;
         else
           spans.push_back(ChunkSpan{c, c + 1});
-        g.edges[b] += index[c].edge_count;
+        g.edges[b] += index[c].edge_count + (space.chunk_adds.empty() ? 0 : space.chunk_adds[c]);  // with updates' adds
         g.begin_vertex = std::min(g.begin_vertex, first);
         g.end_vertex = std::max(g.end_vertex, end);
       }

@@ -14,6 +14,7 @@
 #include "apps/run/app_table.h"
 #include "apps/run/npy_columns.h"
 #include "base/process_memory.h"
+#include "base/seconds_since.h"
 #include "shards/format/graph_overlay.h"
 
 namespace sg {
@@ -408,6 +409,27 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
   return s;
 }
 
+// "merged 50 updates not yet compacted: 3355443 arcs added, 0 removed; 29.8
+// MiB held, 0.61 s" (arcs of the out-space: an undirected edge counts twice)
+std::string updates_note(const Graph& graph, double seconds) {
+  uint64_t adds = 0, removals = 0, bytes = 0;
+  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    const DeltaOverlay* overlay = graph.overlay(kind);
+    if (overlay == nullptr || (kind == SpaceKind::kIn && !graph.directed())) continue;
+    if (kind == SpaceKind::kOut) {
+      adds = overlay->adds;
+      removals = overlay->removals;
+    }
+    bytes += overlay->bytes();
+  }
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "merged %zu updates not yet compacted: %llu arcs added, %llu removed; %.1f MiB held, %.2f s",
+                graph.manifest().deltas.size(), static_cast<unsigned long long>(adds),
+                static_cast<unsigned long long>(removals), static_cast<double>(bytes) / (1 << 20), seconds);
+  return text;
+}
+
 }  // namespace
 
 Status run_app(const RunOptions& o, RunOutput* out) {
@@ -431,8 +453,10 @@ Status run_app(const RunOptions& o, RunOutput* out) {
     SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
     SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph));
   }
+  const double prepare_seconds = seconds_since(start);
   Engine engine;
   SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));
+  if (graph.has_overlay()) engine.note(updates_note(graph, prepare_seconds));
   return run_opened(o, *row, &engine, start, true, out);
 }
 

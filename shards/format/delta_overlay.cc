@@ -1,17 +1,45 @@
 #include "shards/format/delta_overlay.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace sg {
 
-uint32_t merge_list(const DeltaOverlay& overlay, size_t k, uint32_t add_first, uint32_t add_end, const uint32_t* base,
+Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records) const {
+  const size_t at = records->size();
+  for (size_t b = reader.find_block(first); b < reader.blocks() && reader.block(b).first_key < end; ++b) {
+    SG_RETURN_IF_ERROR(reader.decode_block(b, records));
+  }
+  // The first and last blocks may hold keys outside [first, end).
+  auto out_of_range = [&](const DeltaArc& a) { return a.key < first || a.key >= end; };
+  records->erase(std::remove_if(records->begin() + static_cast<long>(at), records->end(), out_of_range),
+                 records->end());
+  return Status::OK();
+}
+
+bool KeyRecords::has_removals() const {
+  for (const DeltaArc* r = begin; r != end; ++r) {
+    if (r->removed) return true;
+  }
+  return false;
+}
+
+uint32_t KeyRecords::adds_in(uint32_t lo, uint32_t hi) const {
+  uint32_t adds = 0;
+  for (const DeltaArc* r = begin; r != end; ++r) adds += !r->removed && r->neighbour >= lo && r->neighbour < hi;
+  return adds;
+}
+
+uint32_t merge_list(const DeltaOverlay& overlay, KeyRecords records, uint32_t lo, uint32_t hi, const uint32_t* base,
                     const float* base_weights, uint32_t count, uint32_t* out, float* out_weights) {
-  const uint32_t* removes = overlay.removes.data() + overlay.remove_begin[k];
-  const uint32_t* removes_end = overlay.removes.data() + overlay.remove_begin[k + 1];
-  const uint32_t* adds = overlay.adds.data();
-  const float* add_weights = overlay.weighted ? overlay.add_weights.data() : nullptr;
   const bool weighted = overlay.weighted;  // base_weights may be null for an empty base
   assert(!weighted || count == 0 || base_weights != nullptr);
+  const DeltaArc* removal = records.begin;  // the next removal record
+  const DeltaArc* add = records.begin;      // the next add in [lo, hi)
+  auto next_add = [&] {
+    while (add != records.end && (add->removed || add->neighbour < lo || add->neighbour >= hi)) ++add;
+  };
+  next_add();
   uint32_t written = 0;
   auto put = [&](uint32_t neighbour, float weight) {
     // Sorted by (neighbour, weight): the first copy of a neighbour has its smallest weight.
@@ -20,20 +48,23 @@ uint32_t merge_list(const DeltaOverlay& overlay, size_t k, uint32_t add_first, u
     if (weighted) out_weights[written] = weight;
     ++written;
   };
-  uint32_t i = 0, a = add_first;
-  while (i < count || a < add_end) {
-    bool take_base = a >= add_end;
+  uint32_t i = 0;
+  while (i < count || add != records.end) {
+    bool take_base = add == records.end;
     if (!take_base && i < count) {
-      take_base = base[i] < adds[a] || (base[i] == adds[a] && (!weighted || base_weights[i] <= add_weights[a]));
+      take_base =
+          base[i] < add->neighbour || (base[i] == add->neighbour && (!weighted || base_weights[i] <= add->weight));
     }
     if (!take_base) {
-      put(adds[a], weighted ? add_weights[a] : 1.0f);
-      ++a;
+      put(add->neighbour, add->weight);
+      ++add;
+      next_add();
       continue;
     }
     const uint32_t neighbour = base[i];
-    while (removes < removes_end && *removes < neighbour) ++removes;
-    if (removes == removes_end || *removes != neighbour) put(neighbour, weighted ? base_weights[i] : 1.0f);
+    while (removal != records.end && (!removal->removed || removal->neighbour < neighbour)) ++removal;
+    const bool removed = removal != records.end && removal->neighbour == neighbour;
+    if (!removed) put(neighbour, weighted ? base_weights[i] : 1.0f);
     ++i;
   }
   return written;

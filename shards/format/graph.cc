@@ -84,6 +84,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
     space.neighbour_end = static_cast<uint32_t>(m.spaces[i].neighbour_end);
   }
   for (auto& overlay : graph->overlays_) overlay.reset();
+  for (File& file : graph->corrected_degrees_) file = File();
   graph->id_map_.clear();
   graph->id_map_mapping_.reset();
   graph->ids_ = nullptr;

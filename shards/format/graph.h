@@ -33,6 +33,9 @@ struct EdgeSpace {
   uint32_t neighbour_begin = 0, neighbour_end = 0;
   std::vector<ChunkIndexEntry> index;
   std::vector<uint32_t> degrees;  // the kind's first block only: whole degrees
+  // A run over updates (graph_overlay.h): at most the arcs each chunk's
+  // lists gain from them; else empty.
+  std::vector<uint32_t> chunk_adds;
   std::vector<File> device_files;
   std::vector<std::string> device_paths;
 
@@ -186,9 +189,11 @@ class Graph {
   // fn(first vertex, degrees, count) per piece, if given. The pieces are
   // trustworthy only if it returns OK.
   std::string degree_path(SpaceKind kind) const {
+    if (corrected_degrees_[kind_slot(kind)].is_open()) return corrected_degree_path(kind);
     return dir_ + "/" + (stored_in_degrees(kind) ? manifest_.in_degree_file : space(kind).meta.degree_file);
   }
   uint64_t degree_checksum(SpaceKind kind) const {
+    if (corrected_degrees_[kind_slot(kind)].is_open()) return corrected_checksum_[kind_slot(kind)];
     return stored_in_degrees(kind) ? manifest_.in_degree_checksum : space(kind).meta.degree_checksum;
   }
   Status scan_degree_file(SpaceKind kind,
@@ -221,6 +226,16 @@ class Graph {
     overlays_[kind_slot(kind)] = std::move(overlay);
   }
   EdgeSpace& stored_space_to_correct(size_t i) { return spaces_[i]; }
+  // The kind's degrees after the updates, in an unnamed file the graph holds
+  // open: degree_path() names it from then on (the engine reads it as it
+  // would the stored file: whole, or by range).
+  void set_corrected_degrees(SpaceKind kind, File file, uint64_t checksum) {
+    corrected_degrees_[kind_slot(kind)] = std::move(file);
+    corrected_checksum_[kind_slot(kind)] = checksum;
+  }
+  std::string corrected_degree_path(SpaceKind kind) const {
+    return "/proc/self/fd/" + std::to_string(corrected_degrees_[kind_slot(kind)].fd());
+  }
   // Bytes of id maps held in memory (part of a run's budget).
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
@@ -246,6 +261,8 @@ class Graph {
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool undirected_view_ = false;
   std::shared_ptr<const DeltaOverlay> overlays_[2];  // per kind slot
+  File corrected_degrees_[2];                        // per kind slot, when set
+  uint64_t corrected_checksum_[2] = {0, 0};
   bool by_original_wanted_ = true;
 };
 

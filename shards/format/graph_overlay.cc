@@ -1,100 +1,134 @@
 #include "shards/format/graph_overlay.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/parallel.h"
+#include "compression/checksum.h"
 #include "shards/format/chunk_format.h"
 
 namespace sg {
 namespace {
 
-// A run's record, with where it sorts among the records of its arc: by run,
-// an update's removal before its add.
+// A run's record. Each run is sorted (an update's removal of an arc before
+// its add); merging the runs stably in run order puts an arc's records in
+// update order.
 struct OverlayRecord {
-  uint32_t key = 0, neighbour = 0;
+  uint64_t arc = 0;  // key << 32 | neighbour
   float weight = 1.0f;
-  uint32_t order = 0;  // run << 1 | (add ? 1 : 0)
-  bool removal() const { return (order & 1) == 0; }
+  uint32_t removal = 0;
+  uint32_t key() const { return static_cast<uint32_t>(arc >> 32); }
+  uint32_t neighbour() const { return static_cast<uint32_t>(arc); }
 };
 
-bool record_before(const OverlayRecord& a, const OverlayRecord& b) {
-  if (a.key != b.key) return a.key < b.key;
-  if (a.neighbour != b.neighbour) return a.neighbour < b.neighbour;
-  return a.order < b.order;
-}
-
-Status decode_runs(const std::vector<std::unique_ptr<DeltaRun>>& runs, std::vector<OverlayRecord>* records) {
+// Decodes every run into *records, run after run; *ends: where each run's
+// records end.
+Status decode_runs(const std::vector<std::unique_ptr<DeltaRun>>& runs, std::vector<OverlayRecord>* records,
+                   std::vector<size_t>* ends) {
   uint64_t total = 0;
   for (const auto& run : runs) total += run->reader.records();
   records->reserve(total);
   std::vector<DeltaArc> arcs;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const DeltaRunReader& reader = runs[r]->reader;
+  for (const auto& run : runs) {
+    const DeltaRunReader& reader = run->reader;
     for (size_t b = 0; b < reader.blocks(); ++b) {
       arcs.clear();
       SG_RETURN_IF_ERROR(reader.decode_block(b, &arcs));
-      const auto order = static_cast<uint32_t>(r << 1);
-      for (const DeltaArc& a : arcs) records->push_back({a.key, a.neighbour, a.weight, order | (a.removed ? 0u : 1u)});
+      for (const DeltaArc& a : arcs)
+        records->push_back({uint64_t{a.key} << 32 | a.neighbour, a.weight, a.removed ? 1u : 0u});
     }
+    ends->push_back(records->size());
   }
   return Status::OK();
 }
 
-// Appends the overlay entries of one arc's records [first, end) (sorted): a
-// removal if any update removes it, and the adds no later update removes.
-void resolve_arc(const OverlayRecord* first, const OverlayRecord* end, DeltaOverlay* o, std::vector<float>* kept) {
+// Merges the sorted runs [0, ends[0]), [ends[0], ends[1]), ... pairwise,
+// stably (an earlier run's records first on ties), pairs in parallel.
+void merge_runs(std::vector<OverlayRecord>* records, std::vector<size_t> ends) {
+  std::vector<OverlayRecord> other(records->size());
+  auto by_arc = [](const OverlayRecord& a, const OverlayRecord& b) { return a.arc < b.arc; };
+  while (ends.size() > 1) {
+    const size_t pairs = (ends.size() + 1) / 2;
+    parallel_for(size_t{0}, pairs, size_t{1}, [&](size_t first, size_t last) {
+      for (size_t p = first; p < last; ++p) {
+        const size_t begin = 2 * p == 0 ? 0 : ends[2 * p - 1], middle = ends[2 * p];
+        const size_t end = 2 * p + 1 < ends.size() ? ends[2 * p + 1] : middle;
+        std::merge(records->begin() + static_cast<long>(begin), records->begin() + static_cast<long>(middle),
+                   records->begin() + static_cast<long>(middle), records->begin() + static_cast<long>(end),
+                   other.begin() + static_cast<long>(begin), by_arc);
+      }
+    });
+    std::vector<size_t> merged;
+    for (size_t p = 0; p < pairs; ++p) merged.push_back(2 * p + 1 < ends.size() ? ends[2 * p + 1] : ends[2 * p]);
+    ends.swap(merged);
+    records->swap(other);
+  }
+}
+
+// Appends the overlay records of one arc's records [first, end) (in update
+// order) to *key_records: a removal if any update removes it, then the adds
+// no later update removes, by weight (one, the lightest, on a deduplicated
+// graph).
+void resolve_arc(const OverlayRecord* first, const OverlayRecord* end, bool dedup, std::vector<DeltaArc>* key_records,
+                 std::vector<float>* kept) {
   kept->clear();
   bool removed_later = false, removed = false;
   for (const OverlayRecord* r = end; r != first;) {
     --r;
-    if (r->removal()) {
+    if (r->removal != 0) {
       removed_later = removed = true;
     } else if (!removed_later) {
       kept->push_back(r->weight);
     }
   }
-  if (removed) o->removes.push_back(first->neighbour);
   std::sort(kept->begin(), kept->end());
-  if (o->dedup && kept->size() > 1) kept->erase(kept->begin() + 1, kept->end());  // ingest keeps the smallest weight
-  for (float w : *kept) {
-    o->adds.push_back(first->neighbour);
-    if (o->weighted) o->add_weights.push_back(w);
+  if (dedup && kept->size() > 1) kept->erase(kept->begin() + 1, kept->end());  // ingest keeps the smallest weight
+  if (removed) key_records->push_back({first->key(), first->neighbour(), 1.0f, true});
+  for (float w : *kept) key_records->push_back({first->key(), first->neighbour(), w, false});
+}
+
+// Hands one key's records to `on_key` and writes them.
+Status write_key(const std::vector<DeltaArc>& key_records, const std::function<Status(KeyRecords)>& on_key,
+                 DeltaRunWriter* writer, DeltaOverlay* overlay) {
+  if (key_records.empty()) return Status::OK();
+  if (on_key) SG_RETURN_IF_ERROR(on_key(KeyRecords{key_records.data(), key_records.data() + key_records.size()}));
+  for (const DeltaArc& a : key_records) {
+    SG_RETURN_IF_ERROR(writer->add(a));
+    (a.removed ? overlay->removals : overlay->adds) += 1;
   }
+  return Status::OK();
 }
 
 }  // namespace
 
 Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, bool weighted, bool dedup,
-                           DeltaOverlay* overlay) {
-  *overlay = DeltaOverlay();
+                           uint32_t num_vertices, DeltaOverlay* overlay,
+                           const std::function<Status(KeyRecords)>& on_key) {
   overlay->weighted = weighted;
   overlay->dedup = dedup;
+  overlay->adds = overlay->removals = 0;
   std::vector<OverlayRecord> records;
-  SG_RETURN_IF_ERROR(decode_runs(runs, &records));
-  parallel_sort(records.begin(), records.end(), record_before);
-  DeltaOverlay& o = *overlay;
+  std::vector<size_t> ends;
+  SG_RETURN_IF_ERROR(decode_runs(runs, &records, &ends));
+  merge_runs(&records, ends);
+  DeltaRunWriter writer(weighted, kOverlayBlockBytes);
   std::vector<float> kept;
-  size_t i = 0;
-  while (i < records.size()) {
-    const uint32_t key = records[i].key;
-    o.keys.push_back(key);
-    o.add_begin.push_back(static_cast<uint32_t>(o.adds.size()));
-    o.remove_begin.push_back(static_cast<uint32_t>(o.removes.size()));
-    while (i < records.size() && records[i].key == key) {
-      size_t j = i + 1;
-      while (j < records.size() && records[j].key == key && records[j].neighbour == records[i].neighbour) ++j;
-      resolve_arc(records.data() + i, records.data() + j, &o, &kept);
-      i = j;
+  std::vector<DeltaArc> key_records;
+  for (size_t i = 0; i < records.size();) {
+    if (i > 0 && records[i].key() != records[i - 1].key()) {
+      SG_RETURN_IF_ERROR(write_key(key_records, on_key, &writer, overlay));
+      key_records.clear();
     }
-    if (o.adds.size() == o.add_begin.back() && o.removes.size() == o.remove_begin.back()) {
-      o.keys.pop_back();  // every add removed later, nothing removed from the base
-      o.add_begin.pop_back();
-      o.remove_begin.pop_back();
-    }
+    size_t j = i + 1;
+    while (j < records.size() && records[j].arc == records[i].arc) ++j;
+    resolve_arc(records.data() + i, records.data() + j, dedup, &key_records, &kept);
+    i = j;
   }
-  o.add_begin.push_back(static_cast<uint32_t>(o.adds.size()));
-  o.remove_begin.push_back(static_cast<uint32_t>(o.removes.size()));
-  return Status::OK();
+  SG_RETURN_IF_ERROR(write_key(key_records, on_key, &writer, overlay));
+  std::vector<OverlayRecord>().swap(records);
+  SG_RETURN_IF_ERROR(writer.finish(&overlay->run));
+  const auto* begin = reinterpret_cast<const uint8_t*>(overlay->run.data());
+  return overlay->reader.open(begin, begin + overlay->run.size(), weighted, num_vertices);
 }
 
 namespace {
@@ -105,108 +139,173 @@ void block_range(const EdgeSpace& space, uint32_t* lo, uint32_t* hi) {
   *hi = space.neighbour_end == 0 ? UINT32_MAX : space.neighbour_end;
 }
 
-// Counts, for the keys `uncertain` (overlay indexes, sorted) the lengths of
-// their merged lists in one stored space by decoding their chunks, and
-// moves *degrees and *arcs_change by the difference from the stored length.
+// The lengths of the merged lists of the keys `uncertain` (sorted) in one
+// stored space, counted by decoding their chunks: moves *degrees (if
+// loaded) and *arcs_change by the difference from the stored lengths.
 class UncertainCounter {
  public:
   UncertainCounter(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& o,
-                   const std::vector<size_t>& uncertain, std::vector<uint32_t>* degrees, int64_t* arcs_change)
+                   const std::vector<uint32_t>& uncertain, std::vector<uint32_t>* degrees, int64_t* arcs_change)
       : graph_(graph), space_(space), o_(o), uncertain_(uncertain), degrees_(*degrees), arcs_change_(*arcs_change) {
     block_range(space, &lo_, &hi_);
   }
 
   Status run() {
-    std::vector<uint8_t> payload;
-    std::vector<uint32_t> scratch;
     size_t u = 0;
     for (size_t c = 0; c < space_.index.size() && u < uncertain_.size(); ++c) {
       const ChunkIndexEntry& e = space_.index[c];
-      while (u < uncertain_.size() && o_.keys[uncertain_[u]] < e.first_vertex) ++u;
-      if (u == uncertain_.size() || o_.keys[uncertain_[u]] >= e.end_vertex()) continue;
-      payload.resize(e.bytes);
-      SG_RETURN_IF_ERROR(graph_.read_chunk_of(space_, c, payload.data()));
-      size_t at = u;
-      Status s =
-          for_each_list(graph_.manifest().list_codec(), payload.data(), e, graph_.num_vertices(), graph_.weighted(),
-                        &scratch, [&](uint32_t v, const uint32_t* list, uint32_t count, const float* weights) {
-                          while (at < uncertain_.size() && o_.keys[uncertain_[at]] < v) ++at;
-                          if (at < uncertain_.size() && o_.keys[uncertain_[at]] == v)
-                            gather(uncertain_[at], list, count, weights);
-                        });
-      if (!s.ok()) return Status::Corruption(graph_.describe_chunk(space_, c) + ": " + s.message());
+      while (u < uncertain_.size() && uncertain_[u] < e.first_vertex) ++u;
+      if (u == uncertain_.size() || uncertain_[u] >= e.end_vertex()) continue;
+      SG_RETURN_IF_ERROR(count_chunk(c, u));
     }
     finish_key();
     return Status::OK();
   }
 
  private:
+  Status count_chunk(size_t c, size_t u) {
+    const ChunkIndexEntry& e = space_.index[c];
+    chunk_records_.clear();
+    SG_RETURN_IF_ERROR(o_.decode_keys(e.first_vertex, e.end_vertex(), &chunk_records_));
+    payload_.resize(e.bytes);
+    SG_RETURN_IF_ERROR(graph_.read_chunk_of(space_, c, payload_.data()));
+    const Status s =
+        for_each_list(graph_.manifest().list_codec(), payload_.data(), e, graph_.num_vertices(), graph_.weighted(),
+                      &scratch_, [&](uint32_t v, const uint32_t* list, uint32_t count, const float* weights) {
+                        while (u < uncertain_.size() && uncertain_[u] < v) ++u;
+                        if (u < uncertain_.size() && uncertain_[u] == v) gather(v, list, count, weights);
+                      });
+    if (!s.ok()) return Status::Corruption(graph_.describe_chunk(space_, c) + ": " + s.message());
+    return Status::OK();
+  }
+
   // Pieces of a list split over chunks come one after another.
-  void gather(size_t k, const uint32_t* list, uint32_t count, const float* weights) {
-    if (k != key_) finish_key();
-    key_ = k;
+  void gather(uint32_t v, const uint32_t* list, uint32_t count, const float* weights) {
+    if (v != key_) {
+      finish_key();
+      key_ = v;
+      auto [first, end] = std::equal_range(chunk_records_.begin(), chunk_records_.end(), DeltaArc{v, 0, 1.0f, false},
+                                           [](const DeltaArc& a, const DeltaArc& b) { return a.key < b.key; });
+      key_records_.assign(first, end);
+    }
     list_.insert(list_.end(), list, list + count);
     if (weights != nullptr) weights_.insert(weights_.end(), weights, weights + count);
   }
 
   void finish_key() {
-    if (key_ == SIZE_MAX) return;
-    uint32_t first = 0, end = 0;
-    o_.adds_in(key_, lo_, hi_, &first, &end);
-    merged_.resize(list_.size() + (end - first));
+    if (key_ == UINT32_MAX) return;
+    const KeyRecords records{key_records_.data(), key_records_.data() + key_records_.size()};
+    merged_.resize(list_.size() + records.adds_in(lo_, hi_));
     merged_weights_.resize(graph_.weighted() ? merged_.size() : 0);
-    const uint32_t length =
-        merge_list(o_, key_, first, end, list_.data(), graph_.weighted() ? weights_.data() : nullptr,
-                   static_cast<uint32_t>(list_.size()), merged_.data(), merged_weights_.data());
+    const uint32_t length = merge_list(o_, records, lo_, hi_, list_.data(), weights_.data(),
+                                       static_cast<uint32_t>(list_.size()), merged_.data(), merged_weights_.data());
     const int64_t change = int64_t{length} - static_cast<int64_t>(list_.size());
-    degrees_[o_.keys[key_]] = static_cast<uint32_t>(degrees_[o_.keys[key_]] + change);
+    if (!degrees_.empty()) degrees_[key_] = static_cast<uint32_t>(degrees_[key_] + change);
     arcs_change_ += change;
     list_.clear();
     weights_.clear();
-    key_ = SIZE_MAX;
+    key_ = UINT32_MAX;
   }
 
   const Graph& graph_;
   const EdgeSpace& space_;
   const DeltaOverlay& o_;
-  const std::vector<size_t>& uncertain_;
+  const std::vector<uint32_t>& uncertain_;
   std::vector<uint32_t>& degrees_;
   int64_t& arcs_change_;
   uint32_t lo_ = 0, hi_ = UINT32_MAX;
-  size_t key_ = SIZE_MAX;
-  std::vector<uint32_t> list_, merged_;
+  uint32_t key_ = UINT32_MAX;
+  std::vector<uint8_t> payload_;
+  std::vector<uint32_t> scratch_, list_, merged_;
   std::vector<float> weights_, merged_weights_;
+  std::vector<DeltaArc> chunk_records_, key_records_;
 };
 
-// Corrects the kind's degrees and each block's arc count for the overlay.
-Status correct_degrees(Graph* graph, SpaceKind kind, const DeltaOverlay& o) {
-  const std::vector<size_t>& blocks = graph->blocks(kind);
+// Adds `count` to the bound of every chunk of `space` holding `key`'s list
+// (*next: the first chunk not before the key's; keys come in order).
+void bound_chunk_adds(const EdgeSpace& space, uint32_t key, uint32_t count, size_t* next,
+                      std::vector<uint32_t>* chunk_adds) {
+  const auto& index = space.index;
+  while (*next < index.size() && index[*next].end_vertex() <= key) ++*next;
+  for (size_t c = *next; c < index.size() && index[c].first_vertex <= key; ++c) (*chunk_adds)[c] += count;
+}
+
+// Corrects a kind's degrees and each block's arc count for its overlay, and
+// bounds the adds each chunk gains (EdgeSpace::chunk_adds): each key's
+// records come to add() as the overlay is built, then finish() counts the
+// lists adds alone do not decide.
+class OverlayCorrection {
+ public:
+  OverlayCorrection(Graph* graph, SpaceKind kind)
+      : graph_(graph),
+        blocks_(graph->blocks(kind)),
+        arcs_change_(blocks_.size(), 0),
+        next_(blocks_.size(), 0),
+        degrees_(graph->stored_space_to_correct(graph->degree_space(kind)).degrees) {
+    for (size_t b : blocks_) {
+      EdgeSpace& space = graph->stored_space_to_correct(b);
+      space.chunk_adds.assign(space.index.size(), 0);
+    }
+  }
+
+  Status add(KeyRecords records, bool dedup) {
+    const uint32_t key = records.begin->key;
+    if (degrees_.size() != graph_->num_vertices()) return Status::InvalidArgument("a run over updates needs degrees");
+    const bool certain = !dedup && !records.has_removals();  // else an add may meet a stored copy, a removal several
+    if (!certain) uncertain_.push_back(key);
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      EdgeSpace& space = graph_->stored_space_to_correct(blocks_[b]);
+      uint32_t lo = 0, hi = 0;
+      block_range(space, &lo, &hi);
+      const uint32_t adds = records.adds_in(lo, hi);
+      if (adds > 0) bound_chunk_adds(space, key, adds, &next_[b], &space.chunk_adds);
+      if (!certain) continue;
+      degrees_[key] += adds;
+      arcs_change_[b] += adds;
+    }
+    return Status::OK();
+  }
+
+  Status finish(const DeltaOverlay& overlay) {
+    for (size_t b = 0; b < blocks_.size() && !uncertain_.empty(); ++b) {
+      UncertainCounter counter(*graph_, graph_->stored_space(blocks_[b]), overlay, uncertain_, &degrees_,
+                               &arcs_change_[b]);
+      SG_RETURN_IF_ERROR(counter.run());
+    }
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      EdgeSpace& space = graph_->stored_space_to_correct(blocks_[b]);
+      space.meta.arcs = static_cast<uint64_t>(static_cast<int64_t>(space.meta.arcs) + arcs_change_[b]);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Graph* graph_;
+  const std::vector<size_t>& blocks_;
+  std::vector<int64_t> arcs_change_;
+  std::vector<size_t> next_;
+  std::vector<uint32_t>& degrees_;
+  std::vector<uint32_t> uncertain_;
+};
+
+// Moves the kind's corrected degrees out of memory into an unnamed file
+// beside the graph (else in $TMPDIR), which the engine then reads as it
+// would the stored degree file.
+Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
   std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(kind)).degrees;
-  if (degrees.size() != graph->num_vertices())
-    return Status::InvalidArgument("a run over updates needs its degrees loaded");
-  std::vector<size_t> uncertain;
-  std::vector<int64_t> arcs_change(blocks.size(), 0);
-  for (size_t k = 0; k < o.keys.size(); ++k) {
-    if (o.dedup || o.has_removes(k)) {
-      uncertain.push_back(k);  // an add may meet a stored copy, a removal may take several
-      continue;
-    }
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      uint32_t lo = 0, hi = 0, first = 0, end = 0;
-      block_range(graph->stored_space(blocks[b]), &lo, &hi);
-      o.adds_in(k, lo, hi, &first, &end);
-      degrees[o.keys[k]] += end - first;
-      arcs_change[b] += end - first;
-    }
+  File file;
+  bool direct = false;
+  Status s = File::create_unnamed(graph->dir() + "/.degrees-after-updates", &file, &direct);
+  if (!s.ok()) {
+    const char* tmp = std::getenv("TMPDIR");
+    s = File::create_unnamed(std::string(tmp != nullptr && *tmp != 0 ? tmp : "/tmp") + "/.shardgraph-degrees", &file,
+                             &direct);
   }
-  for (size_t b = 0; b < blocks.size() && !uncertain.empty(); ++b) {
-    UncertainCounter counter(*graph, graph->stored_space(blocks[b]), o, uncertain, &degrees, &arcs_change[b]);
-    SG_RETURN_IF_ERROR(counter.run());
-  }
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    EdgeSpace& space = graph->stored_space_to_correct(blocks[b]);
-    space.meta.arcs = static_cast<uint64_t>(static_cast<int64_t>(space.meta.arcs) + arcs_change[b]);
-  }
+  SG_RETURN_IF_ERROR(s);
+  SG_RETURN_IF_ERROR(file.pwrite_all(degrees.data(), degrees.size() * sizeof(uint32_t), 0));
+  const uint64_t checksum = checksum64(degrees.data(), degrees.size() * sizeof(uint32_t));
+  std::vector<uint32_t>().swap(degrees);
+  graph->set_corrected_degrees(kind, std::move(file), checksum);
   return Status::OK();
 }
 
@@ -223,13 +322,22 @@ Status prepare_run_over_updates(Graph* graph) {
   GraphDeltas deltas;
   SG_RETURN_IF_ERROR(deltas.open(*graph));
   const bool dedup = m.ingest.duplicates_dropped;
-  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-    if (kind == SpaceKind::kIn && !m.directed) break;  // one space, both directions in its runs
-    auto overlay = std::make_shared<DeltaOverlay>();
-    SG_RETURN_IF_ERROR(build_delta_overlay(deltas.runs(kind), m.weighted, dedup, overlay.get()));
-    SG_RETURN_IF_ERROR(correct_degrees(graph, kind, *overlay));
-    graph->set_overlay(kind, std::move(overlay));
-  }
+  // The kinds touch apart parts of the graph: built side by side.
+  Status status[2];
+  const size_t kinds = m.directed ? 2 : 1;  // an undirected graph: one space, both directions in its runs
+  parallel_for(size_t{0}, kinds, size_t{1}, [&](size_t first, size_t end) {
+    for (size_t k = first; k < end; ++k) {
+      const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
+      auto overlay = std::make_shared<DeltaOverlay>();
+      OverlayCorrection correction(graph, kind);
+      status[k] = build_delta_overlay(deltas.runs(kind), m.weighted, dedup, graph->num_vertices(), overlay.get(),
+                                      [&](KeyRecords records) { return correction.add(records, dedup); });
+      if (status[k].ok()) status[k] = correction.finish(*overlay);
+      if (status[k].ok()) status[k] = write_corrected_degrees(graph, kind);
+      if (status[k].ok()) graph->set_overlay(kind, std::move(overlay));
+    }
+  });
+  for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   return Status::OK();
 }
 

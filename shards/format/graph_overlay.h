@@ -4,6 +4,8 @@
 // compaction would write.
 #pragma once
 
+#include <functional>
+
 #include "shards/format/delta_overlay.h"
 #include "shards/format/graph.h"
 #include "shards/format/graph_deltas.h"
@@ -12,8 +14,10 @@ namespace sg {
 
 // Merges a kind's runs (oldest first): an update's removals apply before its
 // adds, and remove every copy present before them.
+// `on_key`, if given, sees each key's merged records as they are written.
 Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, bool weighted, bool dedup,
-                           DeltaOverlay* overlay);
+                           uint32_t num_vertices, DeltaOverlay* overlay,
+                           const std::function<Status(KeyRecords)>& on_key = nullptr);
 
 // Prepares `graph`, opened with GraphOpenOptions::deltas and its degrees
 // loaded (degrees and in_degrees), for a run: installs each kind's overlay

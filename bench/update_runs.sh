@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs on a changed graph against the same graph compacted, on one emulated
+# HDD (../shared/tools/emudisk.sh) and from the page cache. A copy of GRAPH
+# on the disk (DISK_DIR) takes UPDATES updates that together add SHARE of
+# its edges (uniform random pairs of its ids, which must be a permutation of
+# 0..n-1 so no update adds a vertex); a second copy is then compacted.
+# PageRank (10 iterations), BFS and WCC run on both, alternating, ROUNDS
+# times: inside the disk throttle and a CGROUP_MB memory cgroup with the
+# page cache dropped, then outside it with the graph cached. Each pair's
+# outputs must be byte-identical. The compaction is timed too. One JSON line
+# a measurement.
+#   bench/update_runs.sh BIN GRAPH DISK_DIR [CGROUP_MB] [UPDATES] [SHARE] [ROUNDS]
+set -euo pipefail
+bin=$1; graph=$2; disk=$3; cgroup_mb=${4:-256}; updates=${5:-50}; share=${6:-0.05}; rounds=${7:-2}
+root=$(cd "$(dirname "$0")/.." && pwd)
+emudisk=${EMUDISK:-$root/../shared/tools/emudisk.sh}
+memory=$((cgroup_mb * 3 / 4))M
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$graph/manifest.json" "$1"; }
+vertices=$(field num_vertices); edges=$(field num_edges)
+per_update=$(python3 -c "print(int($edges * $share / $updates))")
+python3 - "$tmp" "$vertices" "$per_update" "$updates" <<'PY'
+import array, os, random, sys
+tmp, n, count, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+random.seed(7)
+for i in range(updates):
+    with open(os.path.join(tmp, "u%d.bin32" % i), "wb") as f:
+        array.array("I", (random.randrange(n) for _ in range(2 * count))).tofile(f)
+PY
+changed=$disk/runs-changed; compacted=$disk/runs-compacted
+rm -rf "$changed" "$compacted"; cp -r "$graph" "$changed"
+for i in $(seq 0 $((updates - 1))); do
+  "$bin" update "$changed" --add "$tmp/u$i.bin32" --no-compact >/dev/null
+done
+cp -r "$changed" "$compacted"
+json() {  # what, graph, seconds, extra json
+  python3 -c "import json,sys; d={'bench':'update_runs','what':sys.argv[1],'graph':sys.argv[2],'seconds':round(float(sys.argv[3]),3),'updates':$updates,'share':$share,'cgroup_mib':$cgroup_mb,'memory':'$memory'}; d.update(json.loads(sys.argv[4])); print(json.dumps(d))" "$@"
+}
+timed() {  # output file, command...: prints seconds
+  local out=$1; shift
+  local start end
+  start=$(date +%s.%N)
+  "$@" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+  end=$(date +%s.%N)
+  python3 -c "print(float('$end') - float('$start'))"
+}
+s=$(timed "$tmp/compact.log" "$emudisk" run --mem "$cgroup_mb" -- "$bin" compact "$compacted" --memory "$memory")
+json "compact" "$(basename "$graph")" "$s" '{}'
+apps=("pagerank --iterations 10" "bfs" "wcc")
+for round in $(seq 1 "$rounds"); do
+  for app in "${apps[@]}"; do
+    for where in hdd cache; do
+      for g in changed compacted; do
+        dir=$disk/runs-$g
+        if [ "$where" = hdd ]; then
+          cmd=("$emudisk" run --mem "$cgroup_mb" -- "$bin" run $app "$dir" --memory "$memory" --output "$tmp/$g.out")
+        else
+          "$bin" run $app "$dir" --memory "$memory" >/dev/null 2>&1  # warm the page cache
+          cmd=("$bin" run $app "$dir" --memory "$memory" --output "$tmp/$g.out")
+        fi
+        s=$(timed "$tmp/run.log" "${cmd[@]}")
+        json "$app" "$g" "$s" "{\"where\": \"$where\", \"round\": $round}"
+      done
+      cmp -s "$tmp/changed.out" "$tmp/compacted.out" || { echo "outputs differ: $app ($where)" >&2; exit 1; }
+    done
+  done
+done
+rm -rf "$changed" "$compacted"
