@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <numeric>
 
@@ -222,122 +223,127 @@ Status window_add_range(const Graph& graph, const EdgeSpace& space, const Window
   return Status::OK();
 }
 
-// A window's update records, grouped by key, with each key's share of adds
-// (those in its neighbour range).
-struct WindowRecords {
-  std::vector<DeltaArc> records;
-  std::vector<uint32_t> keys;
-  std::vector<uint32_t> begin;  // keys.size() + 1 entries, into records
-  std::vector<uint32_t> lo, hi, adds;
+// Merges the lists of window vertices [begin, end) with their updates, a
+// block of vertices at a time (its records decoded from the overlay's
+// blocks apart from any other's, so no window-wide array is held). With
+// `counting`, writes each merged length into merged->offsets instead.
+class VertexRangeMerge {
+ public:
+  VertexRangeMerge(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
+                   const WindowAddRange& range, WindowGraph* merged)
+      : o_(o), base_(base), only_(only), range_(range), merged_(merged) {}
 
-  size_t key_at_or_after(uint32_t v) const {
-    return static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), v) - keys.begin());
+  Status run(uint32_t begin, uint32_t end, bool counting) {
+    records_.clear();
+    SG_RETURN_IF_ERROR(o_.decode_keys(base_.first_vertex + begin, base_.first_vertex + end, &records_));
+    const DeltaArc* r = records_.data();
+    const DeltaArc* records_end = r + records_.size();
+    for (uint32_t i = begin; i < end; ++i) {
+      const uint32_t v = base_.first_vertex + i;
+      const DeltaArc* first = r;
+      while (r != records_end && r->key == v) ++r;
+      if (only_ != nullptr && !only_->contains(v)) {
+        if (counting) merged_->offsets[i] = 0;
+        continue;
+      }
+      const uint32_t from = base_.offsets[i], count = base_.offsets[i + 1] - from;
+      const KeyRecords records{first, r};
+      if (counting) {
+        merged_->offsets[i] = first == r ? count : merged_length(v, records, from, count);
+      } else if (first == r) {
+        copy_list(from, count, merged_->offsets[i]);
+      } else {
+        merge_into(v, records, from, count, merged_->offsets[i]);
+      }
+    }
+    return Status::OK();
   }
-  KeyRecords of(size_t k) const { return {records.data() + begin[k], records.data() + begin[k + 1]}; }
+
+ private:
+  void bounds(uint32_t v, uint32_t* lo, uint32_t* hi) const {
+    const uint32_t last = base_.first_vertex + base_.vertex_count - 1;
+    *lo = v == base_.first_vertex ? range_.first_lo : range_.lo;
+    *hi = v == last ? range_.last_hi : range_.hi;
+  }
+
+  // Adds alone: the stored length plus the adds; else merged to count.
+  uint32_t merged_length(uint32_t v, KeyRecords records, uint32_t from, uint32_t count) {
+    uint32_t lo = 0, hi = 0;
+    bounds(v, &lo, &hi);
+    const uint32_t adds = records.adds_in(lo, hi);
+    if (!o_.dedup && !records.has_removals()) return count + adds;
+    scratch_.resize(size_t{count} + adds);
+    scratch_weights_.resize(o_.weighted ? scratch_.size() : 0);
+    return merge_list(o_, records, lo, hi, base_.neighbours.data() + from,
+                      o_.weighted ? base_.weights.data() + from : nullptr, count, scratch_.data(),
+                      scratch_weights_.data());
+  }
+
+  void merge_into(uint32_t v, KeyRecords records, uint32_t from, uint32_t count, uint32_t to) {
+    uint32_t lo = 0, hi = 0;
+    bounds(v, &lo, &hi);
+    merge_list(o_, records, lo, hi, base_.neighbours.data() + from, o_.weighted ? base_.weights.data() + from : nullptr,
+               count, merged_->neighbours.data() + to, o_.weighted ? merged_->weights.data() + to : nullptr);
+  }
+
+  void copy_list(uint32_t from, uint32_t count, uint32_t to) {
+    std::memcpy(merged_->neighbours.data() + to, base_.neighbours.data() + from, sizeof(uint32_t) * count);
+    if (o_.weighted) std::memcpy(merged_->weights.data() + to, base_.weights.data() + from, sizeof(float) * count);
+  }
+
+  const DeltaOverlay& o_;
+  const WindowGraph& base_;
+  const VertexSubset* only_;
+  const WindowAddRange& range_;
+  WindowGraph* merged_;
+  std::vector<DeltaArc> records_;
+  std::vector<uint32_t> scratch_;
+  std::vector<float> scratch_weights_;
 };
 
-Status window_records(const DeltaOverlay& overlay, const WindowGraph& base, const WindowAddRange& range,
-                      WindowRecords* w) {
-  const uint32_t last = base.first_vertex + base.vertex_count - 1;
-  SG_RETURN_IF_ERROR(overlay.decode_keys(base.first_vertex, last + 1, &w->records));
-  for (uint32_t i = 0; i < w->records.size(); ++i) {
-    const uint32_t key = w->records[i].key;
-    if (!w->keys.empty() && w->keys.back() == key) continue;
-    w->keys.push_back(key);
-    w->begin.push_back(i);
-    w->lo.push_back(key == base.first_vertex ? range.first_lo : range.lo);
-    w->hi.push_back(key == last ? range.last_hi : range.hi);
-  }
-  w->begin.push_back(static_cast<uint32_t>(w->records.size()));
-  for (size_t k = 0; k < w->keys.size(); ++k) w->adds.push_back(w->of(k).adds_in(w->lo[k], w->hi[k]));
-  return Status::OK();
-}
-
-// Copies or merges the lists of window vertices [begin, end) into place;
-// *shrunk when a list came out shorter than its slot.
-void merge_vertex_range(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
-                        const WindowRecords& w, uint32_t begin, uint32_t end, WindowGraph* merged,
-                        std::vector<uint32_t>* lengths, std::atomic<bool>* shrunk) {
-  const bool weighted = o.weighted;  // (a window of empty lists has no weights to tell)
-  size_t k = w.key_at_or_after(base.first_vertex + begin);
-  for (uint32_t i = begin; i < end; ++i) {
-    const uint32_t v = base.first_vertex + i;
-    if (only != nullptr && !only->contains(v)) continue;
-    const uint32_t from = base.offsets[i], count = base.offsets[i + 1] - from, to = merged->offsets[i];
-    while (k < w.keys.size() && w.keys[k] < v) ++k;
-    if (k < w.keys.size() && w.keys[k] == v) {
-      const uint32_t length = merge_list(
-          o, w.of(k), w.lo[k], w.hi[k], base.neighbours.data() + from, weighted ? base.weights.data() + from : nullptr,
-          count, merged->neighbours.data() + to, weighted ? merged->weights.data() + to : nullptr);
-      (*lengths)[k] = length;
-      if (length < merged->offsets[i + 1] - to) *shrunk = true;
-      continue;
-    }
-    std::memcpy(merged->neighbours.data() + to, base.neighbours.data() + from, sizeof(uint32_t) * count);
-    if (weighted) std::memcpy(merged->weights.data() + to, base.weights.data() + from, sizeof(float) * count);
-  }
-}
-
-// Closes the gaps lists shorter than their slots left (one pass, in order).
-void close_gaps(bool weighted, const WindowRecords& w, const std::vector<uint32_t>& lengths, WindowGraph* merged) {
-  uint32_t position = 0;
-  size_t k = 0;
-  for (uint32_t i = 0; i < merged->vertex_count; ++i) {
-    const uint32_t v = merged->first_vertex + i, from = merged->offsets[i];
-    uint32_t count = merged->offsets[i + 1] - from;
-    while (k < w.keys.size() && w.keys[k] < v) ++k;
-    if (k < w.keys.size() && w.keys[k] == v) count = lengths[k];
-    std::memmove(merged->neighbours.data() + position, merged->neighbours.data() + from, sizeof(uint32_t) * count);
-    if (weighted) std::memmove(merged->weights.data() + position, merged->weights.data() + from, sizeof(float) * count);
-    merged->offsets[i] = position;
-    position += count;
-  }
-  merged->offsets[merged->vertex_count] = position;
-  size_array(&merged->neighbours, position);
-  size_array(&merged->weights, weighted ? position : 0);
-}
-
-// Offsets of the merged window: each list's stored length plus its adds
-// (removals and duplicates may leave it shorter: close_gaps).
-Status size_merged(const WindowGraph& base, const VertexSubset* only, const WindowRecords& w, bool weighted,
-                   WindowGraph* merged) {
-  merged->first_chunk = base.first_chunk;
-  merged->end_chunk = base.end_chunk;
-  merged->first_vertex = base.first_vertex;
-  merged->vertex_count = base.vertex_count;
-  size_array(&merged->offsets, size_t{base.vertex_count} + 1);
-  uint64_t position = 0;
-  size_t k = 0;
-  for (uint32_t i = 0; i < base.vertex_count; ++i) {
-    const uint32_t v = base.first_vertex + i;
-    merged->offsets[i] = static_cast<uint32_t>(position);
-    if (only != nullptr && !only->contains(v)) continue;
-    position += base.offsets[i + 1] - base.offsets[i];
-    while (k < w.keys.size() && w.keys[k] < v) ++k;
-    if (k < w.keys.size() && w.keys[k] == v) position += w.adds[k];
-  }
-  if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
-  merged->offsets[base.vertex_count] = static_cast<uint32_t>(position);
-  size_array(&merged->neighbours, position);
-  size_array(&merged->weights, weighted ? position : 0);
+// Runs `pass` over the window's vertices in parallel blocks; the first error wins.
+Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t, uint32_t)>& pass) {
+  constexpr uint32_t kBlockVertices = 4096;
+  const uint32_t blocks = (vertices + kBlockVertices - 1) / kBlockVertices;
+  std::vector<Status> status(blocks);
+  parallel_for(uint32_t{0}, blocks, uint32_t{1}, [&](uint32_t first, uint32_t end) {
+    for (uint32_t b = first; b < end; ++b)
+      status[b] = pass(b * kBlockVertices, std::min(vertices, (b + 1) * kBlockVertices));
+  });
+  for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   return Status::OK();
 }
 
 }  // namespace
 
+// Three passes: merged lengths (in parallel), their prefix sums, then the
+// merge into place (in parallel).
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
                             const WindowGraph& base, const VertexSubset* only, WindowGraph* merged) {
   WindowAddRange range;
   SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
-  WindowRecords w;
-  SG_RETURN_IF_ERROR(window_records(overlay, base, range, &w));
-  SG_RETURN_IF_ERROR(size_merged(base, only, w, overlay.weighted, merged));
-  std::vector<uint32_t> lengths(w.keys.size(), 0);
-  std::atomic<bool> shrunk{false};
-  parallel_for(uint32_t{0}, base.vertex_count, uint32_t{4096}, [&](uint32_t begin, uint32_t end) {
-    merge_vertex_range(overlay, base, only, w, begin, end, merged, &lengths, &shrunk);
-  });
-  if (shrunk) close_gaps(overlay.weighted, w, lengths, merged);
+  merged->first_chunk = base.first_chunk;
+  merged->end_chunk = base.end_chunk;
+  merged->first_vertex = base.first_vertex;
+  merged->vertex_count = base.vertex_count;
+  size_array(&merged->offsets, size_t{base.vertex_count} + 1);
+  for (bool counting : {true, false}) {
+    SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, [&](uint32_t begin, uint32_t end) {
+      VertexRangeMerge merge(overlay, base, only, range, merged);
+      return merge.run(begin, end, counting);
+    }));
+    if (!counting) break;
+    uint64_t position = 0;
+    for (uint32_t i = 0; i < base.vertex_count; ++i) {
+      const uint32_t length = merged->offsets[i];
+      merged->offsets[i] = static_cast<uint32_t>(position);
+      position += length;
+    }
+    if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
+    merged->offsets[base.vertex_count] = static_cast<uint32_t>(position);
+    size_array(&merged->neighbours, position);
+    size_array(&merged->weights, graph.weighted() ? position : 0);
+  }
   return Status::OK();
 }
 

@@ -1,6 +1,7 @@
-"""Graph.add_edges / remove_edges / compact: a graph changed by updates and
-compacted gives every app the results of a graph ingested from the final
-edge set; a graph with updates not yet compacted is refused by runs."""
+""
+    "Graph.add_edges / remove_edges / compact: a graph changed by updates and
+    compacted gives every app the results of a graph ingested from the final edge set; runs read updates that add no vertex in place, with the results of
+the compacted graph, and refuse updates that add vertices."""
 
 import numpy as np
 import pytest
@@ -39,6 +40,22 @@ def test_updates_then_compaction_equal_a_fresh_ingest(tmp_path):
         b = fresh.run(app, memory="16M", progress=False, **options)
         assert np.array_equal(a.ids, b.ids), app
         assert np.array_equal(a.to_numpy(), b.to_numpy()), app
+
+
+def test_runs_read_updates_in_place(tmp_path):
+    src, dst = random_arcs(8, 80, 400)
+    g = sg.ingest_arrays(src, dst, tmp_path / "g", progress=False, order="none")
+    n = g.summary["vertices"]
+    g.remove_edges(src[:20], dst[:20], compact_at=0)
+    added_src, added_dst = random_arcs(9, 80, 60)
+    g.add_edges(added_src % n, added_dst % n, compact_at=0)  # no new vertex
+    assert g.summary["pending_updates"] == 2
+    before = {app: g.run(app, memory="16M", progress=False, **options) for app, options in APPS}
+    g.compact(progress=False)
+    for app, options in APPS:
+        after = g.run(app, memory="16M", progress=False, **options)
+        assert np.array_equal(before[app].ids, after.ids), app
+        assert np.allclose(before[app].to_numpy(), after.to_numpy(), rtol=1e-6, atol=0), app
 
 
 def test_updates_compact_themselves_past_the_share(tmp_path):

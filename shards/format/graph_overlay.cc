@@ -11,7 +11,7 @@ namespace sg {
 namespace {
 
 // A run's record. Each run is sorted (an update's removal of an arc before
-// its add); merging the runs stably in run order puts an arc's records in
+// its add); merging the runs in run order on ties puts an arc's records in
 // update order.
 struct OverlayRecord {
   uint64_t arc = 0;  // key << 32 | neighbour
@@ -21,49 +21,56 @@ struct OverlayRecord {
   uint32_t neighbour() const { return static_cast<uint32_t>(arc); }
 };
 
-// Decodes every run into *records, run after run; *ends: where each run's
-// records end.
-Status decode_runs(const std::vector<std::unique_ptr<DeltaRun>>& runs, std::vector<OverlayRecord>* records,
-                   std::vector<size_t>* ends) {
-  uint64_t total = 0;
-  for (const auto& run : runs) total += run->reader.records();
-  records->reserve(total);
-  std::vector<DeltaArc> arcs;
-  for (const auto& run : runs) {
-    const DeltaRunReader& reader = run->reader;
-    for (size_t b = 0; b < reader.blocks(); ++b) {
-      arcs.clear();
-      SG_RETURN_IF_ERROR(reader.decode_block(b, &arcs));
-      for (const DeltaArc& a : arcs)
-        records->push_back({uint64_t{a.key} << 32 | a.neighbour, a.weight, a.removed ? 1u : 0u});
-    }
-    ends->push_back(records->size());
+// Reads the runs of a kind merged into one stream, in (arc, run) order,
+// with a heap over one decoded block per run: memory stays at a block a
+// run however large the updates.
+class RunMerger {
+ public:
+  explicit RunMerger(const std::vector<std::unique_ptr<DeltaRun>>& runs) : cursors_(runs.size()) {
+    for (size_t r = 0; r < runs.size(); ++r) cursors_[r].reader = &runs[r]->reader;
   }
-  return Status::OK();
-}
 
-// Merges the sorted runs [0, ends[0]), [ends[0], ends[1]), ... pairwise,
-// stably (an earlier run's records first on ties), pairs in parallel.
-void merge_runs(std::vector<OverlayRecord>* records, std::vector<size_t> ends) {
-  std::vector<OverlayRecord> other(records->size());
-  auto by_arc = [](const OverlayRecord& a, const OverlayRecord& b) { return a.arc < b.arc; };
-  while (ends.size() > 1) {
-    const size_t pairs = (ends.size() + 1) / 2;
-    parallel_for(size_t{0}, pairs, size_t{1}, [&](size_t first, size_t last) {
-      for (size_t p = first; p < last; ++p) {
-        const size_t begin = 2 * p == 0 ? 0 : ends[2 * p - 1], middle = ends[2 * p];
-        const size_t end = 2 * p + 1 < ends.size() ? ends[2 * p + 1] : middle;
-        std::merge(records->begin() + static_cast<long>(begin), records->begin() + static_cast<long>(middle),
-                   records->begin() + static_cast<long>(middle), records->begin() + static_cast<long>(end),
-                   other.begin() + static_cast<long>(begin), by_arc);
-      }
-    });
-    std::vector<size_t> merged;
-    for (size_t p = 0; p < pairs; ++p) merged.push_back(2 * p + 1 < ends.size() ? ends[2 * p + 1] : ends[2 * p]);
-    ends.swap(merged);
-    records->swap(other);
+  Status start() {
+    for (size_t r = 0; r < cursors_.size(); ++r) SG_RETURN_IF_ERROR(push_next(r));
+    return Status::OK();
   }
-}
+  bool done() const { return heap_.empty(); }
+  // The least record (its run's earliest on ties), and moves past it.
+  Status pop(OverlayRecord* record) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const size_t r = heap_.back().second;
+    heap_.pop_back();
+    const DeltaArc& a = cursors_[r].arcs[cursors_[r].at++];
+    *record = {uint64_t{a.key} << 32 | a.neighbour, a.weight, a.removed ? 1u : 0u};
+    return push_next(r);
+  }
+  // The next record's arc (done() false).
+  uint64_t next_arc() const { return heap_.front().first; }
+
+ private:
+  struct Cursor {
+    const DeltaRunReader* reader = nullptr;
+    size_t block = 0, at = 0;
+    std::vector<DeltaArc> arcs;
+  };
+
+  Status push_next(size_t r) {
+    Cursor& c = cursors_[r];
+    if (c.at == c.arcs.size()) {
+      c.arcs.clear();
+      c.at = 0;
+      if (c.block == c.reader->blocks()) return Status::OK();
+      SG_RETURN_IF_ERROR(c.reader->decode_block(c.block++, &c.arcs));
+    }
+    const DeltaArc& a = c.arcs[c.at];
+    heap_.emplace_back(uint64_t{a.key} << 32 | a.neighbour, r);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    return Status::OK();
+  }
+
+  std::vector<Cursor> cursors_;
+  std::vector<std::pair<uint64_t, size_t>> heap_;  // (arc, run): a min-heap
+};
 
 // Appends the overlay records of one arc's records [first, end) (in update
 // order) to *key_records: a removal if any update removes it, then the adds
@@ -107,25 +114,26 @@ Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, b
   overlay->weighted = weighted;
   overlay->dedup = dedup;
   overlay->adds = overlay->removals = 0;
-  std::vector<OverlayRecord> records;
-  std::vector<size_t> ends;
-  SG_RETURN_IF_ERROR(decode_runs(runs, &records, &ends));
-  merge_runs(&records, ends);
+  RunMerger merger(runs);
+  SG_RETURN_IF_ERROR(merger.start());
   DeltaRunWriter writer(weighted, kOverlayBlockBytes);
   std::vector<float> kept;
   std::vector<DeltaArc> key_records;
-  for (size_t i = 0; i < records.size();) {
-    if (i > 0 && records[i].key() != records[i - 1].key()) {
+  std::vector<OverlayRecord> arc_records;  // one arc's, in update order
+  while (!merger.done()) {
+    arc_records.clear();
+    const uint64_t arc = merger.next_arc();
+    while (!merger.done() && merger.next_arc() == arc) {
+      arc_records.emplace_back();
+      SG_RETURN_IF_ERROR(merger.pop(&arc_records.back()));
+    }
+    if (!key_records.empty() && key_records.back().key != static_cast<uint32_t>(arc >> 32)) {
       SG_RETURN_IF_ERROR(write_key(key_records, on_key, &writer, overlay));
       key_records.clear();
     }
-    size_t j = i + 1;
-    while (j < records.size() && records[j].arc == records[i].arc) ++j;
-    resolve_arc(records.data() + i, records.data() + j, dedup, &key_records, &kept);
-    i = j;
+    resolve_arc(arc_records.data(), arc_records.data() + arc_records.size(), dedup, &key_records, &kept);
   }
   SG_RETURN_IF_ERROR(write_key(key_records, on_key, &writer, overlay));
-  std::vector<OverlayRecord>().swap(records);
   SG_RETURN_IF_ERROR(writer.finish(&overlay->run));
   const auto* begin = reinterpret_cast<const uint8_t*>(overlay->run.data());
   return overlay->reader.open(begin, begin + overlay->run.size(), weighted, num_vertices);
