@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "shards/format/graph_overlay.h"
 #include "shards/update/graph_update.h"
 #include "test_util.h"
 
@@ -301,4 +302,44 @@ TEST_CASE("runs over a graph with updates equal a fresh ingest of the final edge
     REQUIRE(sgtest::run_cli("compact " + (dir / "g"), &output) == 0);
     check_apps_equal(c, dir, {"auto"});
   }
+}
+
+// A run holds the generation it opened (GraphOpenOptions::hold): a
+// compaction meanwhile swaps the compacted graph in but leaves the old base,
+// hidden, to the run, which still reads its own files; once the run is over
+// gc (or the next compaction) removes it.
+TEST_CASE("a compaction leaves the generation a run holds until the run is over") {
+  sgtest::TempDir dir;
+  std::string output;
+  sgtest::write_text(dir / "e.txt", "10 20\n20 30\n30 10\n10 40\n");
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + " --remap --order none", &output) == 0);
+  sgtest::write_text(dir / "add.txt", "40 20\n30 40\n");
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "add.txt") + " --no-compact", &output) == 0);
+  auto hidden = [&] {
+    int count = 0;
+    for (const std::string& name : sgtest::list_dir(dir.path())) count += name.rfind(".g.compact", 0) == 0;
+    return count;
+  };
+  {
+    GraphOpenOptions options;
+    options.deltas = options.hold = true;
+    options.id_map = false;
+    Graph held;
+    REQUIRE(Graph::open(dir / "g", &held, options).ok());
+    REQUIRE(prepare_run_over_updates(&held).ok());
+    REQUIRE(sgtest::run_cli("compact " + (dir / "g"), &output) == 0);
+    CHECK(output.find("a run reads the old generation") != std::string::npos);
+    CHECK(hidden() == 1);
+    CHECK(held.load_id_map().ok());  // from the old base, by its directory
+    CHECK(held.original_id(0) == 10);
+    std::vector<uint8_t> payload(held.space(SpaceKind::kOut).index[0].bytes);
+    CHECK(held.read_chunk(SpaceKind::kOut, 0, payload.data()).ok());
+    CHECK(held.manifest().deltas.size() == 1);  // its generation, not the compacted one
+    REQUIRE(sgtest::run_cli("gc " + dir.path(), &output) == 0);
+    CHECK(hidden() == 1);  // still held
+  }
+  REQUIRE(sgtest::run_cli("gc " + dir.path(), &output) == 0);
+  CHECK(hidden() == 0);
+  REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --source 10 --output " + (dir / "bfs.txt"), &output) == 0);
+  CHECK(sgtest::read_values(dir / "bfs.txt").at(20) == 1);
 }

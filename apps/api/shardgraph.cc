@@ -431,8 +431,8 @@ Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* r
   o.progress = callbacks.progress;
   sg::CompactSummary summary;
   SG_RETURN_IF_ERROR(sg::compact_graph(o, &summary));
-  *report =
-      CompactReport{summary.updates, summary.num_vertices, summary.num_edges, summary.stored_bytes, summary.seconds};
+  *report = CompactReport{summary.updates,      summary.num_vertices, summary.num_edges,
+                          summary.stored_bytes, summary.seconds,      summary.old_generation_kept};
   return Status::OK();
 }
 

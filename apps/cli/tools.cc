@@ -117,6 +117,9 @@ int run_compact(const ToolArgs& a) {
               static_cast<unsigned long long>(report.updates), a.compact_dir.c_str(),
               static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),
               static_cast<unsigned long long>(report.stored_bytes), report.seconds);
+  if (report.old_generation_kept) {
+    std::printf("a run reads the old generation: it stays hidden beside the graph until the next compaction or gc\n");
+  }
   return 0;
 }
 

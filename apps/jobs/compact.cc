@@ -88,8 +88,12 @@ Status compact_graph(const CompactOptions& options, CompactSummary* summary) {
   Graph graph;
   SG_RETURN_IF_ERROR(open_for_writing(options.graph, GraphOpenOptions{false, false, false, false}, &lock, &graph));
   summary->updates = graph.manifest().deltas.size();
-  if (summary->updates == 0) return Status::OK();
   const std::string target = fs::absolute(options.graph).lexically_normal().string();
+  LeftoverReport swept;  // old generations earlier compactions kept for runs now over
+  std::string kept_prefix(1, '.');
+  kept_prefix.append(fs::path(target).filename().string()).append(".compact~sg~");
+  SG_RETURN_IF_ERROR(remove_leftovers(fs::path(target).parent_path().string(), &swept, kept_prefix));
+  if (summary->updates == 0) return Status::OK();
   const std::string compacted = hidden_sibling(target, "compact");
   IngestSummary ingest;
   SG_RETURN_IF_ERROR(ingest_graph(compaction_ingest(graph, options, compacted), &ingest));
@@ -98,7 +102,9 @@ Status compact_graph(const CompactOptions& options, CompactSummary* summary) {
     remove_graph(compacted, nullptr);
     return s;
   }
-  remove_graph(compacted, nullptr);  // the old base, now under the hidden name
+  // The old base, now under the hidden name, unless a run reads it: then
+  // the next compaction or gc removes it once the run is over.
+  summary->old_generation_kept = !remove_graph_unless_held(compacted, nullptr);
   summary->num_vertices = ingest.num_vertices;
   summary->num_edges = ingest.num_edges;
   summary->stored_bytes = ingest.stored_bytes;

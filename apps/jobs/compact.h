@@ -28,6 +28,7 @@ struct CompactSummary {
   uint64_t num_edges = 0;
   uint64_t stored_bytes = 0;
   double seconds = 0;
+  bool old_generation_kept = false;  // a run held it (remove_graph_unless_held)
 };
 
 Status compact_graph(const CompactOptions& options, CompactSummary* summary);

@@ -446,6 +446,7 @@ Status run_app(const RunOptions& o, RunOutput* out) {
   Graph graph;
   GraphOpenOptions open_options = run_open_options();
   open_options.deltas = true;
+  open_options.hold = true;  // a compaction meanwhile leaves this generation to the run
   SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
   if (!graph.manifest().deltas.empty()) {
     // Again with its degrees whole, to correct them for the updates (graph_overlay.h).

@@ -184,6 +184,9 @@ Status update(const UpdateRequest& request, UpdateReport* report);
 struct CompactReport {
   uint64_t updates = 0, vertices = 0, edges = 0, stored_bytes = 0;
   double seconds = 0;
+  // A run was reading the old generation: it stays, hidden beside the
+  // graph, until the next compaction or gc after that run.
+  bool old_generation_kept = false;
 };
 Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks = {});
 // Removes what killed ingests left in `dirs`; returns the paths removed.

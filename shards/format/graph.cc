@@ -5,10 +5,13 @@
 #include <cstring>
 #include <functional>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "base/file_util.h"
 #include "compression/checksum.h"
+#include "shards/format/remove_graph.h"
 
 namespace sg {
 namespace {
@@ -45,7 +48,14 @@ Status load_array(const std::string& path, uint64_t expected_checksum, size_t ex
 
 Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions options) {
   graph->dir_ = dir;
-  const std::string manifest_path = dir + "/manifest.json";
+  graph->generation_lock_ = File();
+  graph->dir_handle_ = File();
+  if (options.hold) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Status::NoInput(dir + ": not a graph (" + errno_text(errno) + ")");
+    graph->dir_handle_ = File(fd, dir);
+  }
+  const std::string manifest_path = graph->path_of("manifest.json");
   std::string text;
   Status s = read_whole_file(manifest_path, &text);
   if (s.code() == Status::Code::kNotFound) {
@@ -67,6 +77,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
                                    " update(s) not yet compacted; run `shardgraph compact " + dir +
                                    "` first (runs read compacted graphs)");
   }
+  if (options.hold) SG_RETURN_IF_ERROR(graph->hold_generation());
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
@@ -97,11 +108,25 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   return Status::OK();
 }
 
+// A shared lock on the generation's lock file (remove_graph.h): a
+// compaction or gc removes an old base only once it can lock it
+// exclusively. Not waiting: an exclusive holder is removing this one.
+Status Graph::hold_generation() {
+  const std::string path = path_of(generation_lock_name(manifest_));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::NoInput(dir_ + ": cannot open its lock file (" + errno_text(errno) + ")");
+  generation_lock_ = File(fd, path);
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    return Status::InvalidArgument(dir_ + ": a compaction is removing the generation this run opened; run again");
+  }
+  return Status::OK();
+}
+
 Status Graph::load_in_degrees() const {
   if (!in_degrees_pending_) return Status::OK();
   EdgeSpace& space = spaces_[degree_space(SpaceKind::kIn)];
-  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + space.meta.degree_file, space.meta.degree_checksum, manifest_.num_vertices,
-                                &space.degrees));
+  SG_RETURN_IF_ERROR(
+      load_array(path_of(space.meta.degree_file), space.meta.degree_checksum, manifest_.num_vertices, &space.degrees));
   in_degrees_pending_ = false;
   return Status::OK();
 }
@@ -162,14 +187,14 @@ Status Graph::lookup_original_id(uint32_t vertex, uint64_t* id) const {
     return Status::OK();
   }
   File file;
-  SG_RETURN_IF_ERROR(File::open_read(dir_ + "/" + manifest_.id_map_file, &file));
+  SG_RETURN_IF_ERROR(File::open_read(path_of(manifest_.id_map_file), &file));
   return file.pread_all(id, sizeof(*id), uint64_t{vertex} * sizeof(*id));
 }
 
 Status Graph::load_id_map() const {
   if (!id_map_pending_) return Status::OK();
   const Manifest& m = manifest_;
-  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + m.id_map_file, m.id_map_checksum, m.num_vertices, &id_map_));
+  SG_RETURN_IF_ERROR(load_array(path_of(m.id_map_file), m.id_map_checksum, m.num_vertices, &id_map_));
   id_map_pending_ = false;
   id_map_checked_ = true;
   ids_ = id_map_.data();
@@ -203,7 +228,7 @@ Status Graph::map_id_map() const {
   if (!id_map_pending_) return Status::OK();
   SG_RETURN_IF_ERROR(check_id_map());
   auto mapping = std::make_unique<MappedFile>();
-  const std::string path = dir_ + "/" + manifest_.id_map_file;
+  const std::string path = path_of(manifest_.id_map_file);
   SG_RETURN_IF_ERROR(mapping->open(path));
   // check_id_map read the file a moment ago; a size unlike it now means
   // someone is rewriting the graph under the run.
@@ -223,10 +248,10 @@ uint64_t Graph::id_map_load_bytes() const {
 
 Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space) {
   space->meta = meta;
-  SG_RETURN_IF_ERROR(load_array(dir_ + "/" + meta.index_file, meta.index_checksum, meta.chunks, &space->index));
+  SG_RETURN_IF_ERROR(load_array(path_of(meta.index_file), meta.index_checksum, meta.chunks, &space->index));
   if (degrees) {
     SG_RETURN_IF_ERROR(
-        load_array(dir_ + "/" + meta.degree_file, meta.degree_checksum, manifest_.num_vertices, &space->degrees));
+        load_array(path_of(meta.degree_file), meta.degree_checksum, manifest_.num_vertices, &space->degrees));
   }
   space->device_files.resize(manifest_.devices.size());
   for (size_t d = 0; d < manifest_.devices.size(); ++d) {
@@ -329,8 +354,8 @@ Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
 }
 
 Status Graph::scan_id_map(const std::function<void(uint32_t, const uint64_t*, size_t)>& fn) const {
-  return scan_array_file<uint64_t>(dir_ + "/" + manifest_.id_map_file, manifest_.id_map_checksum,
-                                   manifest_.num_vertices, fn);
+  return scan_array_file<uint64_t>(path_of(manifest_.id_map_file), manifest_.id_map_checksum, manifest_.num_vertices,
+                                   fn);
 }
 
 bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
@@ -339,7 +364,7 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
     // the checksum was checked when the map was written and is checked
     // again when it is loaded for the output.
     File file;
-    if (!File::open_read(dir_ + "/" + manifest_.id_map_file, &file).ok()) return false;
+    if (!File::open_read(path_of(manifest_.id_map_file), &file).ok()) return false;
     std::vector<uint64_t> block(1 << 16);
     for (uint64_t first = 0; first < manifest_.num_vertices; first += block.size()) {
       const uint64_t count = std::min<uint64_t>(block.size(), manifest_.num_vertices - first);

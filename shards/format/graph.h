@@ -64,6 +64,11 @@ struct GraphOpenOptions {
   // readers that merge them (GraphDeltas: update, compact, verify, info,
   // format "graph"); refused otherwise.
   bool deltas = false;
+  // A run: hold the generation opened (a shared lock a compaction respects,
+  // see remove_graph.h), and read files it opens later (the id map,
+  // degrees) from the directory opened, even after a compaction swapped a
+  // new one in at its path.
+  bool hold = false;
 };
 
 // Checks a file of `vertices` uint32 degrees against its checksum in one
@@ -81,6 +86,12 @@ class Graph {
 
   const Manifest& manifest() const { return manifest_; }
   const std::string& dir() const { return dir_; }
+  // A file of the graph's directory: through the directory opened when the
+  // generation is held, else by its path.
+  std::string path_of(const std::string& name) const {
+    if (!dir_handle_.is_open()) return dir_ + "/" + name;
+    return "/proc/self/fd/" + std::to_string(dir_handle_.fd()) + "/" + name;
+  }
   uint32_t num_vertices() const { return static_cast<uint32_t>(manifest_.num_vertices); }
   bool directed() const { return manifest_.directed && !undirected_view_; }
   // A part of a partitioned undirected graph: stored directed (the arcs of
@@ -190,7 +201,7 @@ class Graph {
   // trustworthy only if it returns OK.
   std::string degree_path(SpaceKind kind) const {
     if (corrected_degrees_[kind_slot(kind)].is_open()) return corrected_degree_path(kind);
-    return dir_ + "/" + (stored_in_degrees(kind) ? manifest_.in_degree_file : space(kind).meta.degree_file);
+    return path_of(stored_in_degrees(kind) ? manifest_.in_degree_file : space(kind).meta.degree_file);
   }
   uint64_t degree_checksum(SpaceKind kind) const {
     if (corrected_degrees_[kind_slot(kind)].is_open()) return corrected_checksum_[kind_slot(kind)];
@@ -245,6 +256,7 @@ class Graph {
   bool order_permuted_ids() const;
   Status load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space);
   Status check_index(const EdgeSpace& space) const;
+  Status hold_generation();
 
   std::string dir_;
   Manifest manifest_;
@@ -262,6 +274,8 @@ class Graph {
   bool undirected_view_ = false;
   std::shared_ptr<const DeltaOverlay> overlays_[2];  // per kind slot
   File corrected_degrees_[2];                        // per kind slot, when set
+  File dir_handle_;                                  // GraphOpenOptions::hold
+  File generation_lock_;                             // its shared lock
   uint64_t corrected_checksum_[2] = {0, 0};
   bool by_original_wanted_ = true;
 };

@@ -1,5 +1,9 @@
 #include "shards/format/remove_graph.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "base/file_util.h"
@@ -42,6 +46,26 @@ void remove_graph(const std::string& dir, uint64_t* bytes_freed) {
   }
   fs::remove_all(dir, ec);
   if (bytes_freed != nullptr) *bytes_freed += bytes;
+}
+
+std::string generation_lock_name(const Manifest& manifest) {
+  return manifest.spaces.empty() ? "manifest.json" : manifest.spaces.front().index_file;
+}
+
+bool remove_graph_unless_held(const std::string& dir, uint64_t* bytes_freed) {
+  std::string text;
+  Manifest manifest;
+  int fd = -1;
+  if (read_whole_file(dir + "/manifest.json", &text).ok() && Manifest::parse(text, dir, &manifest).ok()) {
+    fd = ::open((dir + "/" + generation_lock_name(manifest)).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return false;  // a run reads it
+    }
+  }
+  remove_graph(dir, bytes_freed);
+  if (fd >= 0) ::close(fd);
+  return true;
 }
 
 }  // namespace sg

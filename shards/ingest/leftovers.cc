@@ -65,7 +65,7 @@ std::string hidden_sibling(const std::string& output, const std::string& tag) {
   return (out.parent_path() / name).string();
 }
 
-Status remove_leftovers(const std::string& dir, LeftoverReport* report) {
+Status remove_leftovers(const std::string& dir, LeftoverReport* report, const std::string& prefix) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec) return Status::InvalidArgument(dir + ": cannot list: " + ec.message());
@@ -73,8 +73,10 @@ Status remove_leftovers(const std::string& dir, LeftoverReport* report) {
     const std::string name = entry.path().filename().string();
     long pid = 0;
     std::string boot;
-    if (name.empty() || name[0] != '.' || !parse_marker(name, &pid, &boot) || !owner_gone(pid, boot)) continue;
-    remove_graph(entry.path().string(), &report->bytes);  // a plain file or temporary directory too
+    if (name.empty() || name[0] != '.' || name.rfind(prefix, 0) != 0) continue;
+    if (!parse_marker(name, &pid, &boot) || !owner_gone(pid, boot)) continue;
+    // A plain file or temporary directory too; an old generation a run reads stays.
+    if (!remove_graph_unless_held(entry.path().string(), &report->bytes)) continue;
     if (fs::exists(entry.path(), ec)) return Status::IOError(entry.path().string() + ": cannot remove");
     ++report->entries;
     report->removed.push_back(entry.path().string());

@@ -27,8 +27,10 @@ struct LeftoverReport {
 };
 
 // Removes, in `dir` (not below), the entries whose marker names a process
-// that is gone. A removed directory holding a manifest.json takes the device
-// files it lists with it. Entries without a marker are never touched.
-Status remove_leftovers(const std::string& dir, LeftoverReport* report);
+// that is gone (and whose names start with `prefix`). A removed directory
+// holding a manifest.json takes the device files it lists with it, unless a
+// run holds that graph (remove_graph_unless_held): then it stays. Entries
+// without a marker are never touched.
+Status remove_leftovers(const std::string& dir, LeftoverReport* report, const std::string& prefix = "");
 
 }  // namespace sg
