@@ -1,6 +1,6 @@
-""
-    "Graph.add_edges / remove_edges / compact: a graph changed by updates and
-    compacted gives every app the results of a graph ingested from the final edge set; runs read updates that add no vertex in place, with the results of
+"""Graph.add_edges / remove_edges / compact: a graph changed by updates and
+compacted gives every app the results of a graph ingested from the final
+edge set; runs read updates that add no vertex in place, with the results of
 the compacted graph, and refuse updates that add vertices."""
 
 import numpy as np
@@ -45,11 +45,11 @@ def test_updates_then_compaction_equal_a_fresh_ingest(tmp_path):
 def test_runs_read_updates_in_place(tmp_path):
     src, dst = random_arcs(8, 80, 400)
     g = sg.ingest_arrays(src, dst, tmp_path / "g", progress=False, order="none")
-    n = g.summary["vertices"]
+    n = sg.open(g.path).summary["vertices"]
     g.remove_edges(src[:20], dst[:20], compact_at=0)
     added_src, added_dst = random_arcs(9, 80, 60)
     g.add_edges(added_src % n, added_dst % n, compact_at=0)  # no new vertex
-    assert g.summary["pending_updates"] == 2
+    assert sg.open(g.path).summary["pending_updates"] == 2
     before = {app: g.run(app, memory="16M", progress=False, **options) for app, options in APPS}
     g.compact(progress=False)
     for app, options in APPS:
