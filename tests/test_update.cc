@@ -122,6 +122,26 @@ void random_update(const GraphCase& c, const sgtest::TempDir& dir, int step, uin
   REQUIRE_MESSAGE(sgtest::run_cli("update " + (dir / "g") + args, &output) == 0, output);
 }
 
+// Ingests `edges` (the arcs `base`) as the graph "g" of `dir`, and starts
+// the model with them.
+void ingest_base(const GraphCase& c, const sgtest::TempDir& dir, const std::string& edges, const std::vector<Arc>& base,
+                 ArcModel* model) {
+  model->directed = c.directed;
+  for (const Arc& a : base) model->add(a.src, a.dst, a.weight);
+  sgtest::write_text(dir / "e.txt", edges);
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + ingest_flags(c, dir, "d"), &output) ==
+          0);
+}
+
+// Ingests the model's edges, as a fresh graph would be, as "fresh".
+void ingest_fresh(const GraphCase& c, const sgtest::TempDir& dir, const ArcModel& model) {
+  sgtest::write_text(dir / "final.txt", model.snap(c.weighted));
+  std::string output;
+  REQUIRE(sgtest::run_cli("ingest " + (dir / "final.txt") + " -o " + (dir / "fresh") + ingest_flags(c, dir, "f"),
+                          &output) == 0);
+}
+
 void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
                       std::initializer_list<const char*> io_modes = {"full", "selective"}) {
   std::vector<std::string> apps = {"pagerank --iterations 5", "bfs --source 0", "wcc", "cdlp --iterations 3", "lcc"};
@@ -148,22 +168,16 @@ TEST_CASE("updates then compaction store exactly a fresh ingest of the final edg
     sgtest::TempDir dir;
     uint64_t rng = c.seed;
     ArcModel model;
-    model.directed = c.directed;
     std::vector<Arc> base;
-    sgtest::write_text(dir / "e.txt", random_edges(&rng, 300, 60, c.weighted, &base));
-    for (const Arc& a : base) model.add(a.src, a.dst, a.weight);
+    ingest_base(c, dir, random_edges(&rng, 300, 60, c.weighted, &base), base, &model);
     std::string output;
-    REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + ingest_flags(c, dir, "d"), &output) ==
-            0);
     for (int step = 0; step < 4; ++step) random_update(c, dir, step, &rng, &model);
     REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
     CHECK(sgtest::run_cli("run bfs " + (dir / "g") + " --source 0", &output) == 2);
     CHECK(output.find("shardgraph compact") != std::string::npos);
     REQUIRE_MESSAGE(sgtest::run_cli("compact " + (dir / "g"), &output) == 0, output);
     REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
-    sgtest::write_text(dir / "final.txt", model.snap(c.weighted));
-    REQUIRE(sgtest::run_cli("ingest " + (dir / "final.txt") + " -o " + (dir / "fresh") + ingest_flags(c, dir, "f"),
-                            &output) == 0);
+    ingest_fresh(c, dir, model);
     std::sort(model.arcs.begin(), model.arcs.end());
     const std::vector<Arc> out = sorted_space(dir / "g", SpaceKind::kOut);
     CHECK(out == model.arcs);
@@ -262,18 +276,14 @@ TEST_CASE("runs over a graph with updates equal a fresh ingest of the final edge
     sgtest::TempDir dir;
     uint64_t rng = c.seed;
     ArcModel model;
-    model.directed = c.directed;
     std::vector<Arc> base;
     std::string edges = random_edges(&rng, 400, 60, c.weighted, &base);
     for (int v = 0; v < 400; v += 2) {  // a list split over chunks
       edges += "0 " + std::to_string(v) + (c.weighted ? " 3\n" : "\n");
       base.push_back({0, static_cast<uint64_t>(v), 3.0f});
     }
-    sgtest::write_text(dir / "e.txt", edges);
-    for (const Arc& a : base) model.add(a.src, a.dst, a.weight);
+    ingest_base(c, dir, edges, base, &model);
     std::string output;
-    REQUIRE(sgtest::run_cli("ingest " + (dir / "e.txt") + " -o " + (dir / "g") + ingest_flags(c, dir, "d"), &output) ==
-            0);
     for (int step = 0; step < 3; ++step) random_update(c, dir, step, &rng, &model, 0);
     // Adds all along the split list, and a removal from its middle.
     std::string adds;
@@ -293,9 +303,7 @@ TEST_CASE("runs over a graph with updates equal a fresh ingest of the final edge
                                    [](const Arc& a, const Arc& b) { return a.src == b.src && a.dst == b.dst; }),
                        model.arcs.end());
     }
-    sgtest::write_text(dir / "final.txt", model.snap(c.weighted));
-    REQUIRE(sgtest::run_cli("ingest " + (dir / "final.txt") + " -o " + (dir / "fresh") + ingest_flags(c, dir, "f"),
-                            &output) == 0);
+    ingest_fresh(c, dir, model);
     // Windows of one chunk as well: a split list then spans windows.
     check_apps_equal(c, dir,
                      {"full", "selective", "auto", "full --window-bytes 4096", "selective --window-bytes 4096"});
