@@ -88,11 +88,11 @@ struct Distribution {
 
 class Engine {
  public:
-  // A line for the run's notices (and stderr unless quiet).
-  void note(const std::string& text) { log_.note(text); }
   Engine() = default;
   Engine(const Engine&) = delete;  // a reverse engine points into its forward one
   Engine& operator=(const Engine&) = delete;
+  // A line for the run's notices (and stderr unless quiet).
+  void note(const std::string& text) { log_.note(text); }
   // Opens a new engine over `graph` (an engine is opened once).
   Status open(const Graph& graph, const EngineOptions& options);
   // The least --memory a run of `graph` needs: chunk indexes, three

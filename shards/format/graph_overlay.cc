@@ -148,8 +148,8 @@ void block_range(const EdgeSpace& space, uint32_t* lo, uint32_t* hi) {
 }
 
 // The lengths of the merged lists of the keys `uncertain` (sorted) in one
-// stored space, counted by decoding their chunks: moves *degrees (if
-// loaded) and *arcs_change by the difference from the stored lengths.
+// stored space, counted by decoding their chunks: moves *degrees and
+// *arcs_change by the difference from the stored lengths.
 class UncertainCounter {
  public:
   UncertainCounter(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& o,
@@ -208,7 +208,7 @@ class UncertainCounter {
     const uint32_t length = merge_list(o_, records, lo_, hi_, list_.data(), weights_.data(),
                                        static_cast<uint32_t>(list_.size()), merged_.data(), merged_weights_.data());
     const int64_t change = int64_t{length} - static_cast<int64_t>(list_.size());
-    if (!degrees_.empty()) degrees_[key_] = static_cast<uint32_t>(degrees_[key_] + change);
+    degrees_[key_] = static_cast<uint32_t>(degrees_[key_] + change);
     arcs_change_ += change;
     list_.clear();
     weights_.clear();
@@ -258,7 +258,6 @@ class OverlayCorrection {
 
   Status add(KeyRecords records, bool dedup) {
     const uint32_t key = records.begin->key;
-    if (degrees_.size() != graph_->num_vertices()) return Status::InvalidArgument("a run over updates needs degrees");
     const bool certain = !dedup && !records.has_removals();  // else an add may meet a stored copy, a removal several
     if (!certain) uncertain_.push_back(key);
     for (size_t b = 0; b < blocks_.size(); ++b) {
@@ -326,6 +325,10 @@ Status prepare_run_over_updates(Graph* graph) {
     return Status::InvalidArgument(
         graph->dir() + ": its updates add vertices (" + std::to_string(m.vertices_after_deltas() - m.num_vertices) +
         "); runs read such a graph once compacted: run `shardgraph compact " + graph->dir() + "` first");
+  }
+  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    if (graph->space(kind).degrees.size() != graph->num_vertices())
+      return Status::InvalidArgument(graph->dir() + ": a run over updates opens it with its degrees");
   }
   GraphDeltas deltas;
   SG_RETURN_IF_ERROR(deltas.open(*graph));
