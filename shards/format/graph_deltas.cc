@@ -40,16 +40,18 @@ static Status open_run(const Graph& graph, const DeltaManifest& delta, const Del
   return Status::OK();
 }
 
-Status GraphDeltas::open(const Graph& graph, bool runs) {
+Status GraphDeltas::open(const Graph& graph, bool runs, const SpaceKind* kind) {
   const Manifest& m = graph.manifest();
   for (auto& kind_runs : runs_) kind_runs.clear();
   new_ids_.clear();
   uint64_t vertices = m.num_vertices;
   for (const DeltaManifest& d : m.deltas) {
     for (size_t r = 0; runs && r < d.runs.size(); ++r) {
+      const size_t slot = d.runs[r].kind == "in" ? 1 : 0;
+      if (kind != nullptr && slot != static_cast<size_t>(*kind)) continue;
       std::unique_ptr<DeltaRun> run;
       SG_RETURN_IF_ERROR(open_run(graph, d, d.runs[r], &run));
-      runs_[d.runs[r].kind == "in" ? 1 : 0].push_back(std::move(run));
+      runs_[slot].push_back(std::move(run));
     }
     if (!d.new_ids_file.empty()) {
       std::string ids;

@@ -24,8 +24,9 @@ struct DeltaRun {
 class GraphDeltas {
  public:
   // Reads every run of `graph` (opened with GraphOpenOptions::deltas), or
-  // with `runs` false only the new vertices' ids (what an update needs).
-  Status open(const Graph& graph, bool runs = true);
+  // with `runs` false only the new vertices' ids (what an update needs), or
+  // with `kind` only that kind's runs.
+  Status open(const Graph& graph, bool runs = true, const SpaceKind* kind = nullptr);
   bool empty() const { return runs_[0].empty() && runs_[1].empty(); }
   // The runs of a kind, oldest first.
   const std::vector<std::unique_ptr<DeltaRun>>& runs(SpaceKind kind) const { return runs_[static_cast<size_t>(kind)]; }

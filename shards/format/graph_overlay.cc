@@ -330,15 +330,17 @@ Status prepare_run_over_updates(Graph* graph) {
     if (graph->space(kind).degrees.size() != graph->num_vertices())
       return Status::InvalidArgument(graph->dir() + ": a run over updates opens it with its degrees");
   }
-  GraphDeltas deltas;
-  SG_RETURN_IF_ERROR(deltas.open(*graph));
   const bool dedup = m.ingest.duplicates_dropped;
-  // The kinds touch apart parts of the graph: built side by side.
+  // The kinds touch apart parts of the graph: built side by side, each
+  // reading its own runs (one kind's merge overlaps the other's reads).
   Status status[2];
   const size_t kinds = m.directed ? 2 : 1;  // an undirected graph: one space, both directions in its runs
   parallel_for(size_t{0}, kinds, size_t{1}, [&](size_t first, size_t end) {
     for (size_t k = first; k < end; ++k) {
       const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
+      GraphDeltas deltas;
+      status[k] = deltas.open(*graph, true, &kind);
+      if (!status[k].ok()) continue;
       auto overlay = std::make_shared<DeltaOverlay>();
       OverlayCorrection correction(graph, kind);
       status[k] = build_delta_overlay(deltas.runs(kind), m.weighted, dedup, graph->num_vertices(), overlay.get(),
