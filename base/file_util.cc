@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -19,6 +20,12 @@ std::string json_error_text(const char* what) {
     if (end != std::string::npos) text = text.substr(end + 2);
   }
   return text;
+}
+
+std::string default_scratch_dir(const std::string& graph_dir) {
+  if (::access(graph_dir.c_str(), W_OK) == 0) return graph_dir;
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != 0 ? tmp : "/tmp";
 }
 
 std::string errno_text(int err) { return std::strerror(err); }

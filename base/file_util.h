@@ -57,6 +57,10 @@ Status fsync_directory(const std::string& dir);
 // Copies `from` to a new file `to` and syncs it.
 Status copy_file_synced(const std::string& from, const std::string& to);
 std::string errno_text(int err);
+
+// Where a run's scratch files go by default: the graph directory when it is
+// writable, else $TMPDIR or /tmp (a read-only graph still runs).
+std::string default_scratch_dir(const std::string& graph_dir);
 // The descriptor behind File::create_unnamed (-1 and *err on failure).
 int open_unnamed(const std::string& near_path, int extra_flags, int* err);
 // Turns on O_DIRECT for `fd`; false (and nothing changed) where the file

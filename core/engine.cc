@@ -332,12 +332,9 @@ Status Engine::max_out_degree_vertex(uint32_t* vertex) {
   return Status::OK();
 }
 
-// Scratch goes to --scratch-dir, else the graph directory when it is
-// writable, else $TMPDIR or /tmp (a read-only graph still runs).
+// Scratch goes to --scratch-dir, else default_scratch_dir().
 std::string Engine::scratch_path(const std::string& name) const {
-  std::string dir = options_.scratch_dir;
-  if (dir.empty()) dir = ::access(graph_->dir().c_str(), W_OK) == 0 ? graph_->dir() : "";
-  if (dir.empty()) dir = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
+  const std::string dir = options_.scratch_dir.empty() ? default_scratch_dir(graph_->dir()) : options_.scratch_dir;
   return dir + "/.scratch-" + std::to_string(::getpid()) + "-" + name;
 }
 

@@ -448,12 +448,7 @@ Status run_app(const RunOptions& o, RunOutput* out) {
   open_options.deltas = true;
   open_options.hold = true;  // a compaction meanwhile leaves this generation to the run
   SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
-  if (!graph.manifest().deltas.empty()) {
-    // Again with its degrees whole, to correct them for the updates (graph_overlay.h).
-    open_options.degrees = open_options.in_degrees = true;
-    SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
-    SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph));
-  }
+  SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph));  // no-op without updates
   const double prepare_seconds = seconds_since(start);
   Engine engine;
   SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));

@@ -1,7 +1,6 @@
 #include "shards/format/graph_overlay.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "base/parallel.h"
 #include "compression/checksum.h"
@@ -295,20 +294,24 @@ class OverlayCorrection {
   std::vector<uint32_t> uncertain_;
 };
 
-// Moves the kind's corrected degrees out of memory into an unnamed file
-// beside the graph (else in $TMPDIR), which the engine then reads as it
-// would the stored degree file.
+// Loads the kind's stored degrees whole, checked, to be corrected.
+Status load_degrees(Graph* graph, SpaceKind kind) {
+  std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(kind)).degrees;
+  degrees.resize(graph->num_vertices());
+  return graph->scan_degree_file(kind, [&](uint32_t first, const uint32_t* piece, size_t count) {
+    std::copy(piece, piece + count, degrees.begin() + first);
+  });
+}
+
+// Moves the kind's corrected degrees out of memory into an unnamed file in
+// the default scratch directory (beside the graph when it is writable),
+// which the engine then reads as it would the stored degree file.
 Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
   std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(kind)).degrees;
   File file;
   bool direct = false;
-  Status s = File::create_unnamed(graph->dir() + "/.degrees-after-updates", &file, &direct);
-  if (!s.ok()) {
-    const char* tmp = std::getenv("TMPDIR");
-    s = File::create_unnamed(std::string(tmp != nullptr && *tmp != 0 ? tmp : "/tmp") + "/.shardgraph-degrees", &file,
-                             &direct);
-  }
-  SG_RETURN_IF_ERROR(s);
+  SG_RETURN_IF_ERROR(
+      File::create_unnamed(default_scratch_dir(graph->dir()) + "/.degrees-after-updates", &file, &direct));
   SG_RETURN_IF_ERROR(file.pwrite_all(degrees.data(), degrees.size() * sizeof(uint32_t), 0));
   const uint64_t checksum = checksum64(degrees.data(), degrees.size() * sizeof(uint32_t));
   std::vector<uint32_t>().swap(degrees);
@@ -326,10 +329,6 @@ Status prepare_run_over_updates(Graph* graph) {
         graph->dir() + ": its updates add vertices (" + std::to_string(m.vertices_after_deltas() - m.num_vertices) +
         "); runs read such a graph once compacted: run `shardgraph compact " + graph->dir() + "` first");
   }
-  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-    if (graph->space(kind).degrees.size() != graph->num_vertices())
-      return Status::InvalidArgument(graph->dir() + ": a run over updates opens it with its degrees");
-  }
   const bool dedup = m.ingest.duplicates_dropped;
   // The kinds touch apart parts of the graph: built side by side, each
   // reading its own runs (one kind's merge overlaps the other's reads).
@@ -340,6 +339,7 @@ Status prepare_run_over_updates(Graph* graph) {
       const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
       GraphDeltas deltas;
       status[k] = deltas.open(*graph, true, &kind);
+      if (status[k].ok()) status[k] = load_degrees(graph, kind);
       if (!status[k].ok()) continue;
       auto overlay = std::make_shared<DeltaOverlay>();
       OverlayCorrection correction(graph, kind);

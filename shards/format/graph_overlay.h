@@ -19,8 +19,7 @@ Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, b
                            uint32_t num_vertices, DeltaOverlay* overlay,
                            const std::function<Status(KeyRecords)>& on_key = nullptr);
 
-// Prepares `graph`, opened with GraphOpenOptions::deltas and its degrees
-// loaded (degrees and in_degrees), for a run: installs each kind's overlay
+// Prepares `graph`, opened with GraphOpenOptions::deltas, for a run: installs each kind's overlay
 // and corrects its degrees and arc counts. A degree the adds alone decide
 // costs nothing; one that removals or deduplication decide is counted by
 // decoding that vertex's chunks once. Updates that added vertices are
