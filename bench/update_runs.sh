@@ -15,20 +15,14 @@
 set -euo pipefail
 bin=$1; graph=$2; disk=$3; cgroup_mb=${4:-256}; updates=${5:-50}; share=${6:-0.05}; rounds=${7:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/update_lib.sh"
 emudisk=${EMUDISK:-$root/../shared/tools/emudisk.sh}
 memory=$((cgroup_mb * 3 / 4))M; cache_memory=${CACHE_MEMORY:-4G}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$graph/manifest.json" "$1"; }
 vertices=$(field num_vertices); edges=$(field num_edges)
 per_update=$(python3 -c "print(int($edges * $share / $updates))")
-python3 - "$tmp" "$vertices" "$per_update" "$updates" <<'PY'
-import array, os, random, sys
-tmp, n, count, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-random.seed(7)
-for i in range(updates):
-    with open(os.path.join(tmp, "u%d.bin32" % i), "wb") as f:
-        array.array("I", (random.randrange(n) for _ in range(2 * count))).tofile(f)
-PY
+update_files "$tmp" "$vertices" "$per_update" "$updates"
 changed=$disk/runs-changed; compacted=$disk/runs-compacted
 rm -rf "$changed" "$compacted"; cp -r "$graph" "$changed"
 for i in $(seq 0 $((updates - 1))); do
@@ -37,14 +31,6 @@ done
 cp -r "$changed" "$compacted"
 json() {  # what, graph, seconds, extra json
   python3 -c "import json,sys; d={'bench':'update_runs','what':sys.argv[1],'graph':sys.argv[2],'seconds':round(float(sys.argv[3]),3),'updates':$updates,'share':$share,'cgroup_mib':$cgroup_mb,'memory':'$memory'}; d.update(json.loads(sys.argv[4])); print(json.dumps(d))" "$@"
-}
-timed() {  # output file, command...: prints seconds
-  local out=$1; shift
-  local start end
-  start=$(date +%s.%N)
-  "$@" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
-  end=$(date +%s.%N)
-  python3 -c "print(float('$end') - float('$start'))"
 }
 s=$(timed "$tmp/compact.log" "$emudisk" run --mem "$cgroup_mb" -- "$bin" compact "$compacted" --memory "$memory")
 json "compact" "$(basename "$graph")" "$s" '{}'

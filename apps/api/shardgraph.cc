@@ -424,15 +424,17 @@ Status update(const UpdateRequest& request, UpdateReport* report) {
   return Status::OK();
 }
 
-Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks) {
+Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks,
+               uint64_t window_bytes) {
   sg::CompactOptions o;
   o.graph = graph;
   o.memory_bytes = memory_bytes;
+  o.window_bytes = window_bytes;
   o.progress = callbacks.progress;
   sg::CompactSummary summary;
   SG_RETURN_IF_ERROR(sg::compact_graph(o, &summary));
-  *report = CompactReport{summary.updates,      summary.num_vertices, summary.num_edges,
-                          summary.stored_bytes, summary.seconds,      summary.old_generation_kept};
+  *report = CompactReport{summary.updates, summary.num_vertices,        summary.num_edges, summary.stored_bytes,
+                          summary.seconds, summary.old_generation_kept, summary.method};
   return Status::OK();
 }
 

@@ -92,6 +92,7 @@ struct ToolArgs {
   std::string calibrate_bytes = "256M";
   shardgraph::UpdateRequest update;
   std::string update_memory = "256M", compact_dir, compact_memory = "256M";
+  uint64_t compact_window_bytes = 0;
   bool update_no_compact = false;
   CLI::App *info = nullptr, *verify = nullptr, *scan = nullptr, *calibrate = nullptr, *restripe = nullptr,
            *gc = nullptr, *update_command = nullptr, *compact = nullptr;

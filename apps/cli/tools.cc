@@ -107,14 +107,15 @@ int run_compact(const ToolArgs& a) {
   shardgraph::Callbacks callbacks;
   callbacks.progress = terminal_progress("\r\x1b[K", "\r\x1b[K");
   shardgraph::CompactReport report;
-  const Status s = shardgraph::compact(a.compact_dir, memory_option(a.compact_memory), &report, callbacks);
+  const Status s =
+      shardgraph::compact(a.compact_dir, memory_option(a.compact_memory), &report, callbacks, a.compact_window_bytes);
   if (!s.ok()) return fail(s);
   if (report.updates == 0) {
     std::printf("%s has no updates to compact\n", a.compact_dir.c_str());
     return 0;
   }
-  std::printf("compacted %llu update(s) into %s: %llu vertices, %llu edges, %llu bytes, %.2f s\n",
-              static_cast<unsigned long long>(report.updates), a.compact_dir.c_str(),
+  std::printf("compacted %llu update(s) into %s (%s): %llu vertices, %llu edges, %llu bytes, %.2f s\n",
+              static_cast<unsigned long long>(report.updates), a.compact_dir.c_str(), report.method.c_str(),
               static_cast<unsigned long long>(report.vertices), static_cast<unsigned long long>(report.edges),
               static_cast<unsigned long long>(report.stored_bytes), report.seconds);
   if (report.old_generation_kept) {
@@ -142,6 +143,7 @@ void add_update_tools(CLI::App& app, ToolArgs& a) {
   a.compact = app.add_subcommand("compact", "merge a graph's updates into its edge data");
   a.compact->add_option("graph", a.compact_dir, "graph directory")->required();
   a.compact->add_option("--memory", a.compact_memory, "memory budget, as for ingest")->capture_default_str();
+  a.compact->add_option("--window-bytes", a.compact_window_bytes, "read windows of a merge (tests)")->group("");
 }
 
 void add_tools(CLI::App& app, ToolArgs& a) {

@@ -1,7 +1,10 @@
 // `shardgraph compact`: merges a graph's updates (Manifest::deltas) into a
-// new base. The merged arcs are ingested (format "graph", which merges the
-// delta runs into the stored lists as it reads them; ids kept, new vertices
-// after the old ones) into a hidden sibling directory, which is then
+// new base, in a hidden sibling directory. Where it can, each space's chunks
+// are merged with the updates window by window and encoded again, the graph
+// read once and written once (compact_merge.h); updates that add vertices,
+// and graphs in 2-D blocks, are ingested again instead (format "graph",
+// which merges the delta runs into the stored lists as it reads them; ids
+// kept, new vertices after the old ones). The new base is then
 // exchanged with the graph directory in one atomic rename
 // (renameat2 RENAME_EXCHANGE); the old base is removed after. A power cut
 // leaves the old graph or the compacted one, and a hidden leftover that
@@ -19,6 +22,7 @@ namespace sg {
 struct CompactOptions {
   std::string graph;
   uint64_t memory_bytes = uint64_t{256} << 20;
+  uint64_t window_bytes = 0;                         // a direct merge's read windows (tests); 0 = from the budget
   std::function<void(const std::string&)> progress;  // ingest's status lines; null: none
 };
 
@@ -29,6 +33,7 @@ struct CompactSummary {
   uint64_t stored_bytes = 0;
   double seconds = 0;
   bool old_generation_kept = false;  // a run held it (remove_graph_unless_held)
+  std::string method;                // "merged into its chunks", or "re-ingested: " and why
 };
 
 Status compact_graph(const CompactOptions& options, CompactSummary* summary);

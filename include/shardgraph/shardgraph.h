@@ -187,8 +187,14 @@ struct CompactReport {
   // A run was reading the old generation: it stays, hidden beside the
   // graph, until the next compaction or gc after that run.
   bool old_generation_kept = false;
+  // "merged into its chunks" (each space read once and written once), or
+  // "re-ingested: " and why (updates that add vertices, 2-D blocks).
+  std::string method;
 };
-Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks = {});
+// `window_bytes`: the windows a merge reads (tests: tiny windows split
+// lists); 0 = from the budget.
+Status compact(const std::string& graph, uint64_t memory_bytes, CompactReport* report, const Callbacks& callbacks = {},
+               uint64_t window_bytes = 0);
 // Removes what killed ingests left in `dirs`; returns the paths removed.
 Status collect_garbage(const std::vector<std::string>& dirs, std::vector<std::string>* removed, uint64_t* bytes_freed);
 

@@ -31,6 +31,7 @@ class StripedWriter {
   // Flushes, fsyncs and closes the files; sizes each to its share.
   Status finish();
   uint64_t device_bytes(uint32_t device) const { return layout_.device_bytes(logical_offset_, device); }
+  uint32_t device_count() const { return layout_.device_count(); }
 
  private:
   Status flush();

@@ -291,20 +291,9 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   build.spill_prefix = files_.temp_dir() + "/" + (*metas)[0].kind + ".spill";
   SG_RETURN_IF_ERROR(build_space(router, build, out_pointers, stats));
   for (size_t b = 0; b < blocks; ++b) {
-    SpaceOutput& out = outs[b];
     SpaceManifest* meta = &(*metas)[b];
-    SG_RETURN_IF_ERROR(out.finish(static_cast<uint32_t>(num_vertices_)));
-    meta->logical_bytes = out.logical_bytes();
-    meta->chunks = out.index().size();
-    meta->arcs = out.arcs();
-    if (build.codec == ListCodec::kV3) {
-      meta->gap_coding_chunks.assign(out.gap_coding_chunks().begin(), out.gap_coding_chunks().end());
-      meta->packed_chunks = out.packed_chunks();
-    }
-    for (uint32_t d = 0; d < files_.device_dirs().size(); ++d) meta->device_bytes.push_back(out.device_bytes(d));
-    meta->degree_checksum = out.degree_checksum();
-    SG_RETURN_IF_ERROR(
-        write_array_file(files_.temp_dir() + "/" + meta->index_file, out.index(), &meta->index_checksum));
+    SG_RETURN_IF_ERROR(outs[b].finish_into(static_cast<uint32_t>(num_vertices_), build.codec,
+                                           files_.temp_dir() + "/" + meta->index_file, meta));
   }
   return Status::OK();
 }

@@ -79,4 +79,21 @@ Status SpaceOutput::finish(uint32_t num_vertices) {
   return out_.finish();
 }
 
+Status SpaceOutput::finish_into(uint32_t num_vertices, ListCodec codec, const std::string& index_path,
+                                SpaceManifest* meta) {
+  SG_RETURN_IF_ERROR(finish(num_vertices));
+  meta->logical_bytes = logical_bytes();
+  meta->chunks = index_.size();
+  meta->arcs = arcs_;
+  if (codec == ListCodec::kV3) {
+    meta->gap_coding_chunks.assign(gap_coding_chunks_.begin(), gap_coding_chunks_.end());
+    meta->packed_chunks = packed_chunks_;
+  }
+  meta->device_bytes.clear();
+  for (uint32_t d = 0; d < out_.device_count(); ++d) meta->device_bytes.push_back(out_.device_bytes(d));
+  meta->degree_checksum = degree_checksum_;
+  meta->index_checksum = checksum64(index_.data(), index_.size() * sizeof(ChunkIndexEntry));
+  return write_file_atomic(index_path, index_.data(), index_.size() * sizeof(ChunkIndexEntry));
+}
+
 }  // namespace sg

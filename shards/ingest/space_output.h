@@ -11,6 +11,7 @@
 #include "base/file_util.h"
 #include "compression/checksum.h"
 #include "shards/format/chunk_format.h"
+#include "shards/format/manifest.h"
 #include "shards/format/striped_writer.h"
 #include "shards/ingest/chunk_encoder.h"
 
@@ -26,6 +27,9 @@ class SpaceOutput {
   Status append(const ChunkEncoder& part);
   // Checks that every vertex got its degree; flushes and syncs everything.
   Status finish(uint32_t num_vertices);
+  // finish(), then the space's figures into `meta` (named already:
+  // GraphFiles::name_space_files) and its index to `index_path`.
+  Status finish_into(uint32_t num_vertices, ListCodec codec, const std::string& index_path, SpaceManifest* meta);
 
   const std::vector<ChunkIndexEntry>& index() const { return index_; }
   uint64_t degree_checksum() const { return degree_checksum_; }

@@ -1,0 +1,252 @@
+#include "apps/jobs/compact_merge.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "base/file_util.h"
+#include "base/interrupt.h"
+#include "base/parallel.h"
+#include "core/window_graph.h"
+#include "shards/format/graph_deltas.h"
+#include "shards/format/graph_overlay.h"
+#include "shards/ingest/chunk_encoder.h"
+#include "shards/ingest/graph_files.h"
+#include "shards/ingest/ingest_progress.h"
+#include "shards/ingest/space_builder.h"
+#include "shards/ingest/space_output.h"
+#include "shards/io/chunk_stream.h"
+
+namespace sg {
+namespace {
+
+// Windows of a 24th of the budget (a run's I/O share), within these bounds: large enough
+// that an HDD reads at its bandwidth between the writes, small enough that
+// the base and merged windows and the overlay stay within --memory.
+constexpr uint64_t kMinWindowBytes = 1 << 20;
+constexpr uint64_t kMaxWindowBytes = 16 << 20;
+// Each encoded part ends in a partial chunk, so a part holds several
+// chunks' edges (a chunk codes about 2 bytes an edge unpacked).
+constexpr uint64_t kChunksPerPart = 4;
+
+uint64_t window_bytes_for(uint64_t memory_bytes) {
+  return std::clamp<uint64_t>(memory_bytes / 24, kMinWindowBytes, kMaxWindowBytes);
+}
+
+// One space: its windows merged and encoded in parts, in parallel, each
+// part's chunks appended in order.
+class SpaceMerge {
+ public:
+  SpaceMerge(const Graph& graph, size_t stored_space, const DeltaOverlay& overlay, const IngestOptions& layout)
+      : graph_(graph), stored_(stored_space), overlay_(overlay) {
+    const Manifest& m = graph.manifest();
+    const size_t parts = encoder_parts(1, m.chunk_bytes, layout.memory_bytes);
+    for (size_t k = 0; k < parts; ++k) {
+      encoders_.emplace_back(m.chunk_bytes, m.weighted, &m.interval_starts, ListCodec::kV3, true, layout.gap_choice);
+    }
+    part_loops_.resize(parts);
+    part_weighted_.resize(parts);
+    part_edges_ = std::max<uint64_t>(1 << 16, kChunksPerPart * m.chunk_bytes / 2);
+  }
+
+  // Streams the space through `io` into `out`; *stored_loops counts its self-loop arcs.
+  Status run(IoContext* io, SpaceOutput* out, IngestProgress* progress, uint64_t* stored_loops) {
+    const EdgeSpace& space = graph_.stored_space(stored_);
+    const uint32_t chunks = static_cast<uint32_t>(space.index.size());
+    ChunkStream stream(io, stored_, {ChunkSpan{0, chunks}});
+    for (size_t w = 0; w <= stream.window_count(); ++w) {
+      ChunkWindow window;
+      bool has = false;
+      SG_RETURN_IF_ERROR(stream.next(&window, &has));
+      if (!has) break;
+      if (interrupt_requested()) return Status::Interrupted("compaction stopped by a signal");
+      SG_RETURN_IF_ERROR(build_window_graph(graph_, space, window, &base_));
+      SG_RETURN_IF_ERROR(merge_window_updates(graph_, space, overlay_, base_, nullptr, &merged_));
+      SG_RETURN_IF_ERROR(encode_window(out));
+      progress->advance(merged_.edges(), window.end_chunk);
+    }
+    if (next_vertex_ < graph_.num_vertices()) {  // no chunk (a graph without edges)
+      encoders_[0].begin(next_vertex_);
+      encoders_[0].finish(graph_.num_vertices());
+      SG_RETURN_IF_ERROR(out->append(encoders_[0]));
+    }
+    for (uint64_t loops : part_loops_) *stored_loops += loops;
+    return Status::OK();
+  }
+
+ private:
+  // The merged window in parts of about equal edges, cut between vertices;
+  // a first list that goes on from the previous window stays in part 0.
+  Status encode_window(SpaceOutput* out) {
+    const WindowGraph& w = merged_;
+    const bool continues = w.first_vertex < next_vertex_;
+    assert(!continues || w.first_vertex + 1 == next_vertex_);
+    const uint64_t edges = w.edges();
+    const size_t parts = static_cast<size_t>(std::clamp<uint64_t>(edges / part_edges_, 1, encoders_.size()));
+    std::vector<uint32_t> split(parts + 1, w.vertex_count);
+    split[0] = 0;
+    for (size_t k = 1; k < parts; ++k) {
+      const uint64_t target = edges * k / parts;
+      const auto at = std::lower_bound(w.offsets.begin() + split[k - 1], w.offsets.begin() + w.vertex_count, target);
+      split[k] = std::max<uint32_t>(static_cast<uint32_t>(at - w.offsets.begin()), continues ? 1 : 0);
+      split[k] = std::max(split[k], split[k - 1]);
+    }
+    parallel_for(size_t{0}, parts, size_t{1}, [&](size_t k0, size_t k1) {
+      for (size_t k = k0; k < k1; ++k) encode_part(k, split[k], split[k + 1], continues && k == 0);
+    });
+    for (size_t k = 0; k < parts; ++k) SG_RETURN_IF_ERROR(out->append(encoders_[k]));
+    next_vertex_ = w.first_vertex + w.vertex_count;
+    return Status::OK();
+  }
+
+  // Window vertices [begin, end) into encoder k; `continued`: the first
+  // one's earlier pieces ended the previous window.
+  void encode_part(size_t k, uint32_t begin, uint32_t end, bool continued) {
+    const WindowGraph& w = merged_;
+    ChunkEncoder& encoder = encoders_[k];
+    encoder.begin(w.first_vertex + begin + (continued ? 1 : 0));
+    for (uint32_t i = begin; i < end; ++i) {
+      const uint32_t v = w.first_vertex + i;
+      const uint32_t from = w.offsets[i], count = w.offsets[i + 1] - from;
+      const uint32_t* list = w.neighbours.data() + from;
+      const auto loops = std::equal_range(list, list + count, v);
+      part_loops_[k] += static_cast<uint64_t>(loops.second - loops.first);
+      if (w.weights.empty()) {
+        encoder.add_list(v, list, count);
+        continue;
+      }
+      std::vector<WeightedNeighbour>& pairs = part_weighted_[k];
+      pairs.resize(count);
+      for (uint32_t j = 0; j < count; ++j) pairs[j] = WeightedNeighbour{list[j], w.weights[from + j]};
+      encoder.add_list(v, pairs.data(), count);
+    }
+    encoder.finish(w.first_vertex + end);
+  }
+
+  const Graph& graph_;
+  const size_t stored_;
+  const DeltaOverlay& overlay_;
+  std::vector<ChunkEncoder> encoders_;
+  std::vector<uint64_t> part_loops_;
+  std::vector<std::vector<WeightedNeighbour>> part_weighted_;
+  uint64_t part_edges_ = 0;
+  WindowGraph base_, merged_;
+  uint32_t next_vertex_ = 0;  // the vertices encoded so far end here
+};
+
+// The kind's updates merged into one overlay (graph_overlay.h).
+Status build_kind_overlay(const Graph& graph, SpaceKind kind, DeltaOverlay* overlay) {
+  GraphDeltas deltas;
+  SG_RETURN_IF_ERROR(deltas.open(graph, true, &kind));
+  const Manifest& m = graph.manifest();
+  return build_delta_overlay(deltas.runs(kind), m.weighted, m.ingest.duplicates_dropped, graph.num_vertices(), overlay);
+}
+
+// The id map is unchanged (no vertex was added): a second link to the same
+// file (files are never changed in place), or a copy across file systems.
+Status link_id_map(const Graph& graph, const std::string& to) {
+  const std::string from = graph.path_of(graph.manifest().id_map_file);
+  if (::link(from.c_str(), to.c_str()) == 0) return Status::OK();
+  if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
+    return Status::IOError(to + ": cannot link the id map (" + errno_text(errno) + ")");
+  }
+  return copy_file_synced(from, to);
+}
+
+// One kind's space: its overlay, then its windows, into the new base's files.
+Status merge_kind(const Graph& graph, SpaceKind kind, const IngestOptions& layout, GraphFiles* files, IoContext* io,
+                  IngestProgress* progress, SpaceManifest* meta, uint64_t* stored_loops) {
+  const size_t kind_index = kind == SpaceKind::kOut ? 0 : 1;
+  const std::string name = kind_index == 0 ? "out" : "in";
+  progress->begin_phase("read " + name + "-updates", 0);
+  DeltaOverlay overlay;
+  SG_RETURN_IF_ERROR(build_kind_overlay(graph, kind, &overlay));
+  const size_t stored = graph.blocks(kind).front();
+  progress->begin_phase("merge " + name + "-space", graph.stored_space(stored).index.size());
+  std::vector<std::string> paths;
+  files->name_space_files(kind_index, 0, {0}, graph.num_vertices(), meta, &paths);
+  const Manifest& m = graph.manifest();
+  SpaceOutput out;
+  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(m.stripe_bytes, static_cast<uint32_t>(paths.size())),
+                              files->temp_dir() + "/" + meta->degree_file, layout.direct_io));
+  SpaceMerge merge(graph, stored, overlay, layout);
+  SG_RETURN_IF_ERROR(merge.run(io, &out, progress, stored_loops));
+  return out.finish_into(graph.num_vertices(), ListCodec::kV3, files->temp_dir() + "/" + meta->index_file, meta);
+}
+
+// The new base's manifest: the graph's, with the spaces written and no updates.
+Manifest merged_manifest(const Graph& graph, const GraphFiles& files, std::vector<SpaceManifest> spaces,
+                         uint64_t stored_loops, uint64_t memory_bytes) {
+  Manifest m = graph.manifest();
+  m.format_version = kFormatVersion;
+  m.codec = kCodecName;
+  m.graph_id = files.graph_id();
+  m.devices = files.device_dirs();
+  m.spaces = std::move(spaces);
+  m.generation = 0;
+  m.deltas.clear();
+  m.ingest.memory_bytes = memory_bytes;
+  const uint64_t arcs = m.spaces[0].arcs;
+  m.num_edges = m.directed ? arcs : (arcs + stored_loops) / 2;
+  return m;
+}
+
+}  // namespace
+
+std::string direct_merge_obstacle(const Graph& graph) {
+  const Manifest& m = graph.manifest();
+  if (m.vertices_after_deltas() != m.num_vertices) return "its updates add vertices";
+  if (m.out_only()) return "it stores only an out-space";
+  if (m.list_codec() != ListCodec::kV3) return "its chunks use an older codec";
+  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    if (graph.block_count(kind) != 1) return "it is stored in 2-D blocks";
+  }
+  return "";
+}
+
+Status merge_updates_into_chunks(const Graph& graph, const IngestOptions& layout, uint64_t window_bytes,
+                                 IngestSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  assert(direct_merge_obstacle(graph).empty());
+  IngestProgress progress;
+  progress.set_sink(layout.progress);
+  GraphFiles files;
+  SG_RETURN_IF_ERROR(files.prepare(layout.output, layout.devices));
+  IoContext io;
+  IoOptions io_options;
+  const uint64_t windows = 2 * graph.device_count() + 2;  // as a run's (IoContext::open)
+  io_options.buffer_bytes = windows * (window_bytes != 0 ? window_bytes : window_bytes_for(layout.memory_bytes));
+  SG_RETURN_IF_ERROR(io.open(graph, io_options));
+  const size_t kinds = graph.manifest().directed ? 2 : 1;
+  std::vector<SpaceManifest> spaces(kinds);
+  uint64_t stored_loops = 0;
+  for (size_t k = 0; k < kinds; ++k) {
+    uint64_t loops = 0;
+    const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
+    SG_RETURN_IF_ERROR(merge_kind(graph, kind, layout, &files, &io, &progress, &spaces[k], &loops));
+    if (k == 0) stored_loops = loops;
+  }
+  progress.begin_phase("commit", 0);
+  Manifest m = merged_manifest(graph, files, std::move(spaces), stored_loops, layout.memory_bytes);
+  if (!m.id_map_file.empty()) SG_RETURN_IF_ERROR(link_id_map(graph, files.temp_dir() + "/" + m.id_map_file));
+  SG_RETURN_IF_ERROR(files.commit(m, layout.graph_files, layout.output));
+  progress.end();
+  *summary = IngestSummary{};
+  summary->num_vertices = m.num_vertices;
+  summary->num_edges = m.num_edges;
+  summary->stored_self_loops = stored_loops;
+  summary->input_edges = m.ingest.input_edges;
+  summary->intervals = static_cast<uint32_t>(m.interval_starts.size());
+  for (const SpaceManifest& s : m.spaces) summary->stored_bytes += s.logical_bytes;
+  summary->out_space_bytes = m.spaces[0].logical_bytes;
+  summary->phases = progress.summary();
+  summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+}  // namespace sg
