@@ -191,7 +191,8 @@ class Graph:
 
     def compact(self, memory="auto", progress="auto"):
         """Merges the updates into the edge data (`shardgraph compact`);
-        returns a dict ("updates" is 0 when there were none)."""
+        returns a dict ("updates" is 0 when there were none; "method" says
+        whether they were merged into the chunks or the graph re-ingested)."""
         callback, close = sink(progress, "compact")
         try:
             report = _call(_core.compact, self.path, memory_bytes(memory), callback)

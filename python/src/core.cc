@@ -354,6 +354,7 @@ nb::dict compact(const std::string& graph, uint64_t memory_bytes, nb::object pro
   out["vertices"] = report.vertices;
   out["edges"] = report.edges;
   out["seconds"] = report.seconds;
+  out["method"] = report.method;
   return out;
 }
 
