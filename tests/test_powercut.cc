@@ -120,14 +120,16 @@ void make_device(const std::string& dir, const char* device_class) {
 }
 
 // Runs `shardgraph ARGS` under the recorder, logging into `log`.
-void run_recorded(const sgtest::TempDir& root, const sgtest::TempDir& log, const std::string& args) {
+void run_recorded(const sgtest::TempDir& root, const sgtest::TempDir& log, const std::string& args,
+                  std::string* output = nullptr) {
   std::string env = "SG_POWERCUT_ROOT=" + root.path() + " SG_POWERCUT_LOG=" + log.path() +
                     " LD_PRELOAD=" + std::string(SG_SYNC_RECORDER);
 #ifdef SHARDGRAPH_SANITIZED
   env += " ASAN_OPTIONS=verify_asan_link_order=0";  // the recorder is preloaded before the runtime
 #endif
-  std::string output;
-  REQUIRE_MESSAGE(sgtest::run_cli(args, &output, env) == 0, output);
+  std::string text;
+  REQUIRE_MESSAGE(sgtest::run_cli(args, &text, env) == 0, text);
+  if (output != nullptr) *output = text;
 }
 
 void check_and_report(const char* writer, const sgtest::TempDir& log, const sgtest::TempDir& root,
@@ -198,6 +200,13 @@ TEST_CASE("power cuts during updates and a compaction leave the old graph or the
   sgtest::TempDir log;
   run_recorded(root, log, "compact " + (root / "g"));
   check_and_report("compaction", log, root, graph_reader("g"), true);
+  // Updates that add no vertex: the compaction merges them into the chunks.
+  sgtest::write_text(root / "add2.txt", "900000 900001 8\n1 7 9\n");
+  REQUIRE(sgtest::run_cli("update " + (root / "g") + " --add " + (root / "add2.txt") + " --no-compact", &output) == 0);
+  sgtest::TempDir merge_log;
+  run_recorded(root, merge_log, "compact " + (root / "g"), &output);
+  CHECK(output.find("(merged into its chunks)") != std::string::npos);
+  check_and_report("compaction by direct merge", merge_log, root, graph_reader("g"), true);
 }
 
 TEST_CASE("power cuts during a partition leave no partitioned graph or the whole one") {
