@@ -199,14 +199,14 @@ TEST_CASE("power cuts during updates and a compaction leave the old graph or the
   }
   sgtest::TempDir log;
   run_recorded(root, log, "compact " + (root / "g"));
-  check_and_report("compaction", log, root, graph_reader("g"), true);
-  // Updates that add no vertex: the compaction merges them into the chunks.
+  check_and_report("compaction (new vertices: an id map extended)", log, root, graph_reader("g"), true);
+  // Updates that add no vertex: the id map is linked.
   sgtest::write_text(root / "add2.txt", "900000 900001 8\n1 7 9\n");
   REQUIRE(sgtest::run_cli("update " + (root / "g") + " --add " + (root / "add2.txt") + " --no-compact", &output) == 0);
   sgtest::TempDir merge_log;
   run_recorded(root, merge_log, "compact " + (root / "g"), &output);
   CHECK(output.find("(merged into its chunks)") != std::string::npos);
-  check_and_report("compaction by direct merge", merge_log, root, graph_reader("g"), true);
+  check_and_report("compaction (no new vertex: the id map linked)", merge_log, root, graph_reader("g"), true);
 }
 
 TEST_CASE("power cuts during a partition leave no partitioned graph or the whole one") {

@@ -6,12 +6,14 @@
 #include <cassert>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "base/file_util.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
+#include "compression/checksum.h"
 #include "core/window_graph.h"
 #include "shards/format/graph_deltas.h"
 #include "shards/format/graph_overlay.h"
@@ -33,6 +35,8 @@ constexpr uint64_t kMaxWindowBytes = 16 << 20;
 // Each encoded part ends in a partial chunk, so a part holds several
 // chunks' edges (a chunk codes about 2 bytes an edge unpacked).
 constexpr uint64_t kChunksPerPart = 4;
+// The vertices the updates added are merged this many at a time.
+constexpr uint32_t kNewVertexSlice = 1 << 16;
 
 uint64_t window_bytes_for(uint64_t memory_bytes) {
   return std::clamp<uint64_t>(memory_bytes / 24, kMinWindowBytes, kMaxWindowBytes);
@@ -52,10 +56,34 @@ class SpaceMerge {
     part_loops_.resize(parts);
     part_weighted_.resize(parts);
     part_edges_ = std::max<uint64_t>(1 << 16, kChunksPerPart * m.chunk_bytes / 2);
+    // The block's neighbours; the last block's go on past the stored vertices.
+    const EdgeSpace& space = graph.stored_space(stored_space);
+    lo_ = space.neighbour_begin;
+    hi_ = space.neighbour_end == 0 || space.neighbour_end >= graph.num_vertices() ? UINT32_MAX : space.neighbour_end;
   }
 
-  // Streams the space through `io` into `out`; *stored_loops counts its self-loop arcs.
+  // Streams the space through `io` into `out`, then the lists of the
+  // vertices the updates added; *stored_loops counts its self-loop arcs.
   Status run(IoContext* io, SpaceOutput* out, IngestProgress* progress, uint64_t* stored_loops) {
+    SG_RETURN_IF_ERROR(merge_stored(io, out, progress));
+    if (next_vertex_ < graph_.num_vertices()) {  // no chunk (a graph without edges)
+      encoders_[0].begin(next_vertex_);
+      encoders_[0].finish(graph_.num_vertices());
+      SG_RETURN_IF_ERROR(out->append(encoders_[0]));
+      next_vertex_ = graph_.num_vertices();
+    }
+    const uint32_t vertices = static_cast<uint32_t>(graph_.manifest().vertices_after_deltas());
+    for (uint32_t first = next_vertex_; first < vertices; first = next_vertex_) {
+      const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(vertices, uint64_t{first} + kNewVertexSlice));
+      SG_RETURN_IF_ERROR(new_vertex_window(first, end));
+      SG_RETURN_IF_ERROR(encode_window(out));
+    }
+    for (uint64_t loops : part_loops_) *stored_loops += loops;
+    return Status::OK();
+  }
+
+ private:
+  Status merge_stored(IoContext* io, SpaceOutput* out, IngestProgress* progress) {
     const EdgeSpace& space = graph_.stored_space(stored_);
     const uint32_t chunks = static_cast<uint32_t>(space.index.size());
     ChunkStream stream(io, stored_, {ChunkSpan{0, chunks}});
@@ -70,16 +98,36 @@ class SpaceMerge {
       SG_RETURN_IF_ERROR(encode_window(out));
       progress->advance(merged_.edges(), window.end_chunk);
     }
-    if (next_vertex_ < graph_.num_vertices()) {  // no chunk (a graph without edges)
-      encoders_[0].begin(next_vertex_);
-      encoders_[0].finish(graph_.num_vertices());
-      SG_RETURN_IF_ERROR(out->append(encoders_[0]));
-    }
-    for (uint64_t loops : part_loops_) *stored_loops += loops;
     return Status::OK();
   }
 
- private:
+  // Vertices [first, end), which the updates added, as a merged window:
+  // no stored list, their adds alone.
+  Status new_vertex_window(uint32_t first, uint32_t end) {
+    WindowGraph& w = merged_;
+    records_.clear();
+    SG_RETURN_IF_ERROR(overlay_.decode_keys(first, end, &records_));
+    w.first_vertex = first;
+    w.vertex_count = end - first;
+    w.offsets.resize(size_t{w.vertex_count} + 1);
+    w.neighbours.resize(records_.size());
+    w.weights.resize(overlay_.weighted ? records_.size() : 0);
+    const DeltaArc* r = records_.data();
+    const DeltaArc* records_end = r + records_.size();
+    uint32_t length = 0;
+    for (uint32_t i = 0; i < w.vertex_count; ++i) {
+      const DeltaArc* key_begin = r;
+      while (r != records_end && r->key == first + i) ++r;
+      w.offsets[i] = length;
+      length += merge_list(overlay_, KeyRecords{key_begin, r}, lo_, hi_, nullptr, nullptr, 0,
+                           w.neighbours.data() + length, overlay_.weighted ? w.weights.data() + length : nullptr);
+    }
+    w.offsets[w.vertex_count] = length;
+    w.neighbours.resize(length);
+    w.weights.resize(overlay_.weighted ? length : 0);
+    return Status::OK();
+  }
+
   // The merged window in parts of about equal edges, cut between vertices;
   // a first list that goes on from the previous window stays in part 0.
   Status encode_window(SpaceOutput* out) {
@@ -135,8 +183,10 @@ class SpaceMerge {
   std::vector<uint64_t> part_loops_;
   std::vector<std::vector<WeightedNeighbour>> part_weighted_;
   uint64_t part_edges_ = 0;
+  uint32_t lo_ = 0, hi_ = UINT32_MAX;
   WindowGraph base_, merged_;
-  uint32_t next_vertex_ = 0;  // the vertices encoded so far end here
+  std::vector<DeltaArc> records_;  // of the added vertices' slice
+  uint32_t next_vertex_ = 0;       // the vertices encoded so far end here
 };
 
 // The kind's updates merged into one overlay (graph_overlay.h).
@@ -144,13 +194,46 @@ Status build_kind_overlay(const Graph& graph, SpaceKind kind, DeltaOverlay* over
   GraphDeltas deltas;
   SG_RETURN_IF_ERROR(deltas.open(graph, true, &kind));
   const Manifest& m = graph.manifest();
-  return build_delta_overlay(deltas.runs(kind), m.weighted, m.ingest.duplicates_dropped, graph.num_vertices(), overlay);
+  return build_delta_overlay(deltas.runs(kind), m.weighted, m.ingest.duplicates_dropped,
+                             static_cast<uint32_t>(m.vertices_after_deltas()), overlay);
 }
 
-// The id map is unchanged (no vertex was added): a second link to the same
-// file (files are never changed in place), or a copy across file systems.
-Status link_id_map(const Graph& graph, const std::string& to) {
-  const std::string from = graph.path_of(graph.manifest().id_map_file);
+// The graph's id map followed by the ids of the vertices its updates added,
+// streamed to `to`, synced, and its checksum.
+Status write_extended_id_map(const Graph& graph, const std::string& to, uint64_t* checksum) {
+  GraphDeltas deltas;
+  SG_RETURN_IF_ERROR(deltas.open(graph, false));
+  const std::vector<uint64_t>& added = deltas.new_ids();
+  if (graph.num_vertices() + added.size() != graph.manifest().vertices_after_deltas()) {
+    return Status::Corruption(graph.dir() + ": the updates' ids do not cover the vertices they add");
+  }
+  File in, out;
+  SG_RETURN_IF_ERROR(File::open_read(graph.path_of(graph.manifest().id_map_file), &in));
+  SG_RETURN_IF_ERROR(File::create(to, &out));
+  Checksum64Stream sum;
+  std::vector<uint8_t> piece(1 << 20);
+  const uint64_t stored_bytes = uint64_t{graph.num_vertices()} * sizeof(uint64_t);
+  for (uint64_t at = 0; at < stored_bytes; at += piece.size()) {  // bounded by the map's size
+    const size_t bytes = static_cast<size_t>(std::min<uint64_t>(piece.size(), stored_bytes - at));
+    SG_RETURN_IF_ERROR(in.pread_all(piece.data(), bytes, at));
+    SG_RETURN_IF_ERROR(out.pwrite_all(piece.data(), bytes, at));
+    sum.update(piece.data(), bytes);
+  }
+  SG_RETURN_IF_ERROR(out.pwrite_all(added.data(), added.size() * sizeof(uint64_t), stored_bytes));
+  sum.update(added.data(), added.size() * sizeof(uint64_t));
+  *checksum = sum.digest();
+  SG_RETURN_IF_ERROR(out.sync());
+  return out.close();
+}
+
+// The id map, when no vertex was added: a second link to the same file
+// (files are never changed in place), or a copy across file systems; else
+// extended by the added ids.
+Status write_id_map(const Graph& graph, const std::string& to, uint64_t* checksum) {
+  const Manifest& m = graph.manifest();
+  if (m.vertices_after_deltas() != m.num_vertices) return write_extended_id_map(graph, to, checksum);
+  *checksum = m.id_map_checksum;
+  const std::string from = graph.path_of(m.id_map_file);
   if (::link(from.c_str(), to.c_str()) == 0) return Status::OK();
   if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
     return Status::IOError(to + ": cannot link the id map (" + errno_text(errno) + ")");
@@ -158,25 +241,68 @@ Status link_id_map(const Graph& graph, const std::string& to) {
   return copy_file_synced(from, to);
 }
 
-// One kind's space: its overlay, then its windows, into the new base's files.
+// The whole degrees of a kind stored in blocks: the sum of each block's
+// degree file (`parts`, removed after), streamed into `path`; its checksum.
+Status sum_degree_parts(const std::vector<std::string>& parts, const std::string& path, uint32_t vertices,
+                        uint64_t* checksum) {
+  std::vector<File> in(parts.size());
+  for (size_t b = 0; b < parts.size(); ++b) SG_RETURN_IF_ERROR(File::open_read(parts[b], &in[b]));
+  File out;
+  SG_RETURN_IF_ERROR(File::create(path, &out));
+  Checksum64Stream sum;
+  constexpr uint32_t kPieceVertices = 1 << 18;
+  std::vector<uint32_t> total(kPieceVertices), piece(kPieceVertices);
+  for (uint32_t first = 0; first < vertices; first += std::min(kPieceVertices, vertices - first)) {
+    const uint32_t count = std::min(kPieceVertices, vertices - first);
+    const uint64_t at = uint64_t{first} * sizeof(uint32_t);
+    std::fill(total.begin(), total.begin() + count, 0u);
+    for (const File& file : in) {
+      SG_RETURN_IF_ERROR(file.pread_all(piece.data(), count * sizeof(uint32_t), at));
+      for (uint32_t i = 0; i < count; ++i) total[i] += piece[i];
+    }
+    SG_RETURN_IF_ERROR(out.pwrite_all(total.data(), count * sizeof(uint32_t), at));
+    sum.update(total.data(), count * sizeof(uint32_t));
+  }
+  *checksum = sum.digest();
+  SG_RETURN_IF_ERROR(out.sync());
+  for (const std::string& part : parts) std::remove(part.c_str());
+  return out.close();
+}
+
+// One kind: its overlay, then each block's windows, into the new base's
+// files. Each block writes its own degrees; blocks' are summed after.
 Status merge_kind(const Graph& graph, SpaceKind kind, const IngestOptions& layout, GraphFiles* files, IoContext* io,
-                  IngestProgress* progress, SpaceManifest* meta, uint64_t* stored_loops) {
+                  IngestProgress* progress, std::vector<SpaceManifest>* metas, uint64_t* stored_loops) {
   const size_t kind_index = kind == SpaceKind::kOut ? 0 : 1;
   const std::string name = kind_index == 0 ? "out" : "in";
   progress->begin_phase("read " + name + "-updates", 0);
   DeltaOverlay overlay;
   SG_RETURN_IF_ERROR(build_kind_overlay(graph, kind, &overlay));
-  const size_t stored = graph.blocks(kind).front();
-  progress->begin_phase("merge " + name + "-space", graph.stored_space(stored).index.size());
-  std::vector<std::string> paths;
-  files->name_space_files(kind_index, 0, {0}, graph.num_vertices(), meta, &paths);
+  const std::vector<size_t>& blocks = graph.blocks(kind);
+  std::vector<uint32_t> block_starts;
+  for (size_t stored : blocks) block_starts.push_back(graph.stored_space(stored).neighbour_begin);
   const Manifest& m = graph.manifest();
-  SpaceOutput out;
-  SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(m.stripe_bytes, static_cast<uint32_t>(paths.size())),
-                              files->temp_dir() + "/" + meta->degree_file, layout.direct_io));
-  SpaceMerge merge(graph, stored, overlay, layout);
-  SG_RETURN_IF_ERROR(merge.run(io, &out, progress, stored_loops));
-  return out.finish_into(graph.num_vertices(), ListCodec::kV3, files->temp_dir() + "/" + meta->index_file, meta);
+  const uint32_t vertices = static_cast<uint32_t>(m.vertices_after_deltas());
+  metas->assign(blocks.size(), SpaceManifest{});
+  std::vector<std::string> degree_parts;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    progress->begin_phase("merge " + name + "-space" + (blocks.size() > 1 ? " block " + std::to_string(b) : ""),
+                          graph.stored_space(blocks[b]).index.size());
+    SpaceManifest* meta = &(*metas)[b];
+    std::vector<std::string> paths;
+    files->name_space_files(kind_index, b, block_starts, vertices, meta, &paths);
+    const std::string temp = files->temp_dir() + "/";
+    degree_parts.push_back(blocks.size() == 1 ? temp + meta->degree_file : temp + meta->name + ".degrees.part");
+    SpaceOutput out;
+    SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(m.stripe_bytes, static_cast<uint32_t>(paths.size())),
+                                degree_parts.back(), layout.direct_io));
+    SpaceMerge merge(graph, blocks[b], overlay, layout);
+    SG_RETURN_IF_ERROR(merge.run(io, &out, progress, stored_loops));
+    SG_RETURN_IF_ERROR(out.finish_into(vertices, ListCodec::kV3, temp + meta->index_file, meta));
+  }
+  if (blocks.size() == 1) return Status::OK();
+  SpaceManifest& first = (*metas)[0];
+  return sum_degree_parts(degree_parts, files->temp_dir() + "/" + first.degree_file, vertices, &first.degree_checksum);
 }
 
 // The new base's manifest: the graph's, with the spaces written and no updates.
@@ -189,9 +315,11 @@ Manifest merged_manifest(const Graph& graph, const GraphFiles& files, std::vecto
   m.devices = files.device_dirs();
   m.spaces = std::move(spaces);
   m.generation = 0;
+  m.num_vertices = m.vertices_after_deltas();
   m.deltas.clear();
   m.ingest.memory_bytes = memory_bytes;
-  const uint64_t arcs = m.spaces[0].arcs;
+  uint64_t arcs = 0;  // of the out-space's blocks
+  for (const SpaceManifest& space : m.spaces) arcs += space.kind == "out" ? space.arcs : 0;
   m.num_edges = m.directed ? arcs : (arcs + stored_loops) / 2;
   return m;
 }
@@ -200,12 +328,8 @@ Manifest merged_manifest(const Graph& graph, const GraphFiles& files, std::vecto
 
 std::string direct_merge_obstacle(const Graph& graph) {
   const Manifest& m = graph.manifest();
-  if (m.vertices_after_deltas() != m.num_vertices) return "its updates add vertices";
   if (m.out_only()) return "it stores only an out-space";
   if (m.list_codec() != ListCodec::kV3) return "its chunks use an older codec";
-  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-    if (graph.block_count(kind) != 1) return "it is stored in 2-D blocks";
-  }
   return "";
 }
 
@@ -223,17 +347,21 @@ Status merge_updates_into_chunks(const Graph& graph, const IngestOptions& layout
   io_options.buffer_bytes = windows * (window_bytes != 0 ? window_bytes : window_bytes_for(layout.memory_bytes));
   SG_RETURN_IF_ERROR(io.open(graph, io_options));
   const size_t kinds = graph.manifest().directed ? 2 : 1;
-  std::vector<SpaceManifest> spaces(kinds);
+  std::vector<SpaceManifest> spaces;
   uint64_t stored_loops = 0;
   for (size_t k = 0; k < kinds; ++k) {
     uint64_t loops = 0;
+    std::vector<SpaceManifest> blocks;
     const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
-    SG_RETURN_IF_ERROR(merge_kind(graph, kind, layout, &files, &io, &progress, &spaces[k], &loops));
+    SG_RETURN_IF_ERROR(merge_kind(graph, kind, layout, &files, &io, &progress, &blocks, &loops));
     if (k == 0) stored_loops = loops;
+    spaces.insert(spaces.end(), blocks.begin(), blocks.end());
   }
   progress.begin_phase("commit", 0);
   Manifest m = merged_manifest(graph, files, std::move(spaces), stored_loops, layout.memory_bytes);
-  if (!m.id_map_file.empty()) SG_RETURN_IF_ERROR(link_id_map(graph, files.temp_dir() + "/" + m.id_map_file));
+  if (!m.id_map_file.empty()) {
+    SG_RETURN_IF_ERROR(write_id_map(graph, files.temp_dir() + "/" + m.id_map_file, &m.id_map_checksum));
+  }
   SG_RETURN_IF_ERROR(files.commit(m, layout.graph_files, layout.output));
   progress.end();
   *summary = IngestSummary{};
@@ -243,7 +371,7 @@ Status merge_updates_into_chunks(const Graph& graph, const IngestOptions& layout
   summary->input_edges = m.ingest.input_edges;
   summary->intervals = static_cast<uint32_t>(m.interval_starts.size());
   for (const SpaceManifest& s : m.spaces) summary->stored_bytes += s.logical_bytes;
-  summary->out_space_bytes = m.spaces[0].logical_bytes;
+  for (const SpaceManifest& s : m.spaces) summary->out_space_bytes += s.kind == "out" ? s.logical_bytes : 0;
   summary->phases = progress.summary();
   summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::OK();

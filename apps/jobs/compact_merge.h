@@ -4,9 +4,12 @@
 // the new base's chunks. No arc is routed or sorted: the graph is read once
 // and written once, where a re-ingest routes, sorts and spills it.
 //
-// It keeps the graph's layout (intervals, devices, stripes, chunk size, id
-// map, order). A graph it cannot merge this way (direct_merge_obstacle)
-// is re-ingested instead (compact.h).
+// It keeps the graph's layout (intervals, 2-D blocks, devices, stripes,
+// chunk size, id map, order); each block is merged on its own, and the
+// blocks' degrees summed into the kind's. Vertices the updates added come after the stored ones, in
+// the last interval, with their adds alone as lists; the id map gains
+// their ids. A graph it cannot merge this way (direct_merge_obstacle) is
+// re-ingested instead (compact.h).
 #pragma once
 
 #include <string>
@@ -17,9 +20,8 @@
 
 namespace sg {
 
-// Why `graph`'s updates cannot be merged into its chunks directly: they
-// add vertices (the chunk indexes tile only the base's), a kind is stored
-// in 2-D blocks, or its chunks use an older codec. "" if they can.
+// Why `graph`'s updates cannot be merged into its chunks directly: it
+// stores only an out-space, or its chunks use an older codec. "" if they can.
 std::string direct_merge_obstacle(const Graph& graph);
 
 // Writes `graph` (opened with its updates) with its updates merged to
