@@ -289,6 +289,7 @@ class VertexRangeMerge {
   }
 
   void copy_list(uint32_t from, uint32_t count, uint32_t to) {
+    if (count == 0) return;  // a window of empty lists may have no arrays (memcpy takes no null)
     std::memcpy(merged_->neighbours.data() + to, base_.neighbours.data() + from, sizeof(uint32_t) * count);
     if (o_.weighted) std::memcpy(merged_->weights.data() + to, base_.weights.data() + from, sizeof(float) * count);
   }
