@@ -206,9 +206,7 @@ struct WindowAddRange {
 Status window_add_range(const Graph& graph, const EdgeSpace& space, const WindowGraph& base, WindowAddRange* range) {
   const auto& index = space.index;
   range->lo = space.neighbour_begin;
-  // The last block (or a 1-D space) also takes neighbours the updates added.
-  range->hi =
-      space.neighbour_end == 0 || space.neighbour_end >= graph.num_vertices() ? UINT32_MAX : space.neighbour_end;
+  range->hi = update_neighbour_end(graph, space);
   range->first_lo = range->lo;
   range->last_hi = range->hi;
   const uint32_t first = base.first_chunk, end = base.end_chunk;

@@ -88,6 +88,13 @@ Status build_window_graph(const Graph& graph, const EdgeSpace& space, const Chun
 void visit_window_graph(const EdgeSpace& space, const WindowGraph& window, std::span<const uint32_t> chunks,
                         VertexRangeFn on_vertices, void* context, WindowTimes* times);
 
+// The end of the neighbours whose adds merge into `space`'s lists: its
+// block's end, or none for the last block (or a 1-D space), which also
+// takes the neighbours the updates added past the stored vertices.
+inline uint32_t update_neighbour_end(const Graph& graph, const EdgeSpace& space) {
+  return space.neighbour_end == 0 || space.neighbour_end >= graph.num_vertices() ? UINT32_MAX : space.neighbour_end;
+}
+
 // Merges the updates of a run over a graph with updates (graph.overlay)
 // into `base`, a window build_window_graph decoded from `space`, as
 // `merged`: the same vertices and chunks, each list as a compaction would

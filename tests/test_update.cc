@@ -311,7 +311,7 @@ TEST_CASE("runs over a graph with updates equal a fresh ingest of the final edge
     check_apps_equal(c, dir,
                      {"full", "selective", "auto", "full --window-bytes 4096", "selective --window-bytes 4096"});
     // One-chunk windows: the merge continues split lists across windows.
-    REQUIRE(sgtest::run_cli("compact " + (dir / "g") + " --window-bytes 4096", &output) == 0);
+    REQUIRE_MESSAGE(sgtest::run_cli("compact " + (dir / "g") + " --window-bytes 4096", &output) == 0, output);
     CHECK(output.find("(merged into its chunks)") != std::string::npos);
     REQUIRE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0);
     if (!c.weighted) {  // the split list's arcs were modelled with weight 3

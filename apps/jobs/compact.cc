@@ -97,13 +97,13 @@ Status compact_graph(const CompactOptions& options, CompactSummary* summary) {
   if (summary->updates == 0) return Status::OK();
   const std::string compacted = hidden_sibling(target, "compact");
   IngestSummary ingest;
+  const IngestOptions layout = compaction_ingest(graph, options, compacted);
   const std::string obstacle = direct_merge_obstacle(graph);
   summary->method = obstacle.empty() ? "merged into its chunks" : "re-ingested: " + obstacle;
   if (obstacle.empty()) {
-    SG_RETURN_IF_ERROR(
-        merge_updates_into_chunks(graph, compaction_ingest(graph, options, compacted), options.window_bytes, &ingest));
+    SG_RETURN_IF_ERROR(merge_updates_into_chunks(graph, layout, options.window_bytes, &ingest));
   } else {
-    SG_RETURN_IF_ERROR(ingest_graph(compaction_ingest(graph, options, compacted), &ingest));
+    SG_RETURN_IF_ERROR(ingest_graph(layout, &ingest));
   }
   Status s = exchange_into_place(compacted, target);
   if (!s.ok()) {

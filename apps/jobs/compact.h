@@ -1,10 +1,10 @@
 // `shardgraph compact`: merges a graph's updates (Manifest::deltas) into a
-// new base, in a hidden sibling directory. Where it can, each space's chunks
-// are merged with the updates window by window and encoded again, the graph
-// read once and written once (compact_merge.h); updates that add vertices,
-// and graphs in 2-D blocks, are ingested again instead (format "graph",
-// which merges the delta runs into the stored lists as it reads them; ids
-// kept, new vertices after the old ones). The new base is then
+// new base, in a hidden sibling directory. Each space's chunks are merged
+// with the updates window by window and encoded again, the graph read once
+// and written once (compact_merge.h); a graph of an older codec is ingested
+// again instead (format "graph", which merges the delta runs into the
+// stored lists as it reads them; ids kept, new vertices after the old
+// ones). The new base is then
 // exchanged with the graph directory in one atomic rename
 // (renameat2 RENAME_EXCHANGE); the old base is removed after. A power cut
 // leaves the old graph or the compacted one, and a hidden leftover that

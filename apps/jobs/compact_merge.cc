@@ -27,9 +27,10 @@
 namespace sg {
 namespace {
 
-// Windows of a 24th of the budget (a run's I/O share), within these bounds: large enough
-// that an HDD reads at its bandwidth between the writes, small enough that
-// the base and merged windows and the overlay stay within --memory.
+// Windows of a 24th of the budget, within these bounds: large enough that
+// an HDD reads at its bandwidth between the writes, small enough that the
+// read-ahead buffers, the base and merged windows and the overlay stay
+// within --memory.
 constexpr uint64_t kMinWindowBytes = 1 << 20;
 constexpr uint64_t kMaxWindowBytes = 16 << 20;
 // Each encoded part ends in a partial chunk, so a part holds several
@@ -56,10 +57,6 @@ class SpaceMerge {
     part_loops_.resize(parts);
     part_weighted_.resize(parts);
     part_edges_ = std::max<uint64_t>(1 << 16, kChunksPerPart * m.chunk_bytes / 2);
-    // The block's neighbours; the last block's go on past the stored vertices.
-    const EdgeSpace& space = graph.stored_space(stored_space);
-    lo_ = space.neighbour_begin;
-    hi_ = space.neighbour_end == 0 || space.neighbour_end >= graph.num_vertices() ? UINT32_MAX : space.neighbour_end;
   }
 
   // Streams the space through `io` into `out`, then the lists of the
@@ -112,6 +109,8 @@ class SpaceMerge {
     w.offsets.resize(size_t{w.vertex_count} + 1);
     w.neighbours.resize(records_.size());
     w.weights.resize(overlay_.weighted ? records_.size() : 0);
+    const EdgeSpace& space = graph_.stored_space(stored_);  // its block's neighbours only
+    const uint32_t lo = space.neighbour_begin, hi = update_neighbour_end(graph_, space);
     const DeltaArc* r = records_.data();
     const DeltaArc* records_end = r + records_.size();
     uint32_t length = 0;
@@ -119,7 +118,7 @@ class SpaceMerge {
       const DeltaArc* key_begin = r;
       while (r != records_end && r->key == first + i) ++r;
       w.offsets[i] = length;
-      length += merge_list(overlay_, KeyRecords{key_begin, r}, lo_, hi_, nullptr, nullptr, 0,
+      length += merge_list(overlay_, KeyRecords{key_begin, r}, lo, hi, nullptr, nullptr, 0,
                            w.neighbours.data() + length, overlay_.weighted ? w.weights.data() + length : nullptr);
     }
     w.offsets[w.vertex_count] = length;
@@ -183,7 +182,6 @@ class SpaceMerge {
   std::vector<uint64_t> part_loops_;
   std::vector<std::vector<WeightedNeighbour>> part_weighted_;
   uint64_t part_edges_ = 0;
-  uint32_t lo_ = 0, hi_ = UINT32_MAX;
   WindowGraph base_, merged_;
   std::vector<DeltaArc> records_;  // of the added vertices' slice
   uint32_t next_vertex_ = 0;       // the vertices encoded so far end here
@@ -370,8 +368,10 @@ Status merge_updates_into_chunks(const Graph& graph, const IngestOptions& layout
   summary->stored_self_loops = stored_loops;
   summary->input_edges = m.ingest.input_edges;
   summary->intervals = static_cast<uint32_t>(m.interval_starts.size());
-  for (const SpaceManifest& s : m.spaces) summary->stored_bytes += s.logical_bytes;
-  for (const SpaceManifest& s : m.spaces) summary->out_space_bytes += s.kind == "out" ? s.logical_bytes : 0;
+  for (const SpaceManifest& s : m.spaces) {
+    summary->stored_bytes += s.logical_bytes;
+    summary->out_space_bytes += s.kind == "out" ? s.logical_bytes : 0;
+  }
   summary->phases = progress.summary();
   summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::OK();

@@ -6,10 +6,10 @@
 //
 // It keeps the graph's layout (intervals, 2-D blocks, devices, stripes,
 // chunk size, id map, order); each block is merged on its own, and the
-// blocks' degrees summed into the kind's. Vertices the updates added come after the stored ones, in
-// the last interval, with their adds alone as lists; the id map gains
-// their ids. A graph it cannot merge this way (direct_merge_obstacle) is
-// re-ingested instead (compact.h).
+// blocks' degrees summed into the kind's. Vertices the updates added come
+// after the stored ones, in the last interval, with their adds alone as
+// lists; the id map gains their ids. A graph it cannot merge this way
+// (direct_merge_obstacle) is re-ingested instead (compact.h).
 #pragma once
 
 #include <string>

@@ -188,7 +188,7 @@ struct CompactReport {
   // graph, until the next compaction or gc after that run.
   bool old_generation_kept = false;
   // "merged into its chunks" (each space read once and written once), or
-  // "re-ingested: " and why (updates that add vertices, 2-D blocks).
+  // "re-ingested: " and why (a graph of an older format version).
   std::string method;
 };
 // `window_bytes`: the windows a merge reads (tests: tiny windows split
