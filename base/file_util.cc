@@ -203,6 +203,14 @@ Status fsync_directory(const std::string& dir) {
   return Status::OK();
 }
 
+Status write_file_synced(const std::string& path, const void* data, size_t bytes) {
+  File file;
+  SG_RETURN_IF_ERROR(File::create(path, &file));
+  if (bytes > 0) SG_RETURN_IF_ERROR(file.pwrite_all(data, bytes, 0));
+  SG_RETURN_IF_ERROR(file.sync());
+  return file.close();
+}
+
 Status write_file_atomic(const std::string& path, const void* data, size_t bytes) {
   const std::string temp = path + ".tmp";
   {

@@ -51,6 +51,8 @@ class File {
 };
 
 Status read_whole_file(const std::string& path, std::string* contents);
+// Writes `bytes` as a new file `path`, synced (its directory is not).
+Status write_file_synced(const std::string& path, const void* data, size_t bytes);
 // Writes `contents` to `path` via a temporary file, fsync and rename.
 Status write_file_atomic(const std::string& path, const void* data, size_t bytes);
 Status fsync_directory(const std::string& dir);

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "shards/format/graph_overlay.h"
+#include "shards/update/delta_tiers.h"
 #include "shards/update/graph_update.h"
 #include "test_util.h"
 
@@ -362,4 +363,81 @@ TEST_CASE("a compaction leaves the generation a run holds until the run is over"
   CHECK(hidden() == 0);
   REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --source 10 --output " + (dir / "bfs.txt"), &output) == 0);
   CHECK(sgtest::read_values(dir / "bfs.txt").at(20) == 1);
+}
+
+// Tiers (shards/update/delta_tiers.h): an update merges the newest deltas
+// while each is at most twice the newer ones taken, within the limit.
+TEST_CASE("an update merges with the newest tiers no larger than twice it") {
+  auto deltas = [](std::initializer_list<uint64_t> sizes) {
+    std::vector<DeltaManifest> list;
+    for (const uint64_t bytes : sizes) {
+      list.emplace_back();
+      list.back().runs.push_back({"out", "f", bytes, 0, 1});
+    }
+    return list;
+  };
+  CHECK(tier_merge_start(deltas({}), 5, 100) == 0);
+  CHECK(tier_merge_start(deltas({16, 8, 4}), 2, 100) == 0);
+  CHECK(tier_merge_start(deltas({40, 2}), 1, 100) == 1);
+  CHECK(tier_merge_start(deltas({40, 3}), 1, 100) == 2);
+  CHECK(tier_merge_start(deltas({8, 4}), 4, 10) == 1);  // the oldest would pass the limit
+}
+
+// An update that merges tiers replaces their files, but not while a run
+// holds the generation that lists them: the next update removes them.
+// Updates whose buffer overflows (several runs a kind) merge the same.
+TEST_CASE("merged tiers equal their updates, and their files outlive the runs that read them") {
+  sgtest::TempDir dir;
+  const GraphCase c{true, true, 1, 21};
+  uint64_t rng = 99;
+  std::vector<Arc> base;
+  ArcModel model;
+  ingest_base(c, dir, random_edges(&rng, 300, 60, true, &base), base, &model);
+  std::string output;
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "e.txt") + " --no-compact", &output) == 0);
+  for (const Arc& a : base) model.add(a.src, a.dst, a.weight);
+  const std::vector<std::string> first_files = {"delta-1-0.out", "delta-1-1.in"};
+  for (const std::string& name : first_files) REQUIRE(std::filesystem::exists(dir / ("g/" + name)));
+  GraphOpenOptions options;
+  options.deltas = options.hold = true;
+  uint64_t tiers = 0, updates = 1;
+  {
+    Graph held;
+    REQUIRE(Graph::open(dir / "g", &held, options).ok());
+    for (int step = 0; step < 8; ++step) {
+      std::vector<Arc> adds;
+      sgtest::write_text(dir / "u.txt", random_edges(&rng, 200, 60, true, &adds));
+      for (const Arc& a : adds) model.add(a.src, a.dst, a.weight);
+      sgtest::write_text(dir / "r.txt", std::to_string(adds[0].src) + " " + std::to_string(adds[0].dst) + "\n");
+      UpdateOptions update;
+      update.graph = dir / "g";
+      update.add_files = {dir / "u.txt"};
+      update.remove_files = {dir / "r.txt"};
+      update.run_records = 37;  // several runs a kind, read back by the merge
+      model.remove(adds[0].src, adds[0].dst);
+      for (const Arc& a : adds) {
+        if (a.src == adds[0].src && a.dst == adds[0].dst) model.add(a.src, a.dst, a.weight);
+      }
+      UpdateSummary summary;
+      REQUIRE(update_graph(update, &summary).ok());
+      tiers = summary.pending_tiers;
+      updates = summary.pending_updates;
+    }
+    CHECK(updates == 9);
+    CHECK(tiers <= 4);
+    for (const std::string& name : first_files) CHECK(std::filesystem::exists(dir / ("g/" + name)));  // held
+    GraphDeltas deltas;
+    CHECK(deltas.open(held).ok());  // the held generation's files, merged since
+  }
+  std::vector<Arc> last;
+  sgtest::write_text(dir / "u.txt", random_edges(&rng, 5, 60, true, &last));
+  for (const Arc& a : last) model.add(a.src, a.dst, a.weight);
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "u.txt") + " --no-compact", &output) == 0);
+  for (const std::string& name : first_files) CHECK(!std::filesystem::exists(dir / ("g/" + name)));
+  ingest_fresh(c, dir, model);
+  check_apps_equal(c, dir, {"auto"});
+  REQUIRE(sgtest::run_cli("compact " + (dir / "g"), &output) == 0);
+  std::sort(model.arcs.begin(), model.arcs.end());
+  CHECK(sorted_space(dir / "g", SpaceKind::kOut) == model.arcs);
+  CHECK(sorted_space(dir / "g", SpaceKind::kIn) == transposed(model.arcs));
 }

@@ -344,7 +344,7 @@ Status graph_summary(const std::string& dir, GraphSummary* summary) {
   options.deltas = true;  // vertices counted after them
   SG_RETURN_IF_ERROR(sg::Graph::open(dir, &graph, options));
   summary->vertices = graph.manifest().vertices_after_deltas();
-  summary->pending_updates = graph.manifest().deltas.size();
+  summary->pending_updates = graph.manifest().pending_updates();
   summary->edges = graph.manifest().num_edges;
   summary->directed = graph.directed();
   summary->weighted = graph.weighted();
@@ -412,6 +412,7 @@ Status update(const UpdateRequest& request, UpdateReport* report) {
   report->removes = summary.removes;
   report->new_vertices = summary.new_vertices;
   report->pending_updates = summary.pending_updates;
+  report->pending_tiers = summary.pending_tiers;
   report->seconds = summary.seconds;
   const double share =
       static_cast<double>(summary.pending_records) / static_cast<double>(std::max<uint64_t>(summary.base_arcs, 1));

@@ -94,11 +94,11 @@ int run_update(ToolArgs& a) {
   if (!s.ok()) return fail(s);
   std::printf(
       "updated %s: %llu arcs added, %llu named for removal, %llu new vertices; generation %llu, "
-      "%llu update(s) not yet compacted, %.2f s\n",
+      "%llu update(s) not yet compacted in %llu tier(s), %.2f s\n",
       a.update.graph.c_str(), static_cast<unsigned long long>(report.adds),
       static_cast<unsigned long long>(report.removes), static_cast<unsigned long long>(report.new_vertices),
       static_cast<unsigned long long>(report.generation), static_cast<unsigned long long>(report.pending_updates),
-      report.seconds);
+      static_cast<unsigned long long>(report.pending_tiers), report.seconds);
   if (report.compacted) std::printf("compacted the updates into the graph, %.2f s\n", report.compact_seconds);
   return 0;
 }

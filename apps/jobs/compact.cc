@@ -88,7 +88,7 @@ Status compact_graph(const CompactOptions& options, CompactSummary* summary) {
   GraphWriterLock lock;
   Graph graph;
   SG_RETURN_IF_ERROR(open_for_writing(options.graph, GraphOpenOptions{false, false, false, false}, &lock, &graph));
-  summary->updates = graph.manifest().deltas.size();
+  summary->updates = graph.manifest().pending_updates();
   const std::string target = fs::absolute(options.graph).lexically_normal().string();
   LeftoverReport swept;  // old generations earlier compactions kept for runs now over
   std::string kept_prefix(1, '.');

@@ -75,9 +75,10 @@ std::string graph_info_text(const Graph& g) {
       removes += d.removes;
     }
     out += format(
-        "updates        %zu not yet compacted (generation %llu): %llu arcs added, %llu named for removal, "
-        "%llu vertices after them; `shardgraph compact` merges them\n",
-        m.deltas.size(), static_cast<unsigned long long>(m.generation), static_cast<unsigned long long>(adds),
+        "updates        %llu not yet compacted, in %zu tier(s) (generation %llu): %llu arcs added, %llu named for "
+        "removal, %llu vertices after them; `shardgraph compact` merges them\n",
+        static_cast<unsigned long long>(m.pending_updates()), m.deltas.size(),
+        static_cast<unsigned long long>(m.generation), static_cast<unsigned long long>(adds),
         static_cast<unsigned long long>(removes), static_cast<unsigned long long>(m.vertices_after_deltas()));
   }
   out += format("intervals      %zu\n", m.interval_starts.size());

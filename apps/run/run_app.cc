@@ -423,10 +423,10 @@ std::string updates_note(const Graph& graph, double seconds) {
     bytes += overlay->bytes();
   }
   char text[256];
-  std::snprintf(text, sizeof(text),
-                "merged %zu updates not yet compacted: %llu arcs added, %llu removed; %.1f MiB held, %.2f s",
-                graph.manifest().deltas.size(), static_cast<unsigned long long>(adds),
-                static_cast<unsigned long long>(removals), static_cast<double>(bytes) / (1 << 20), seconds);
+  std::snprintf(
+      text, sizeof(text), "merged %llu updates not yet compacted: %llu arcs added, %llu removed; %.1f MiB held, %.2f s",
+      static_cast<unsigned long long>(graph.manifest().pending_updates()), static_cast<unsigned long long>(adds),
+      static_cast<unsigned long long>(removals), static_cast<double>(bytes) / (1 << 20), seconds);
   return text;
 }
 

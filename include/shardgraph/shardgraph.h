@@ -174,6 +174,9 @@ struct UpdateRequest {
 };
 struct UpdateReport {
   uint64_t generation = 0, adds = 0, removes = 0, new_vertices = 0, pending_updates = 0;
+  // The deltas holding the pending updates: an update merges the newest
+  // ones when they are no larger than it together (tiers, docs/formats.md).
+  uint64_t pending_tiers = 0;
   double seconds = 0;
   bool compacted = false;
   double compact_seconds = 0;

@@ -339,6 +339,7 @@ nb::dict update(const std::string& graph, const std::vector<std::string>& add_fi
   out["removes"] = report.removes;
   out["new_vertices"] = report.new_vertices;
   out["pending_updates"] = report.pending_updates;
+  out["pending_tiers"] = report.pending_tiers;
   out["seconds"] = report.seconds;
   out["compacted"] = report.compacted;
   return out;

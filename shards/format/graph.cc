@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 
@@ -44,6 +45,14 @@ Status load_array(const std::string& path, uint64_t expected_checksum, size_t ex
   return Status::OK();
 }
 
+// Refuses a graph with updates unless the caller merges them.
+Status check_updates_wanted(const std::string& dir, const Manifest& m, const GraphOpenOptions& options) {
+  if (m.deltas.empty() || options.deltas) return Status::OK();
+  return Status::InvalidArgument(dir + ": has " + std::to_string(m.pending_updates()) +
+                                 " update(s) not yet compacted; run `shardgraph compact " + dir +
+                                 "` first (runs read compacted graphs)");
+}
+
 }  // namespace
 
 Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions options) {
@@ -72,12 +81,19 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
     return Status::InvalidArgument(
         dir + ": the intermediate of an ordered ingest (out-space only), not a graph to run; re-ingest");
   }
-  if (!m.deltas.empty() && !options.deltas) {
-    return Status::InvalidArgument(dir + ": has " + std::to_string(m.deltas.size()) +
-                                   " update(s) not yet compacted; run `shardgraph compact " + dir +
-                                   "` first (runs read compacted graphs)");
+  SG_RETURN_IF_ERROR(check_updates_wanted(dir, m, options));
+  if (options.hold) {
+    SG_RETURN_IF_ERROR(graph->hold_generation());
+    // An update may have committed between the read and the lock, and
+    // removed files of tiers it merged: read the manifest again, now held
+    // (updates keep the lock file).
+    std::string held_text;
+    SG_RETURN_IF_ERROR(read_whole_file(manifest_path, &held_text));
+    if (held_text != text) {
+      SG_RETURN_IF_ERROR(Manifest::parse(held_text, manifest_path, &graph->manifest_));
+      SG_RETURN_IF_ERROR(check_updates_wanted(dir, m, options));
+    }
   }
-  if (options.hold) SG_RETURN_IF_ERROR(graph->hold_generation());
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
@@ -109,16 +125,20 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
 }
 
 // A shared lock on the generation's lock file (remove_graph.h): a
-// compaction or gc removes an old base only once it can lock it
-// exclusively. Not waiting: an exclusive holder is removing this one.
+// compaction or gc removes an old base, and an update the files of tiers
+// it merged, only once it can lock it exclusively. It waits for one that
+// holds it (only while removing): files the manifest names are then read
+// again (Graph::open).
 Status Graph::hold_generation() {
   const std::string path = path_of(generation_lock_name(manifest_));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::NoInput(dir_ + ": cannot open its lock file (" + errno_text(errno) + ")");
   generation_lock_ = File(fd, path);
-  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
-    return Status::InvalidArgument(dir_ + ": a compaction is removing the generation this run opened; run again");
-  }
+  int rc = 0;
+  do {
+    rc = ::flock(fd, LOCK_SH);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return Status::IOError(dir_ + ": cannot lock its generation (" + errno_text(errno) + ")");
   return Status::OK();
 }
 

@@ -7,9 +7,18 @@
 namespace sg {
 namespace {
 
-// A file of the graph directory, whole, checked against its size and checksum.
-Status read_checked(const std::string& path, uint64_t bytes, uint64_t checksum, std::string* contents) {
-  SG_RETURN_IF_ERROR(read_whole_file(path, contents));
+// A file of the graph directory, whole, checked against its size and
+// checksum; read through the generation the graph holds (Graph::path_of).
+Status read_checked(const Graph& graph, const std::string& name, uint64_t bytes, uint64_t checksum,
+                    std::string* contents) {
+  const std::string path = graph.dir() + "/" + name;
+  const std::string read_path = graph.path_of(name);
+  const Status s = read_whole_file(read_path, contents);
+  if (!s.ok()) {  // named by its path, not the held directory's /proc path
+    std::string message = s.message();
+    if (const size_t at = message.find(read_path); at != std::string::npos) message.replace(at, read_path.size(), path);
+    return Status::FromCode(s.code(), message);
+  }
   if (contents->size() != bytes) {
     return Status::Corruption(path + ": " + std::to_string(contents->size()) + " bytes, the manifest says " +
                               std::to_string(bytes));
@@ -21,22 +30,26 @@ Status read_checked(const std::string& path, uint64_t bytes, uint64_t checksum, 
 
 }  // namespace
 
-// One run file of `graph`, read whole, checked and opened.
-static Status open_run(const Graph& graph, const DeltaManifest& delta, const DeltaRunFile& file,
-                       std::unique_ptr<DeltaRun>* opened) {
-  const Manifest& m = graph.manifest();
+Status open_delta_run(std::string bytes, bool weighted, uint32_t num_vertices, const std::string& name,
+                      std::unique_ptr<DeltaRun>* opened) {
   auto run = std::make_unique<DeltaRun>();
-  run->generation = delta.generation;
-  const std::string path = graph.dir() + "/" + file.file;
-  SG_RETURN_IF_ERROR(read_checked(path, file.bytes, file.checksum, &run->bytes));
+  run->bytes = std::move(bytes);
   const auto* begin = reinterpret_cast<const uint8_t*>(run->bytes.data());
-  const Status s =
-      run->reader.open(begin, begin + run->bytes.size(), m.weighted, static_cast<uint32_t>(m.vertices_after_deltas()));
-  if (!s.ok()) return Status::Corruption(path + ": " + s.message());
-  if (run->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
+  const Status s = run->reader.open(begin, begin + run->bytes.size(), weighted, num_vertices);
+  if (!s.ok()) return Status::Corruption(name + ": " + s.message());
   run->removals = run->reader.records();
   for (size_t b = 0; b < run->reader.blocks(); ++b) run->removals -= run->reader.block(b).adds;
   *opened = std::move(run);
+  return Status::OK();
+}
+
+Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num_vertices,
+                      std::unique_ptr<DeltaRun>* opened) {
+  const std::string path = graph.dir() + "/" + file.file;
+  std::string bytes;
+  SG_RETURN_IF_ERROR(read_checked(graph, file.file, file.bytes, file.checksum, &bytes));
+  SG_RETURN_IF_ERROR(open_delta_run(std::move(bytes), graph.weighted(), num_vertices, path, opened));
+  if ((*opened)->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
   return Status::OK();
 }
 
@@ -50,14 +63,14 @@ Status GraphDeltas::open(const Graph& graph, bool runs, const SpaceKind* kind) {
       const size_t slot = d.runs[r].kind == "in" ? 1 : 0;
       if (kind != nullptr && slot != static_cast<size_t>(*kind)) continue;
       std::unique_ptr<DeltaRun> run;
-      SG_RETURN_IF_ERROR(open_run(graph, d, d.runs[r], &run));
+      SG_RETURN_IF_ERROR(read_delta_run(graph, d.runs[r], static_cast<uint32_t>(m.vertices_after_deltas()), &run));
+      run->generation = d.generation;
       runs_[slot].push_back(std::move(run));
     }
     if (!d.new_ids_file.empty()) {
       std::string ids;
       const uint64_t added = d.num_vertices - vertices;
-      SG_RETURN_IF_ERROR(
-          read_checked(graph.dir() + "/" + d.new_ids_file, added * sizeof(uint64_t), d.new_ids_checksum, &ids));
+      SG_RETURN_IF_ERROR(read_checked(graph, d.new_ids_file, added * sizeof(uint64_t), d.new_ids_checksum, &ids));
       const size_t at = new_ids_.size();
       new_ids_.resize(at + added);
       if (added > 0) std::memcpy(new_ids_.data() + at, ids.data(), ids.size());

@@ -21,6 +21,14 @@ struct DeltaRun {
   uint64_t removals = 0;  // its removal records (from the index): none, no cursor needed
 };
 
+// Opens a run held in `bytes` (checked, ids below `num_vertices`).
+Status open_delta_run(std::string bytes, bool weighted, uint32_t num_vertices, const std::string& name,
+                      std::unique_ptr<DeltaRun>* opened);
+// Reads one run file of `graph`'s directory whole, checks it against the
+// manifest's size, checksum and records, and opens it.
+Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num_vertices,
+                      std::unique_ptr<DeltaRun>* opened);
+
 class GraphDeltas {
  public:
   // Reads every run of `graph` (opened with GraphOpenOptions::deltas), or

@@ -57,19 +57,22 @@ json delta_to_json(const DeltaManifest& d) {
     runs.push_back(
         {{"kind", r.kind}, {"file", r.file}, {"bytes", r.bytes}, {"xxh3", hex64(r.checksum)}, {"records", r.records}});
   }
-  return {{"generation", d.generation},
-          {"num_vertices", d.num_vertices},
-          {"adds", d.adds},
-          {"removes", d.removes},
-          {"new_ids_file", d.new_ids_file},
-          {"new_ids_xxh3", hex64(d.new_ids_checksum)},
-          {"runs", runs}};
+  json j = {{"generation", d.generation},
+            {"num_vertices", d.num_vertices},
+            {"adds", d.adds},
+            {"removes", d.removes},
+            {"new_ids_file", d.new_ids_file},
+            {"new_ids_xxh3", hex64(d.new_ids_checksum)},
+            {"runs", runs}};
+  if (d.updates != 1) j["updates"] = d.updates;
+  return j;
 }
 
 DeltaManifest delta_from_json(const json& j) {
   DeltaManifest d;
   d.generation = j.at("generation").get<uint64_t>();
   d.num_vertices = j.at("num_vertices").get<uint64_t>();
+  d.updates = j.value("updates", uint64_t{1});
   d.adds = j.at("adds").get<uint64_t>();
   d.removes = j.at("removes").get<uint64_t>();
   d.new_ids_file = j.at("new_ids_file").get<std::string>();
@@ -89,8 +92,9 @@ Status check_deltas(const Manifest& m, const std::string& path) {
     return Status::Corruption(path + ": format version 4 is a graph with updates, and only it has them");
   uint64_t vertices = m.num_vertices, generation = 0;
   for (const DeltaManifest& d : m.deltas) {
-    if (d.generation <= generation || d.generation > m.generation || d.num_vertices < vertices ||
-        d.num_vertices > UINT32_MAX || (d.num_vertices > vertices && !m.id_map_file.empty() && d.new_ids_file.empty()))
+    if (d.generation <= generation || d.generation > m.generation || d.num_vertices < vertices || d.updates == 0 ||
+        d.updates > d.generation - generation || d.num_vertices > UINT32_MAX ||
+        (d.num_vertices > vertices && !m.id_map_file.empty() && d.new_ids_file.empty()))
       return Status::Corruption(path + ": update " + std::to_string(d.generation) + " is out of order");
     for (const DeltaRunFile& r : d.runs) {
       if ((r.kind != "out" && (r.kind != "in" || !m.directed)) || r.file.empty() ||

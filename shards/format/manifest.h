@@ -80,9 +80,11 @@ struct DeltaRunFile {
   uint64_t records = 0;
 };
 
-// One committed update, in commit order.
+// One committed update, in commit order, or several consecutive ones an
+// update merged into one (docs/formats.md, "Tiers of updates").
 struct DeltaManifest {
   uint64_t generation = 0;    // the manifest generation that added it
+  uint64_t updates = 1;       // the updates merged into it
   uint64_t num_vertices = 0;  // the graph's vertex count after it
   uint64_t adds = 0;          // add records over the out-space
   uint64_t removes = 0;       // removal records over the out-space
@@ -125,6 +127,11 @@ struct Manifest {
   uint64_t generation = 0;
   std::vector<DeltaManifest> deltas;
   uint64_t vertices_after_deltas() const { return deltas.empty() ? num_vertices : deltas.back().num_vertices; }
+  uint64_t pending_updates() const {
+    uint64_t updates = 0;
+    for (const DeltaManifest& d : deltas) updates += d.updates;
+    return updates;
+  }
 
   std::string to_json() const;
   // Parses and checks the manifest; errors name `path`.

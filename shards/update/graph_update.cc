@@ -14,6 +14,7 @@
 #include "compression/checksum.h"
 #include "shards/format/graph_deltas.h"
 #include "shards/ingest/open_input.h"
+#include "shards/update/delta_tiers.h"
 
 namespace sg {
 namespace {
@@ -21,6 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 constexpr size_t kReadBatchEdges = 1 << 16;
 constexpr uint64_t kMaxDenseId = uint64_t{UINT32_MAX} - 1;
+// A merge of tiers holds their runs and the merged run: each at most this
+// share of the budget (the reading buffers are freed first).
+constexpr uint64_t kMergeBudgetShare = 6;
 
 // Dense ids of the originals an update names: the graph's, those earlier
 // updates added, and new ones for the vertices this one adds.
@@ -120,15 +124,6 @@ class UpdateIds {
   std::vector<uint64_t> added_;
 };
 
-// Writes `bytes` as a new file of the graph directory, synced.
-Status write_synced(const std::string& path, const void* data, size_t bytes) {
-  File file;
-  SG_RETURN_IF_ERROR(File::create(path, &file));
-  if (bytes > 0) SG_RETURN_IF_ERROR(file.pwrite_all(data, bytes, 0));
-  SG_RETURN_IF_ERROR(file.sync());
-  return file.close();
-}
-
 // Buffers one kind's records and writes a sorted run file each time the
 // buffer fills.
 class RunBuffer {
@@ -143,21 +138,38 @@ class RunBuffer {
   }
 
   Status flush(const std::string& dir, uint64_t generation, bool weighted, std::vector<DeltaRunFile>* files) {
+    std::string run;
+    uint64_t records = 0;
+    SG_RETURN_IF_ERROR(encode(weighted, &run, &records));
+    return records == 0 ? Status::OK() : write(dir, generation, run, records, files);
+  }
+
+  // Sorts and encodes the buffered records as a run, and empties the
+  // buffer; *records 0 when it held none.
+  Status encode(bool weighted, std::string* run, uint64_t* records) {
+    *records = records_.size();
     if (records_.empty()) return Status::OK();
     std::stable_sort(records_.begin(), records_.end(), delta_before);
     DeltaRunWriter writer(weighted, kDefaultDeltaBlockBytes);
     for (const DeltaArc& arc : records_) SG_RETURN_IF_ERROR(writer.add(arc));
-    std::string run;
-    SG_RETURN_IF_ERROR(writer.finish(&run));
+    records_.clear();
+    return writer.finish(run);
+  }
+
+  void release() { std::vector<DeltaArc>().swap(records_); }
+  bool empty() const { return records_.empty(); }
+
+  // Writes an encoded run as the next run file of the update.
+  Status write(const std::string& dir, uint64_t generation, const std::string& run, uint64_t records,
+               std::vector<DeltaRunFile>* files) const {
     DeltaRunFile file;
     file.kind = kind_;
     file.file = "delta-" + std::to_string(generation) + "-" + std::to_string(files->size()) + "." + kind_;
     file.bytes = run.size();
     file.checksum = checksum64(run.data(), run.size());
-    file.records = records_.size();
-    SG_RETURN_IF_ERROR(write_synced(dir + "/" + file.file, run.data(), run.size()));
+    file.records = records;
+    SG_RETURN_IF_ERROR(write_file_synced(dir + "/" + file.file, run.data(), run.size()));
     files->push_back(file);
-    records_.clear();
     return Status::OK();
   }
 
@@ -173,7 +185,11 @@ struct UpdateBuild {
   uint64_t generation = 0;
   UpdateIds ids;
   RunBuffer out{"out", 0}, in{"in", 0};
-  DeltaManifest delta;
+  DeltaManifest delta;  // the update's own, when it merges with no tier
+  uint64_t merge_limit_bytes = 0;
+  NewUpdate merging;        // what it brings to a merge with the newest tiers
+  size_t first = 0;         // the first delta the committed one replaces
+  DeltaManifest committed;  // its own delta, or the tier it merged into
 
   struct PendingEdge {
     RawEdge raw;
@@ -181,6 +197,13 @@ struct UpdateBuild {
   };
   std::vector<PendingEdge> pending;
   size_t pending_limit = 1 << 20;
+
+  // Frees what reading took before the merge takes its memory.
+  void release_buffers() {
+    out.release();
+    in.release();
+    std::vector<PendingEdge>().swap(pending);
+  }
 
   // The pending edges in dense ids, into the runs.
   Status drain(const std::string& path) {
@@ -237,40 +260,97 @@ Status read_update_file(const std::string& path, bool removals, const UpdateOpti
   }
 }
 
-// Files of earlier updates that never committed (a crash before the
-// manifest): named like a delta's, listed by no delta.
-void remove_uncommitted(const Graph& graph) {
-  std::vector<std::string> listed;
-  for (const DeltaManifest& d : graph.manifest().deltas) {
-    for (const DeltaRunFile& r : d.runs) listed.push_back(r.file);
-    listed.push_back(d.new_ids_file);
-  }
+// The generation in a delta file's name ("delta-<generation>-..." or
+// "delta-<generation>.ids"); 0 for another name.
+uint64_t generation_of_file(const std::string& name) {
+  if (!name.starts_with("delta-")) return 0;
+  uint64_t generation = 0;
+  for (size_t i = 6; i < name.size() && name[i] >= '0' && name[i] <= '9' && generation < UINT64_MAX / 10; ++i)
+    generation = generation * 10 + static_cast<uint64_t>(name[i] - '0');
+  return generation;
+}
+
+// Delta files the manifest lists not: those of a later generation never
+// committed (a crash before the manifest), removed; those of tiers an
+// update merged, removed unless a run holds the graph (it may read them).
+void remove_unlisted(const Graph& graph) {
+  const Manifest& m = graph.manifest();
+  std::vector<std::string> listed = delta_files(m, 0), merged_away;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(graph.dir(), ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("delta-") && std::find(listed.begin(), listed.end(), name) == listed.end())
+    const uint64_t generation = generation_of_file(name);
+    if (generation == 0 || std::find(listed.begin(), listed.end(), name) != listed.end()) continue;
+    if (generation > m.generation) {
       fs::remove(entry.path(), ec);
+    } else {
+      merged_away.push_back(name);
+    }
   }
+  if (!merged_away.empty()) remove_unless_held(graph, merged_away);
 }
 
-Status commit_update(const Graph& graph, UpdateBuild* build) {
+// The update's own delta (not merged): its new ids written.
+Status finish_own_delta(const Graph& graph, UpdateBuild* build) {
   DeltaManifest& delta = build->delta;
   delta.generation = build->generation;
   delta.num_vertices = build->ids.vertices();
   const std::vector<uint64_t>& added = build->ids.added();
-  if (!added.empty()) {
-    delta.new_ids_file = "delta-" + std::to_string(build->generation) + ".ids";
-    delta.new_ids_checksum = checksum64(added.data(), added.size() * sizeof(uint64_t));
-    SG_RETURN_IF_ERROR(
-        write_synced(graph.dir() + "/" + delta.new_ids_file, added.data(), added.size() * sizeof(uint64_t)));
-  }
+  if (added.empty()) return Status::OK();
+  delta.new_ids_file = "delta-" + std::to_string(build->generation) + ".ids";
+  delta.new_ids_checksum = checksum64(added.data(), added.size() * sizeof(uint64_t));
+  return write_file_synced(graph.dir() + "/" + delta.new_ids_file, added.data(), added.size() * sizeof(uint64_t));
+}
+
+// Commits `delta` in place of the graph's deltas from `first` on.
+Status commit_delta(const Graph& graph, uint64_t generation, size_t first, const DeltaManifest& delta) {
   SG_RETURN_IF_ERROR(fsync_directory(graph.dir()));
   Manifest manifest = graph.manifest();
   manifest.format_version = kDeltaFormatVersion;
-  manifest.generation = build->generation;
+  manifest.generation = generation;
+  manifest.deltas.resize(first);
   manifest.deltas.push_back(delta);
   const std::string json = manifest.to_json();
   return write_file_atomic(graph.dir() + "/manifest.json", json.data(), json.size());
+}
+
+// Ends the update's runs: the last buffered records are encoded; unless
+// the update merges with the newest tiers (delta_tiers.h) they are written
+// as files like those that overflowed. *first is the first delta the
+// update replaces (the graph's count when it merges with none).
+Status finish_runs(const Graph& graph, UpdateBuild* build, size_t* first) {
+  std::string last[2];
+  uint64_t records[2] = {0, 0};
+  SG_RETURN_IF_ERROR(build->out.encode(graph.weighted(), &last[0], &records[0]));
+  SG_RETURN_IF_ERROR(build->in.encode(graph.weighted(), &last[1], &records[1]));
+  build->release_buffers();
+  const std::vector<DeltaManifest>& deltas = graph.manifest().deltas;
+  const uint64_t new_bytes = delta_bytes(build->delta) + last[0].size() + last[1].size();
+  *first = tier_merge_start(deltas, new_bytes, build->merge_limit_bytes);
+  if (*first == deltas.size()) {
+    for (size_t k = 0; k < 2; ++k) {
+      if (records[k] == 0) continue;
+      RunBuffer& buffer = k == 0 ? build->out : build->in;
+      SG_RETURN_IF_ERROR(buffer.write(graph.dir(), build->generation, last[k], records[k], &build->delta.runs));
+    }
+    return Status::OK();
+  }
+  NewUpdate& fresh = build->merging;
+  fresh.generation = build->generation;
+  fresh.num_vertices = build->ids.vertices();
+  fresh.added_ids = build->ids.added();
+  const auto vertices = static_cast<uint32_t>(fresh.num_vertices);
+  for (const DeltaRunFile& file : build->delta.runs) {  // those that overflowed, oldest first
+    std::vector<std::unique_ptr<DeltaRun>>& runs = fresh.runs[file.kind == "in" ? 1 : 0];
+    runs.emplace_back();
+    SG_RETURN_IF_ERROR(read_delta_run(graph, file, vertices, &runs.back()));
+  }
+  for (size_t k = 0; k < 2; ++k) {
+    if (records[k] == 0) continue;
+    fresh.runs[k].emplace_back();
+    SG_RETURN_IF_ERROR(open_delta_run(std::move(last[k]), graph.weighted(), vertices, "update", &fresh.runs[k].back()));
+  }
+  return Status::OK();
 }
 
 // Edges an update holds at once: each is a pending edge and a record in
@@ -310,9 +390,10 @@ namespace {
 // written, unless a sync failed after the manifest's rename (then the
 // manifest on disk may name them). *committed is false for an update that
 // changes nothing.
-Status write_update(const UpdateOptions& options, const Graph& graph, UpdateBuild* build, bool* committed) {
+Status write_update(const UpdateOptions& options, const Graph& graph, const GraphDeltas& earlier, UpdateBuild* build,
+                    bool* committed) {
   *committed = false;
-  remove_uncommitted(graph);
+  remove_unlisted(graph);
   Status s = Status::OK();
   for (const std::string& path : options.remove_files) {
     if (s.ok()) s = read_update_file(path, true, options, build);
@@ -320,33 +401,52 @@ Status write_update(const UpdateOptions& options, const Graph& graph, UpdateBuil
   for (const std::string& path : options.add_files) {
     if (s.ok()) s = read_update_file(path, false, options, build);
   }
-  if (s.ok()) s = build->out.flush(graph.dir(), build->generation, graph.weighted(), &build->delta.runs);
-  if (s.ok()) s = build->in.flush(graph.dir(), build->generation, graph.weighted(), &build->delta.runs);
-  const bool empty = build->delta.runs.empty() && build->ids.vertices() == graph.manifest().vertices_after_deltas();
-  if (s.ok() && !empty) s = commit_update(graph, build);
+  const bool empty = build->delta.runs.empty() && build->out.empty() && build->in.empty() &&
+                     build->ids.vertices() == graph.manifest().vertices_after_deltas();
+  if (s.ok() && empty) return s;
+  size_t first = 0;
+  if (s.ok()) s = finish_runs(graph, build, &first);
+  std::vector<std::string> own_files;  // its runs that overflowed the buffer
+  for (const DeltaRunFile& file : build->delta.runs) own_files.push_back(file.file);
+  const bool merges = first < graph.manifest().deltas.size();
+  if (s.ok())
+    s = merges ? merge_tier(graph, earlier, first, &build->merging, &build->committed) : finish_own_delta(graph, build);
+  if (s.ok() && !merges) build->committed = build->delta;
+  build->first = first;
+  if (s.ok()) s = commit_delta(graph, build->generation, first, build->committed);
   if (s.ok()) {
-    *committed = !empty;
+    *committed = true;
+    if (merges) {
+      // Files only this update listed (never committed) go; the tiers it
+      // merged go unless a run reads them.
+      std::error_code ec;
+      for (const std::string& file : own_files) fs::remove(graph.dir() + "/" + file, ec);
+      remove_unless_held(graph, delta_files(graph.manifest(), first));
+    }
     return s;
   }
   Manifest on_disk;
   std::string text;
   const bool renamed = read_whole_file(graph.dir() + "/manifest.json", &text).ok() &&
                        Manifest::parse(text, graph.dir(), &on_disk).ok() && on_disk.generation == build->generation;
-  if (!renamed) remove_uncommitted(graph);
+  if (!renamed) remove_unlisted(graph);
   return s;
 }
 
 void summarize(const Graph& graph, const UpdateBuild& build, bool committed, UpdateSummary* summary) {
   const Manifest& m = graph.manifest();
   summary->generation = committed ? build.generation : m.generation;
-  summary->pending_updates = m.deltas.size() + (committed ? 1 : 0);
+  summary->pending_updates = m.pending_updates() + (committed ? 1 : 0);
   summary->base_arcs = graph.arcs(SpaceKind::kOut);
-  summary->pending_records = build.delta.adds + build.delta.removes;
-  for (const DeltaManifest& d : m.deltas) summary->pending_records += d.adds + d.removes;
+  const size_t kept = committed ? build.first : m.deltas.size();
+  for (size_t d = 0; d < kept; ++d) summary->pending_records += m.deltas[d].adds + m.deltas[d].removes;
+  if (committed) summary->pending_records += build.committed.adds + build.committed.removes;
+  summary->pending_tiers = kept + (committed ? 1 : 0);
   summary->adds = build.delta.adds;
   summary->removes = build.delta.removes;
   summary->new_vertices = build.ids.vertices() - m.vertices_after_deltas();
-  summary->run_files = build.delta.runs.size();
+  summary->run_files = committed ? build.committed.runs.size() : 0;
+  summary->merged_updates = committed ? build.committed.updates : 0;
 }
 
 }  // namespace
@@ -380,7 +480,8 @@ Status update_graph(const UpdateOptions& options, UpdateSummary* summary) {
   build.out = RunBuffer("out", capacity);
   build.in = RunBuffer("in", capacity);
   bool committed = false;
-  SG_RETURN_IF_ERROR(write_update(options, graph, &build, &committed));
+  build.merge_limit_bytes = options.memory_bytes / kMergeBudgetShare;
+  SG_RETURN_IF_ERROR(write_update(options, graph, deltas, &build, &committed));
   summarize(graph, build, committed, summary);
   summary->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::OK();

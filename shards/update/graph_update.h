@@ -32,8 +32,10 @@ struct UpdateSummary {
   uint64_t adds = 0;     // arcs added (over the out-space)
   uint64_t removes = 0;  // arcs named for removal (over the out-space)
   uint64_t new_vertices = 0;
-  uint64_t run_files = 0;
+  uint64_t run_files = 0;        // of the delta it committed
+  uint64_t merged_updates = 0;   // the updates that delta holds: 1, or more when it merged tiers
   uint64_t pending_updates = 0;  // updates not yet compacted, this one included
+  uint64_t pending_tiers = 0;    // the deltas holding them
   // Their records over the out-space (adds and removals), and the base's
   // arcs there: the share that decides an automatic compaction.
   uint64_t pending_records = 0;
