@@ -10,7 +10,8 @@
 # cached and --memory CACHE_MEMORY (default 4G: the CPU cost alone). Each
 # pair's outputs must agree: byte for byte, but PageRank's within 1e-6
 # (lists split at other places sum in another order). The compaction is
-# timed too. One JSON line a measurement.
+# timed too. One JSON line a measurement. NO_OUTPUT=1 times the runs without
+# --output (writing 4 M lines dilutes the ratios) and compares nothing.
 #   bench/update_runs.sh BIN GRAPH DISK_DIR [CGROUP_MB] [UPDATES] [SHARE] [ROUNDS]
 set -euo pipefail
 bin=$1; graph=$2; disk=$3; cgroup_mb=${4:-256}; updates=${5:-50}; share=${6:-0.05}; rounds=${7:-2}
@@ -25,13 +26,17 @@ per_update=$(python3 -c "print(int($edges * $share / $updates))")
 update_files "$tmp" "$vertices" "$per_update" "$updates"
 changed=$disk/runs-changed; compacted=$disk/runs-compacted
 rm -rf "$changed" "$compacted"; cp -r "$graph" "$changed"
+update_start=$(date +%s.%N)
 for i in $(seq 0 $((updates - 1))); do
-  "$bin" update "$changed" --add "$tmp/u$i.bin32" --no-compact >/dev/null
+  "$bin" update "$changed" --add "$tmp/u$i.bin32" --no-compact >"$tmp/update.log"
 done
+update_seconds=$(python3 -c "print($(date +%s.%N) - $update_start)")
+tiers=$(grep -o 'in [0-9]* tier' "$tmp/update.log" | grep -o '[0-9]*' || echo "")
 cp -r "$changed" "$compacted"
 json() {  # what, graph, seconds, extra json
   python3 -c "import json,sys; d={'bench':'update_runs','what':sys.argv[1],'graph':sys.argv[2],'seconds':round(float(sys.argv[3]),3),'updates':$updates,'share':$share,'cgroup_mib':$cgroup_mb,'memory':'$memory'}; d.update(json.loads(sys.argv[4])); print(json.dumps(d))" "$@"
 }
+json "updates" "$(basename "$graph")" "$update_seconds" "{\"tiers\": \"${tiers:-untiered}\"}"
 s=$(timed "$tmp/compact.log" "$emudisk" run --mem "$cgroup_mb" -- "$bin" compact "$compacted" --memory "$memory")
 json "compact" "$(basename "$graph")" "$s" '{}'
 apps=("pagerank --iterations 10" "bfs" "wcc")
@@ -40,16 +45,18 @@ for round in $(seq 1 "$rounds"); do
     for where in hdd cache; do
       for g in changed compacted; do
         dir=$disk/runs-$g
+        output=(--output "$tmp/$g.out"); [ -n "${NO_OUTPUT:-}" ] && output=()
         if [ "$where" = hdd ]; then
-          cmd=("$emudisk" run --mem "$cgroup_mb" -- "$bin" run $app "$dir" --memory "$memory" --output "$tmp/$g.out")
+          cmd=("$emudisk" run --mem "$cgroup_mb" -- "$bin" run $app "$dir" --memory "$memory" "${output[@]}")
         else
           "$bin" run $app "$dir" --memory "$cache_memory" >/dev/null 2>&1  # warm the page cache
-          cmd=("$bin" run $app "$dir" --memory "$cache_memory" --output "$tmp/$g.out")
+          cmd=("$bin" run $app "$dir" --memory "$cache_memory" "${output[@]}")
         fi
         s=$(timed "$tmp/run.log" "${cmd[@]}")
         mem=$memory; [ "$where" = cache ] && mem=$cache_memory
-        json "$app" "$g" "$s" "{\"where\": \"$where\", \"round\": $round, \"run_memory\": \"$mem\"}"
+        json "$app" "$g" "$s" "{\"where\": \"$where\", \"round\": $round, \"run_memory\": \"$mem\", \"output\": $([ ${#output[@]} -gt 0 ] && echo true || echo false)}"
       done
+      [ -n "${NO_OUTPUT:-}" ] && continue
       python3 - "$tmp/changed.out" "$tmp/compacted.out" "$app" <<'PY' || { echo "outputs differ: $app ($where)" >&2; exit 1; }
 import sys
 a, b = open(sys.argv[1]).read().split(), open(sys.argv[2]).read().split()

@@ -235,7 +235,16 @@ class VertexRangeMerge {
 
   Status run(uint32_t begin, uint32_t end, bool counting) {
     records_.clear();
-    SG_RETURN_IF_ERROR(o_.decode_keys(base_.first_vertex + begin, base_.first_vertex + end, &records_));
+    const uint32_t first_key = base_.first_vertex + begin, end_key = base_.first_vertex + end;
+    if (only_ != nullptr && !only_->is_all()) {
+      if (only_->any_in(first_key, end_key)) {
+        // Only the overlay blocks that hold an active vertex's records.
+        SG_RETURN_IF_ERROR(o_.decode_keys(first_key, end_key, &records_,
+                                          [&](uint32_t lo, uint32_t hi) { return only_->any_in(lo, hi); }));
+      }
+    } else {
+      SG_RETURN_IF_ERROR(o_.decode_keys(first_key, end_key, &records_));
+    }
     const DeltaArc* r = records_.data();
     const DeltaArc* records_end = r + records_.size();
     for (uint32_t i = begin; i < end; ++i) {

@@ -5,9 +5,12 @@
 
 namespace sg {
 
-Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records) const {
+Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
+                                 const std::function<bool(uint32_t, uint32_t)>& wanted) const {
   const size_t at = records->size();
   for (size_t b = reader.find_block(first); b < reader.blocks() && reader.block(b).first_key < end; ++b) {
+    const DeltaBlockEntry& block = reader.block(b);
+    if (wanted && !wanted(std::max(first, block.first_key), std::min(end, block.last_key + 1))) continue;
     SG_RETURN_IF_ERROR(reader.decode_block(b, records));
   }
   // The first and last blocks may hold keys outside [first, end).

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,12 @@ struct DeltaOverlay {
   std::string run;  // the merged records
   DeltaRunReader reader;
 
-  // Appends the records of keys [first, end) to *records, in order.
-  Status decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records) const;
+  // Appends the records of keys [first, end) to *records, in order. With
+  // `wanted`, a block whose keys in range hold none it wants
+  // (wanted(first key, end key) false) is skipped, not decoded: a sparse
+  // step decodes only the blocks of its active vertices.
+  Status decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
+                     const std::function<bool(uint32_t, uint32_t)>& wanted = nullptr) const;
   uint64_t bytes() const { return run.size() + reader.blocks() * sizeof(DeltaBlockEntry); }
 };
 
