@@ -47,8 +47,11 @@ uint64_t window_bytes_for(uint64_t memory_bytes) {
 // part's chunks appended in order.
 class SpaceMerge {
  public:
-  SpaceMerge(const Graph& graph, size_t stored_space, const DeltaOverlay& overlay, const IngestOptions& layout)
-      : graph_(graph), stored_(stored_space), overlay_(overlay) {
+  // `degree_sums`, if given, gains each merged list's length (a block's
+  // share of its vertex's degree) instead of the output's degree file.
+  SpaceMerge(const Graph& graph, size_t stored_space, const DeltaOverlay& overlay, const IngestOptions& layout,
+             std::vector<uint32_t>* degree_sums = nullptr)
+      : graph_(graph), stored_(stored_space), overlay_(overlay), degree_sums_(degree_sums) {
     const Manifest& m = graph.manifest();
     const size_t parts = encoder_parts(1, m.chunk_bytes, layout.memory_bytes);
     for (size_t k = 0; k < parts; ++k) {
@@ -147,6 +150,10 @@ class SpaceMerge {
       for (size_t k = k0; k < k1; ++k) encode_part(k, split[k], split[k + 1], continues && k == 0);
     });
     for (size_t k = 0; k < parts; ++k) SG_RETURN_IF_ERROR(out->append(encoders_[k]));
+    if (degree_sums_ != nullptr) {
+      for (uint32_t i = 0; i < w.vertex_count; ++i)
+        (*degree_sums_)[w.first_vertex + i] += w.offsets[i + 1] - w.offsets[i];
+    }
     next_vertex_ = w.first_vertex + w.vertex_count;
     return Status::OK();
   }
@@ -178,6 +185,7 @@ class SpaceMerge {
   const Graph& graph_;
   const size_t stored_;
   const DeltaOverlay& overlay_;
+  std::vector<uint32_t>* degree_sums_;
   std::vector<ChunkEncoder> encoders_;
   std::vector<uint64_t> part_loops_;
   std::vector<std::vector<WeightedNeighbour>> part_weighted_;
@@ -274,14 +282,27 @@ Status merge_kind(const Graph& graph, SpaceKind kind, const IngestOptions& layou
   const size_t kind_index = kind == SpaceKind::kOut ? 0 : 1;
   const std::string name = kind_index == 0 ? "out" : "in";
   progress->begin_phase("read " + name + "-updates", 0);
-  DeltaOverlay overlay;
-  SG_RETURN_IF_ERROR(build_kind_overlay(graph, kind, &overlay));
   const std::vector<size_t>& blocks = graph.blocks(kind);
   std::vector<uint32_t> block_starts;
   for (size_t stored : blocks) block_starts.push_back(graph.stored_space(stored).neighbour_begin);
   const Manifest& m = graph.manifest();
   const uint32_t vertices = static_cast<uint32_t>(m.vertices_after_deltas());
+  // One overlay a block: each block's windows decode only its records.
+  std::vector<std::unique_ptr<DeltaOverlay>> overlays(1);
+  overlays[0] = std::make_unique<DeltaOverlay>();
+  SG_RETURN_IF_ERROR(build_kind_overlay(graph, kind, overlays[0].get()));
+  if (blocks.size() > 1) {
+    std::vector<std::unique_ptr<DeltaOverlay>> parts;
+    SG_RETURN_IF_ERROR(split_overlay(*overlays[0], block_starts, vertices, &parts));
+    overlays = std::move(parts);
+  }
   metas->assign(blocks.size(), SpaceManifest{});
+  // A blocked kind's degrees are the sums of its blocks' list lengths:
+  // summed in memory when they fit a small share of the budget, else
+  // each block writes a part that is summed after.
+  std::vector<uint32_t> degree_sums;
+  const bool sum_in_memory = blocks.size() > 1 && uint64_t{vertices} * sizeof(uint32_t) <= layout.memory_bytes / 8;
+  if (sum_in_memory) degree_sums.assign(vertices, 0);
   std::vector<std::string> degree_parts;
   for (size_t b = 0; b < blocks.size(); ++b) {
     progress->begin_phase("merge " + name + "-space" + (blocks.size() > 1 ? " block " + std::to_string(b) : ""),
@@ -293,13 +314,19 @@ Status merge_kind(const Graph& graph, SpaceKind kind, const IngestOptions& layou
     degree_parts.push_back(blocks.size() == 1 ? temp + meta->degree_file : temp + meta->name + ".degrees.part");
     SpaceOutput out;
     SG_RETURN_IF_ERROR(out.open(paths, StripeLayout(m.stripe_bytes, static_cast<uint32_t>(paths.size())),
-                                degree_parts.back(), layout.direct_io));
-    SpaceMerge merge(graph, blocks[b], overlay, layout);
+                                sum_in_memory ? std::string() : degree_parts.back(), layout.direct_io));
+    SpaceMerge merge(graph, blocks[b], *overlays[b], layout, sum_in_memory ? &degree_sums : nullptr);
     SG_RETURN_IF_ERROR(merge.run(io, &out, progress, stored_loops));
+    overlays[b].reset();  // merged: its memory goes
     SG_RETURN_IF_ERROR(out.finish_into(vertices, ListCodec::kV3, temp + meta->index_file, meta));
   }
   if (blocks.size() == 1) return Status::OK();
   SpaceManifest& first = (*metas)[0];
+  if (sum_in_memory) {
+    const size_t bytes = degree_sums.size() * sizeof(uint32_t);
+    first.degree_checksum = checksum64(degree_sums.data(), bytes);
+    return write_file_synced(files->temp_dir() + "/" + first.degree_file, degree_sums.data(), bytes);
+  }
   return sum_degree_parts(degree_parts, files->temp_dir() + "/" + first.degree_file, vertices, &first.degree_checksum);
 }
 

@@ -20,6 +20,37 @@ Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<Delta
   return Status::OK();
 }
 
+Status split_overlay(const DeltaOverlay& whole, const std::vector<uint32_t>& starts, uint32_t num_vertices,
+                     std::vector<std::unique_ptr<DeltaOverlay>>* parts) {
+  assert(!starts.empty() && starts.front() == 0);
+  std::vector<DeltaRunWriter> writers(starts.size(), DeltaRunWriter(whole.weighted, kOverlayBlockBytes));
+  parts->clear();
+  for (size_t b = 0; b < starts.size(); ++b) {
+    parts->push_back(std::make_unique<DeltaOverlay>());
+    (*parts)[b]->weighted = whole.weighted;
+    (*parts)[b]->dedup = whole.dedup;
+  }
+  std::vector<DeltaArc> records;
+  for (size_t i = 0; i < whole.reader.blocks(); ++i) {
+    records.clear();
+    SG_RETURN_IF_ERROR(whole.reader.decode_block(i, &records));
+    for (const DeltaArc& a : records) {
+      const size_t b =
+          static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), a.neighbour) - starts.begin()) - 1;
+      SG_RETURN_IF_ERROR(writers[b].add(a));
+      DeltaOverlay& part = *(*parts)[b];
+      (a.removed ? part.removals : part.adds) += 1;
+    }
+  }
+  for (size_t b = 0; b < starts.size(); ++b) {
+    DeltaOverlay& part = *(*parts)[b];
+    SG_RETURN_IF_ERROR(writers[b].finish(&part.run));
+    const auto* begin = reinterpret_cast<const uint8_t*>(part.run.data());
+    SG_RETURN_IF_ERROR(part.reader.open(begin, begin + part.run.size(), part.weighted, num_vertices));
+  }
+  return Status::OK();
+}
+
 bool KeyRecords::has_removals() const {
   for (const DeltaArc* r = begin; r != end; ++r) {
     if (r->removed) return true;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct DeltaOverlay {
                      const std::function<bool(uint32_t, uint32_t)>& wanted = nullptr) const;
   uint64_t bytes() const { return run.size() + reader.blocks() * sizeof(DeltaBlockEntry); }
 };
+
+// Splits `whole` by neighbour into one overlay per range [starts[b],
+// starts[b + 1]) (the last unbounded), for a graph stored in 2-D blocks:
+// each block's merge then decodes only its own records.
+Status split_overlay(const DeltaOverlay& whole, const std::vector<uint32_t>& starts, uint32_t num_vertices,
+                     std::vector<std::unique_ptr<DeltaOverlay>>* parts);
 
 // One key's records [begin, end) of an overlay, sorted.
 struct KeyRecords {
