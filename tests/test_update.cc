@@ -441,3 +441,25 @@ TEST_CASE("merged tiers equal their updates, and their files outlive the runs th
   CHECK(sorted_space(dir / "g", SpaceKind::kOut) == model.arcs);
   CHECK(sorted_space(dir / "g", SpaceKind::kIn) == transposed(model.arcs));
 }
+
+// A blocked graph whose degrees do not fit an eighth of --memory sums its
+// blocks' degrees through part files; verify checks them against the lists.
+TEST_CASE("a blocked compaction beyond its budget sums its degrees in parts") {
+  sgtest::TempDir dir;
+  const GraphCase c{true, false, 1, 31, 2};
+  uint64_t rng = 7;
+  std::vector<Arc> base;
+  ArcModel model;
+  std::string edges = random_edges(&rng, 400, 50000, false, &base) + "49999 0\n";
+  base.push_back({49999, 0, 1.0f});
+  ingest_base(c, dir, edges, base, &model);
+  random_update(c, dir, 0, &rng, &model, 0);
+  std::string output;
+  // 50,000 degrees (200 KB) against an eighth of 1 MiB.
+  REQUIRE_MESSAGE(sgtest::run_cli("compact " + (dir / "g") + " --memory 1M", &output) == 0, output);
+  CHECK(output.find("(merged into its chunks)") != std::string::npos);
+  REQUIRE_MESSAGE(sgtest::run_cli("verify " + (dir / "g"), &output) == 0, output);
+  std::sort(model.arcs.begin(), model.arcs.end());
+  CHECK(sorted_space(dir / "g", SpaceKind::kOut) == model.arcs);
+  CHECK(sorted_space(dir / "g", SpaceKind::kIn) == transposed(model.arcs));
+}
