@@ -343,9 +343,7 @@ Manifest merged_manifest(const Graph& graph, const GraphFiles& files, std::vecto
   m.num_vertices = m.vertices_after_deltas();
   m.deltas.clear();
   m.ingest.memory_bytes = memory_bytes;
-  uint64_t arcs = 0;  // of the out-space's blocks
-  for (const SpaceManifest& space : m.spaces) arcs += space.kind == "out" ? space.arcs : 0;
-  m.num_edges = m.directed ? arcs : (arcs + stored_loops) / 2;
+  m.num_edges = m.edges_from_spaces(stored_loops);
   return m;
 }
 

@@ -133,6 +133,15 @@ struct Manifest {
     return updates;
   }
 
+  // num_edges from the stored spaces: the out-space's arcs (every block's);
+  // on an undirected graph each edge is stored both ways and a self-loop
+  // once, so the edges are (arcs + self-loop arcs) / 2.
+  uint64_t edges_from_spaces(uint64_t stored_self_loops) const {
+    uint64_t arcs = 0;
+    for (const SpaceManifest& space : spaces) arcs += space.kind == "out" ? space.arcs : 0;
+    return directed ? arcs : (arcs + stored_self_loops) / 2;
+  }
+
   std::string to_json() const;
   // Parses and checks the manifest; errors name `path`.
   static Status parse(const std::string& text, const std::string& path, Manifest* manifest);

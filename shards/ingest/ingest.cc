@@ -73,9 +73,7 @@ Status IngestJob::write_metadata() {
   m.num_vertices = num_vertices_;
   m.directed = !undirected_;
   m.weighted = shape_.weighted;
-  uint64_t arcs = 0;  // of the out-space's blocks
-  for (const SpaceManifest& space : m.spaces) arcs += space.kind == "out" ? space.arcs : 0;
-  m.num_edges = undirected_ ? (arcs + stored_loops_) / 2 : arcs;
+  m.num_edges = m.edges_from_spaces(stored_loops_);
   m.id_base = ids_.remapped() || permutation_ != nullptr ? 0 : shape_.id_base;
   m.ordering = permutation_ != nullptr ? opt_.order : "none";
   if (permutation_ != nullptr) {
