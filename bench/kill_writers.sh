@@ -35,13 +35,14 @@ cp -r "$g" base
 update_ms=$(timed "${update[@]}")
 compact_ms=$(timed "${compact[@]}")
 rm -rf "$g"; mv base "$g"
-field() { python3 -c "import json,sys; m=json.load(open('$g/manifest.json')); print(m.get(sys.argv[1], 0) if sys.argv[1] != 'deltas' else len(m.get('deltas', [])))" "$1"; }
+# `field updates`: the updates pending (a tier holds several).
+field() { python3 -c "import json,sys; m=json.load(open('$g/manifest.json')); print(m.get(sys.argv[1], 0) if sys.argv[1] != 'updates' else sum(d.get('updates', 1) for d in m.get('deltas', [])))" "$1"; }
 failures=0
 for round in $(seq 1 "$rounds"); do
   # Three updates pending: one compaction runs to its end first, so that
   # updates and compactions take turns being killed.
-  [ "$(field deltas)" -ge 3 ] && "${compact[@]}" >/dev/null 2>&1
-  pending=$(field deltas)
+  [ "$(field updates)" -ge 3 ] && "${compact[@]}" >/dev/null 2>&1
+  pending=$(field updates)
   writer=update; cmd=("${update[@]}"); limit=$update_ms
   if [ "$pending" -gt 0 ] && [ $((RANDOM % 2)) = 0 ]; then writer=compact; cmd=("${compact[@]}"); limit=$compact_ms; fi
   before=$(sha256sum "$g/manifest.json" | cut -c1-64)
@@ -56,7 +57,7 @@ for round in $(seq 1 "$rounds"); do
   if "$bin" verify "$g" >/dev/null 2>&1; then
     if [ "$(sha256sum "$g/manifest.json" | cut -c1-64)" = "$before" ]; then state=old
     elif [ $writer = update ] && [ "$(field generation)" = $((generation + 1)) ]; then state=new
-    elif [ $writer = compact ] && [ "$(field deltas)" = 0 ]; then state=new
+    elif [ $writer = compact ] && [ "$(field updates)" = 0 ]; then state=new
     fi
   fi
   echo "{\"bench\":\"kill_writers\",\"scale\":$scale,\"round\":$round,\"writer\":\"$writer\",\"pending_before\":$pending,\"killed_after_ms\":$delay_ms,\"writer_ms\":$limit,\"state\":\"$state\"}"
