@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "base/file_util.h"
 #include "compression/checksum.h"
 
 namespace sg {
@@ -51,6 +52,20 @@ Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num
   SG_RETURN_IF_ERROR(open_delta_run(std::move(bytes), graph.weighted(), num_vertices, path, opened));
   if ((*opened)->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
   return Status::OK();
+}
+
+Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, const std::string& run,
+                       uint64_t records, DeltaRunFile* file) {
+  *file = DeltaRunFile{kind, name, run.size(), checksum64(run.data(), run.size()), records};
+  return write_file_synced(dir + "/" + name, run.data(), run.size());
+}
+
+Status write_new_ids(const std::string& dir, uint64_t generation, const std::vector<uint64_t>& ids,
+                     DeltaManifest* delta) {
+  if (ids.empty()) return Status::OK();
+  delta->new_ids_file = "delta-" + std::to_string(generation) + ".ids";
+  delta->new_ids_checksum = checksum64(ids.data(), ids.size() * sizeof(uint64_t));
+  return write_file_synced(dir + "/" + delta->new_ids_file, ids.data(), ids.size() * sizeof(uint64_t));
 }
 
 Status GraphDeltas::open(const Graph& graph, bool runs, const SpaceKind* kind) {

@@ -29,6 +29,15 @@ Status open_delta_run(std::string bytes, bool weighted, uint32_t num_vertices, c
 Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num_vertices,
                       std::unique_ptr<DeltaRun>* opened);
 
+// Writes `run` (its `records`) as the file `name` of the graph directory
+// `dir`, synced, and describes it for the manifest as a run of `kind`.
+Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, const std::string& run,
+                       uint64_t records, DeltaRunFile* file);
+// Writes the original ids of the vertices a delta of `generation` adds
+// ("delta-<generation>.ids", synced) and names it in *delta; none if empty.
+Status write_new_ids(const std::string& dir, uint64_t generation, const std::vector<uint64_t>& ids,
+                     DeltaManifest* delta);
+
 class GraphDeltas {
  public:
   // Reads every run of `graph` (opened with GraphOpenOptions::deltas), or

@@ -52,16 +52,21 @@ std::string generation_lock_name(const Manifest& manifest) {
   return manifest.spaces.empty() ? "manifest.json" : manifest.spaces.front().index_file;
 }
 
+bool try_exclusive_lock(const std::string& path, int* fd) {
+  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (*fd < 0 || ::flock(*fd, LOCK_EX | LOCK_NB) == 0) return true;
+  ::close(*fd);
+  *fd = -1;
+  return false;
+}
+
 bool remove_graph_unless_held(const std::string& dir, uint64_t* bytes_freed) {
   std::string text;
   Manifest manifest;
   int fd = -1;
-  if (read_whole_file(dir + "/manifest.json", &text).ok() && Manifest::parse(text, dir, &manifest).ok()) {
-    fd = ::open((dir + "/" + generation_lock_name(manifest)).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      return false;  // a run reads it
-    }
+  if (read_whole_file(dir + "/manifest.json", &text).ok() && Manifest::parse(text, dir, &manifest).ok() &&
+      !try_exclusive_lock(dir + "/" + generation_lock_name(manifest), &fd)) {
+    return false;  // a run reads it
   }
   remove_graph(dir, bytes_freed);
   if (fd >= 0) ::close(fd);

@@ -20,6 +20,11 @@ void remove_graph(const std::string& dir, uint64_t* bytes_freed);
 // which updates never replace.
 std::string generation_lock_name(const Manifest& manifest);
 
+// Takes the lock file `path` exclusively without waiting. False when
+// another holds it (a run); else true, with *fd the descriptor holding it
+// until closed (-1 when the file could not be opened).
+bool try_exclusive_lock(const std::string& path, int* fd);
+
 // Removes the graph in `dir` as remove_graph does, unless a run holds it:
 // it takes the generation's lock exclusively (without waiting) and keeps it
 // while it removes, so no run starts on it meanwhile. Returns whether it

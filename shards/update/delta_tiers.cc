@@ -1,14 +1,11 @@
 #include "shards/update/delta_tiers.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <cassert>
 #include <filesystem>
 
 #include "base/file_util.h"
-#include "compression/checksum.h"
 #include "shards/format/graph_overlay.h"
 #include "shards/format/remove_graph.h"
 
@@ -55,13 +52,10 @@ Status merge_kind(const Graph& graph, size_t first, size_t kind, NewUpdate* upda
     merged->removes = overlay.removals;
   }
   if (overlay.adds + overlay.removals == 0) return Status::OK();
+  const std::string name = "delta-" + std::to_string(update->generation) + "-tier." + kind_name(kind);
   DeltaRunFile file;
-  file.kind = kind_name(kind);
-  file.file = "delta-" + std::to_string(update->generation) + "-tier." + file.kind;
-  file.bytes = overlay.run.size();
-  file.checksum = checksum64(overlay.run.data(), overlay.run.size());
-  file.records = overlay.adds + overlay.removals;
-  SG_RETURN_IF_ERROR(write_file_synced(graph.dir() + "/" + file.file, overlay.run.data(), overlay.run.size()));
+  SG_RETURN_IF_ERROR(
+      write_delta_run(graph.dir(), name, kind_name(kind), overlay.run, overlay.adds + overlay.removals, &file));
   merged->runs.push_back(file);
   return Status::OK();
 }
@@ -79,10 +73,7 @@ Status write_tier_ids(const Graph& graph, const GraphDeltas& earlier, size_t fir
     ids.assign(added.begin() + static_cast<long>(before - m.num_vertices), added.end());
     ids.insert(ids.end(), update.added_ids.begin(), update.added_ids.end());
   }
-  if (ids.empty()) return Status::OK();
-  merged->new_ids_file = "delta-" + std::to_string(update.generation) + ".ids";
-  merged->new_ids_checksum = checksum64(ids.data(), ids.size() * sizeof(uint64_t));
-  return write_file_synced(graph.dir() + "/" + merged->new_ids_file, ids.data(), ids.size() * sizeof(uint64_t));
+  return write_new_ids(graph.dir(), update.generation, ids, merged);
 }
 
 }  // namespace
@@ -129,15 +120,13 @@ std::vector<std::string> delta_files(const Manifest& manifest, size_t first) {
 }
 
 bool remove_unless_held(const Graph& graph, const std::vector<std::string>& files) {
-  const std::string lock_path = graph.dir() + "/" + generation_lock_name(graph.manifest());
-  const int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool unheld = ::flock(fd, LOCK_EX | LOCK_NB) == 0;  // held while removing: no run starts meanwhile
+  int fd = -1;  // held while removing: no run starts meanwhile
+  const bool unheld = try_exclusive_lock(graph.dir() + "/" + generation_lock_name(graph.manifest()), &fd) && fd >= 0;
   if (unheld) {
     std::error_code ec;
     for (const std::string& file : files) std::filesystem::remove(graph.dir() + "/" + file, ec);
   }
-  ::close(fd);
+  if (fd >= 0) ::close(fd);
   return unheld;
 }
 

@@ -11,7 +11,6 @@
 #include <unordered_map>
 
 #include "base/file_util.h"
-#include "compression/checksum.h"
 #include "shards/format/graph_deltas.h"
 #include "shards/ingest/open_input.h"
 #include "shards/update/delta_tiers.h"
@@ -162,13 +161,9 @@ class RunBuffer {
   // Writes an encoded run as the next run file of the update.
   Status write(const std::string& dir, uint64_t generation, const std::string& run, uint64_t records,
                std::vector<DeltaRunFile>* files) const {
+    const std::string name = "delta-" + std::to_string(generation) + "-" + std::to_string(files->size()) + "." + kind_;
     DeltaRunFile file;
-    file.kind = kind_;
-    file.file = "delta-" + std::to_string(generation) + "-" + std::to_string(files->size()) + "." + kind_;
-    file.bytes = run.size();
-    file.checksum = checksum64(run.data(), run.size());
-    file.records = records;
-    SG_RETURN_IF_ERROR(write_file_synced(dir + "/" + file.file, run.data(), run.size()));
+    SG_RETURN_IF_ERROR(write_delta_run(dir, name, kind_, run, records, &file));
     files->push_back(file);
     return Status::OK();
   }
@@ -295,11 +290,7 @@ Status finish_own_delta(const Graph& graph, UpdateBuild* build) {
   DeltaManifest& delta = build->delta;
   delta.generation = build->generation;
   delta.num_vertices = build->ids.vertices();
-  const std::vector<uint64_t>& added = build->ids.added();
-  if (added.empty()) return Status::OK();
-  delta.new_ids_file = "delta-" + std::to_string(build->generation) + ".ids";
-  delta.new_ids_checksum = checksum64(added.data(), added.size() * sizeof(uint64_t));
-  return write_file_synced(graph.dir() + "/" + delta.new_ids_file, added.data(), added.size() * sizeof(uint64_t));
+  return write_new_ids(graph.dir(), build->generation, build->ids.added(), &delta);
 }
 
 // Commits `delta` in place of the graph's deltas from `first` on.
