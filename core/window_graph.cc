@@ -223,30 +223,30 @@ Status window_add_range(const Graph& graph, const EdgeSpace& space, const Window
   return Status::OK();
 }
 
-// Merges the lists of window vertices [begin, end) with their updates, a
-// block of vertices at a time (its records decoded from the overlay's
-// blocks apart from any other's, so no window-wide array is held). With
-// `counting`, writes each merged length into merged->offsets instead.
+// Decodes the overlay records of window vertices [begin, end) (one block
+// of vertices, its records apart from any other's): with `only`, those of
+// the overlay blocks that hold an active vertex's records.
+Status decode_vertex_block(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only, uint32_t begin,
+                           uint32_t end, std::vector<DeltaArc>* records) {
+  records->clear();
+  const uint32_t first_key = base.first_vertex + begin, end_key = base.first_vertex + end;
+  if (only == nullptr || only->is_all()) return o.decode_keys(first_key, end_key, records);
+  if (!only->any_in(first_key, end_key)) return Status::OK();
+  return o.decode_keys(first_key, end_key, records, [&](uint32_t lo, uint32_t hi) { return only->any_in(lo, hi); });
+}
+
+// Merges the lists of window vertices [begin, end) with their records,
+// decoded once for both passes. With `counting`, writes each merged length
+// into merged->offsets instead.
 class VertexRangeMerge {
  public:
   VertexRangeMerge(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
                    const WindowAddRange& range, WindowGraph* merged)
       : o_(o), base_(base), only_(only), range_(range), merged_(merged) {}
 
-  Status run(uint32_t begin, uint32_t end, bool counting) {
-    records_.clear();
-    const uint32_t first_key = base_.first_vertex + begin, end_key = base_.first_vertex + end;
-    if (only_ != nullptr && !only_->is_all()) {
-      if (only_->any_in(first_key, end_key)) {
-        // Only the overlay blocks that hold an active vertex's records.
-        SG_RETURN_IF_ERROR(o_.decode_keys(first_key, end_key, &records_,
-                                          [&](uint32_t lo, uint32_t hi) { return only_->any_in(lo, hi); }));
-      }
-    } else {
-      SG_RETURN_IF_ERROR(o_.decode_keys(first_key, end_key, &records_));
-    }
-    const DeltaArc* r = records_.data();
-    const DeltaArc* records_end = r + records_.size();
+  void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records_in, bool counting) {
+    const DeltaArc* r = records_in.data();
+    const DeltaArc* records_end = r + records_in.size();
     for (uint32_t i = begin; i < end; ++i) {
       const uint32_t v = base_.first_vertex + i;
       const DeltaArc* first = r;
@@ -265,7 +265,6 @@ class VertexRangeMerge {
         merge_into(v, records, from, count, merged_->offsets[i]);
       }
     }
-    return Status::OK();
   }
 
  private:
@@ -306,19 +305,20 @@ class VertexRangeMerge {
   const VertexSubset* only_;
   const WindowAddRange& range_;
   WindowGraph* merged_;
-  std::vector<DeltaArc> records_;
   std::vector<uint32_t> scratch_;
   std::vector<float> scratch_weights_;
 };
 
-// Runs `pass` over the window's vertices in parallel blocks; the first error wins.
-Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t, uint32_t)>& pass) {
-  constexpr uint32_t kBlockVertices = 4096;
+constexpr uint32_t kBlockVertices = 4096;
+
+// Runs `pass` over the window's vertices in parallel blocks (block b is
+// [b * kBlockVertices, ...)); the first error wins.
+Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t, uint32_t, uint32_t)>& pass) {
   const uint32_t blocks = (vertices + kBlockVertices - 1) / kBlockVertices;
   std::vector<Status> status(blocks);
   parallel_for(uint32_t{0}, blocks, uint32_t{1}, [&](uint32_t first, uint32_t end) {
     for (uint32_t b = first; b < end; ++b)
-      status[b] = pass(b * kBlockVertices, std::min(vertices, (b + 1) * kBlockVertices));
+      status[b] = pass(b, b * kBlockVertices, std::min(vertices, (b + 1) * kBlockVertices));
   });
   for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   return Status::OK();
@@ -326,10 +326,15 @@ Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t,
 
 }  // namespace
 
-// Three passes: merged lengths (in parallel), their prefix sums, then the
-// merge into place (in parallel).
+// The records decoded (in parallel), then three passes over them: merged
+// lengths (in parallel), their prefix sums, then the merge into place (in
+// parallel).
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
-                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged) {
+                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged,
+                            WindowRecords* records) {
+  WindowRecords own;
+  if (records == nullptr) records = &own;
+  records->resize((base.vertex_count + kBlockVertices - 1) / kBlockVertices);
   WindowAddRange range;
   SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
   merged->first_chunk = base.first_chunk;
@@ -337,10 +342,14 @@ Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const De
   merged->first_vertex = base.first_vertex;
   merged->vertex_count = base.vertex_count;
   size_array(&merged->offsets, size_t{base.vertex_count} + 1);
+  SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, [&](uint32_t b, uint32_t begin, uint32_t end) {
+    return decode_vertex_block(overlay, base, only, begin, end, &(*records)[b]);
+  }));
   for (bool counting : {true, false}) {
-    SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, [&](uint32_t begin, uint32_t end) {
+    SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, [&](uint32_t b, uint32_t begin, uint32_t end) {
       VertexRangeMerge merge(overlay, base, only, range, merged);
-      return merge.run(begin, end, counting);
+      merge.run(begin, end, (*records)[b], counting);
+      return Status::OK();
     }));
     if (!counting) break;
     uint64_t position = 0;
@@ -393,6 +402,7 @@ WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool
       }
       largest.vertices = std::max<uint64_t>(largest.vertices, index[end - 1].end_vertex() - index[first].first_vertex);
       largest.edges = std::max(largest.edges, edges + adds);
+      largest.adds = std::max(largest.adds, adds);
       extent -= extent_of(first);
       edges -= index[first].edge_count;
       adds -= adds_of(first);

@@ -5,8 +5,19 @@
 
 namespace sg {
 
-Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
-                                 const std::function<bool(uint32_t, uint32_t)>& wanted) const {
+namespace {
+
+bool arc_less(const DeltaArc& a, const DeltaArc& b) {
+  return a.key < b.key || (a.key == b.key && a.neighbour < b.neighbour);
+}
+
+bool same_arc(const DeltaArc& a, const DeltaArc& b) { return a.key == b.key && a.neighbour == b.neighbour; }
+
+// Appends a part's records of keys [first, end): those of its blocks in
+// range that `wanted` wants.
+Status decode_part(const OverlayPart& part, uint32_t first, uint32_t end,
+                   const std::function<bool(uint32_t, uint32_t)>& wanted, std::vector<DeltaArc>* records) {
+  const DeltaRunReader& reader = part.reader;
   const size_t at = records->size();
   for (size_t b = reader.find_block(first); b < reader.blocks() && reader.block(b).first_key < end; ++b) {
     const DeltaBlockEntry& block = reader.block(b);
@@ -20,6 +31,90 @@ Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<Delta
   return Status::OK();
 }
 
+}  // namespace
+
+Status DeltaOverlay::add_part(std::string run, bool resolved, uint32_t num_vertices) {
+  auto part = std::make_unique<OverlayPart>();
+  part->run = std::move(run);
+  part->resolved = resolved;
+  const auto* begin = reinterpret_cast<const uint8_t*>(part->run.data());
+  SG_RETURN_IF_ERROR(part->reader.open(begin, begin + part->run.size(), weighted, num_vertices));
+  parts.push_back(std::move(part));
+  return Status::OK();
+}
+
+uint64_t DeltaOverlay::bytes() const {
+  uint64_t bytes = 0;
+  for (const auto& part : parts) bytes += part->run.size() + part->reader.blocks() * sizeof(DeltaBlockEntry);
+  return bytes;
+}
+
+uint64_t DeltaOverlay::removal_records() const {
+  uint64_t count = 0;
+  for (const auto& part : parts) {
+    for (size_t b = 0; b < part->reader.blocks(); ++b)
+      count += part->reader.block(b).records - part->reader.block(b).adds;
+  }
+  return count;
+}
+
+Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
+                                 const std::function<bool(uint32_t, uint32_t)>& wanted) const {
+  if (parts.size() == 1 && parts[0]->resolved) return decode_part(*parts[0], first, end, wanted, records);
+  // The parts' records merged by arc, an older part's first on ties
+  // (std::merge takes the first range's first), then each arc resolved.
+  // Per thread, reused: a window's blocks call this many times.
+  thread_local std::vector<DeltaArc> merged, next, part_records;
+  merged.clear();
+  for (const auto& part : parts) {
+    part_records.clear();
+    SG_RETURN_IF_ERROR(decode_part(*part, first, end, wanted, &part_records));
+    if (part_records.empty()) continue;
+    next.resize(merged.size() + part_records.size());
+    std::merge(merged.begin(), merged.end(), part_records.begin(), part_records.end(), next.begin(), arc_less);
+    merged.swap(next);
+  }
+  const DeltaArc* r = merged.data();
+  const DeltaArc* records_end = r + merged.size();
+  while (r != records_end) {
+    const DeltaArc* arc_end = r + 1;
+    while (arc_end != records_end && same_arc(*arc_end, *r)) ++arc_end;
+    if (arc_end == r + 1) {
+      records->push_back(*r);  // one record: already resolved
+    } else {
+      resolve_arc(r, arc_end, dedup, records);
+    }
+    r = arc_end;
+  }
+  return Status::OK();
+}
+
+void resolve_arc(const DeltaArc* first, const DeltaArc* end, bool dedup, std::vector<DeltaArc>* resolved) {
+  const DeltaArc* after_removals = first;  // the adds from here on no later update removes
+  for (const DeltaArc* r = first; r != end; ++r) {
+    if (r->removed) after_removals = r + 1;
+  }
+  if (after_removals != first) resolved->push_back({first->key, first->neighbour, 1.0f, true});
+  const size_t adds_at = resolved->size();
+  for (const DeltaArc* r = after_removals; r != end; ++r) resolved->push_back(*r);
+  std::sort(resolved->begin() + static_cast<long>(adds_at), resolved->end(),
+            [](const DeltaArc& a, const DeltaArc& b) { return a.weight < b.weight; });
+  if (dedup && resolved->size() > adds_at + 1) resolved->resize(adds_at + 1);  // ingest keeps the smallest weight
+}
+
+Status for_each_overlay_pass(const DeltaOverlay& overlay, uint32_t num_vertices,
+                             const std::function<Status(const std::vector<DeltaArc>&)>& pass) {
+  std::vector<DeltaArc> records;
+  for (uint32_t first = 0; first < num_vertices;) {
+    const uint32_t end = first + std::min(num_vertices - first, kOverlayKeysAPass);
+    records.clear();
+    SG_RETURN_IF_ERROR(overlay.decode_keys(first, end, &records));
+    SG_RETURN_IF_ERROR(pass(records));
+    first = end;
+  }
+  return Status::OK();
+}
+
 Status split_overlay(const DeltaOverlay& whole, const std::vector<uint32_t>& starts, uint32_t num_vertices,
                      std::vector<std::unique_ptr<DeltaOverlay>>* parts) {
   assert(!starts.empty() && starts.front() == 0);
@@ -30,10 +125,7 @@ Status split_overlay(const DeltaOverlay& whole, const std::vector<uint32_t>& sta
     (*parts)[b]->weighted = whole.weighted;
     (*parts)[b]->dedup = whole.dedup;
   }
-  std::vector<DeltaArc> records;
-  for (size_t i = 0; i < whole.reader.blocks(); ++i) {
-    records.clear();
-    SG_RETURN_IF_ERROR(whole.reader.decode_block(i, &records));
+  auto pass = [&](const std::vector<DeltaArc>& records) {
     for (const DeltaArc& a : records) {
       const size_t b =
           static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), a.neighbour) - starts.begin()) - 1;
@@ -41,12 +133,13 @@ Status split_overlay(const DeltaOverlay& whole, const std::vector<uint32_t>& sta
       DeltaOverlay& part = *(*parts)[b];
       (a.removed ? part.removals : part.adds) += 1;
     }
-  }
+    return Status::OK();
+  };
+  SG_RETURN_IF_ERROR(for_each_overlay_pass(whole, num_vertices, pass));
   for (size_t b = 0; b < starts.size(); ++b) {
-    DeltaOverlay& part = *(*parts)[b];
-    SG_RETURN_IF_ERROR(writers[b].finish(&part.run));
-    const auto* begin = reinterpret_cast<const uint8_t*>(part.run.data());
-    SG_RETURN_IF_ERROR(part.reader.open(begin, begin + part.run.size(), part.weighted, num_vertices));
+    std::string run;
+    SG_RETURN_IF_ERROR(writers[b].finish(&run));
+    SG_RETURN_IF_ERROR((*parts)[b]->add_part(std::move(run), true, num_vertices));
   }
   return Status::OK();
 }

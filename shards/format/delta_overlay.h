@@ -1,10 +1,13 @@
-// What a kind's updates (its delta runs, oldest first) do to its lists, merged
-// once and held in memory while a run reads a graph with updates: for each
-// arc some update removes, one removal (every stored copy goes), and each
-// add no later update removes. It is kept as one delta run (delta_run.h) of
-// small blocks, about 3 bytes an arc: a window decodes only the blocks of
-// its vertex range, and merges them into its lists (merge_list), so a run
-// sees the lists a compaction would write.
+// What a kind's updates (its delta runs, oldest first) do to its lists,
+// held in memory while a run reads a graph with updates: for each arc some
+// update removes, one removal (every stored copy goes), and each add no
+// later update removes. It keeps the runs as they are stored (parts: a
+// graph's tiers, each already in that form, or an update's own runs), in
+// small blocks, about 3 bytes an arc. A window decodes only the blocks of
+// its vertex range from each part, merges them and resolves each arc's
+// records across the parts, then merges them into its lists (merge_list),
+// so a run sees the lists a compaction would write, and no merged copy of
+// the updates is built at open.
 #pragma once
 
 #include <cstdint>
@@ -20,22 +23,49 @@ namespace sg {
 
 // Small blocks: a window decodes its vertex range's records and little more.
 constexpr uint32_t kOverlayBlockBytes = 4 << 10;
+// Keys a pass over a whole overlay decodes at a time: its memory stays
+// small however large the updates.
+constexpr uint32_t kOverlayKeysAPass = 1 << 16;
+
+// One run of an overlay.
+struct OverlayPart {
+  std::string run;
+  DeltaRunReader reader;
+  // Its records already say per arc what the overlay says (a tier, or a
+  // built overlay): alone, it is read as it is.
+  bool resolved = false;
+};
 
 struct DeltaOverlay {
   bool weighted = false;
-  bool dedup = false;  // the graph drops duplicate arcs
-  uint64_t adds = 0, removals = 0;
-  std::string run;  // the merged records
-  DeltaRunReader reader;
+  bool dedup = false;                               // the graph drops duplicate arcs
+  uint64_t adds = 0, removals = 0;                  // the resolved records'
+  std::vector<std::unique_ptr<OverlayPart>> parts;  // oldest first
 
-  // Appends the records of keys [first, end) to *records, in order. With
-  // `wanted`, a block whose keys in range hold none it wants
+  // Opens `run` (checked, ids below `num_vertices`) as the newest part.
+  Status add_part(std::string run, bool resolved, uint32_t num_vertices);
+  // Appends the resolved records of keys [first, end) to *records, in
+  // order. With `wanted`, a block whose keys in range hold none it wants
   // (wanted(first key, end key) false) is skipped, not decoded: a sparse
-  // step decodes only the blocks of its active vertices.
+  // step decodes only the blocks of its active vertices (the records of
+  // other keys may then be partial).
   Status decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
                      const std::function<bool(uint32_t, uint32_t)>& wanted = nullptr) const;
-  uint64_t bytes() const { return run.size() + reader.blocks() * sizeof(DeltaBlockEntry); }
+  uint64_t bytes() const;
+  // The removal records its parts hold (from their indexes).
+  uint64_t removal_records() const;
 };
+
+// Appends to *resolved what the records of one arc [first, end) (in
+// update order) say: a removal if any update removes it, then the adds no
+// later update removes, by weight (one, the lightest, on a deduplicated
+// graph).
+void resolve_arc(const DeltaArc* first, const DeltaArc* end, bool dedup, std::vector<DeltaArc>* resolved);
+
+// Hands `pass` the resolved records of the whole overlay (keys below
+// `num_vertices`), in order, kOverlayKeysAPass keys at a time.
+Status for_each_overlay_pass(const DeltaOverlay& overlay, uint32_t num_vertices,
+                             const std::function<Status(const std::vector<DeltaArc>&)>& pass);
 
 // Splits `whole` by neighbour into one overlay per range [starts[b],
 // starts[b + 1]) (the last unbounded), for a graph stored in 2-D blocks:

@@ -122,35 +122,51 @@ Status DeltaRunReader::decode_block(size_t i, std::vector<DeltaArc>* arcs) const
   const DeltaBlockEntry& b = index_.at(i);
   const uint8_t* p = begin_ + b.offset;
   const uint8_t* end = p + b.bytes;
-  const std::string where = "block " + std::to_string(i);
-  if (checksum64(p, b.bytes) != b.checksum) return corrupt(where + " checksum mismatch");
+  auto fail = [&](const std::string& what) { return corrupt("block " + std::to_string(i) + what); };
+  if (checksum64(p, b.bytes) != b.checksum) return fail(" checksum mismatch");
   const uint64_t weight_bytes = weighted_ ? uint64_t{4} * b.adds : 0;
-  if (weight_bytes > b.bytes) return corrupt(where + " weights longer than the block");
+  if (weight_bytes > b.bytes) return fail(" weights longer than the block");
   const uint8_t* weights = p;
   p += weight_bytes;
-  DeltaArc last{b.first_key, 0, 1.0f, false};
+  // Written in place, sized once: the index gives the count.
+  const size_t at = arcs->size();
+  arcs->resize(at + b.records);
+  DeltaArc* out = arcs->data() + at;
+  uint64_t key = 0, neighbour = 0;
+  bool last_removed = false;
   uint32_t adds = 0;
   for (uint32_t r = 0; r < b.records; ++r) {
-    uint64_t key_gap = 0, neighbour_word = 0;
-    if ((p = get_varint64(p, end, &key_gap)) == nullptr || (p = get_varint64(p, end, &neighbour_word)) == nullptr)
-      return corrupt(where + " record " + std::to_string(r) + " truncated");
-    DeltaArc arc;
-    const uint64_t key = (r == 0 ? 0 : uint64_t{last.key}) + key_gap;
-    const uint64_t neighbour = (key == last.key && r > 0 ? uint64_t{last.neighbour} : 0) + (neighbour_word >> 1);
-    if (key > b.last_key || (r == 0 && key != b.first_key) || neighbour >= num_vertices_)
-      return corrupt(where + " record " + std::to_string(r) + " beyond its block or |V|");
-    arc.key = static_cast<uint32_t>(key);
-    arc.neighbour = static_cast<uint32_t>(neighbour);
-    arc.removed = (neighbour_word & 1) != 0;
-    if (r > 0 && delta_before(arc, last)) return corrupt(where + " record " + std::to_string(r) + " out of order");
-    if (!arc.removed && weighted_) std::memcpy(&arc.weight, weights + 4 * adds, 4);
-    adds += arc.removed ? 0 : 1;
-    if (adds > b.adds) return corrupt(where + " has more adds than its index says");
-    arcs->push_back(arc);
-    last = arc;
+    uint64_t key_gap = 0, word = 0;
+    if ((p = get_varint64(p, end, &key_gap)) == nullptr || (p = get_varint64(p, end, &word)) == nullptr) {
+      arcs->resize(at);
+      return fail(" record " + std::to_string(r) + " truncated");
+    }
+    const bool removed = (word & 1) != 0;
+    // Gaps are never negative, so the only order to check is a removal
+    // after an add of the same arc.
+    const bool same_arc = r > 0 && key_gap == 0 && word >> 1 == 0;
+    neighbour = (r > 0 && key_gap == 0 ? neighbour : 0) + (word >> 1);
+    key = key_gap > b.last_key ? uint64_t{b.last_key} + 1 : key + key_gap;
+    if (key > b.last_key || (r == 0 && key != b.first_key) || neighbour >= num_vertices_ ||
+        (same_arc && removed && !last_removed)) {
+      arcs->resize(at);
+      return fail(" record " + std::to_string(r) + " out of order, beyond its block or beyond |V|");
+    }
+    out[r] = DeltaArc{static_cast<uint32_t>(key), static_cast<uint32_t>(neighbour), 1.0f, removed};
+    if (!removed) {
+      if (adds == b.adds) {
+        arcs->resize(at);
+        return fail(" has more adds than its index says");
+      }
+      if (weighted_) std::memcpy(&out[r].weight, weights + 4 * adds, 4);
+      ++adds;
+    }
+    last_removed = removed;
   }
-  if (adds != b.adds || p != end) return corrupt(where + " counts or length differ from its index");
-  if (b.last_key != last.key) return corrupt(where + " ends before its last key");
+  if (adds != b.adds || p != end || key != b.last_key) {
+    arcs->resize(at);
+    return fail(" counts, length or last key differ from its index");
+  }
   return Status::OK();
 }
 

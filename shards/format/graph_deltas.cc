@@ -80,6 +80,7 @@ Status GraphDeltas::open(const Graph& graph, bool runs, const SpaceKind* kind) {
       std::unique_ptr<DeltaRun> run;
       SG_RETURN_IF_ERROR(read_delta_run(graph, d.runs[r], static_cast<uint32_t>(m.vertices_after_deltas()), &run));
       run->generation = d.generation;
+      run->tier = d.updates > 1;
       runs_[slot].push_back(std::move(run));
     }
     if (!d.new_ids_file.empty()) {

@@ -19,6 +19,9 @@ struct DeltaRun {
   std::string bytes;
   DeltaRunReader reader;
   uint64_t removals = 0;  // its removal records (from the index): none, no cursor needed
+  // A tier's run (delta_tiers.h): built as an overlay, so its records
+  // already say per arc what its updates together do.
+  bool tier = false;
 };
 
 // Opens a run held in `bytes` (checked, ids below `num_vertices`).
@@ -47,6 +50,10 @@ class GraphDeltas {
   bool empty() const { return runs_[0].empty() && runs_[1].empty(); }
   // The runs of a kind, oldest first.
   const std::vector<std::unique_ptr<DeltaRun>>& runs(SpaceKind kind) const { return runs_[static_cast<size_t>(kind)]; }
+  // Hands the runs of a kind over (they are then no longer here).
+  std::vector<std::unique_ptr<DeltaRun>> take_runs(SpaceKind kind) {
+    return std::move(runs_[static_cast<size_t>(kind)]);
+  }
   // Original ids of the vertices the updates added, in dense id order
   // (from the base's vertex count); empty without an id map.
   const std::vector<uint64_t>& new_ids() const { return new_ids_; }

@@ -9,20 +9,10 @@
 namespace sg {
 namespace {
 
-// A run's record. Each run is sorted (an update's removal of an arc before
-// its add); merging the runs in run order on ties puts an arc's records in
-// update order.
-struct OverlayRecord {
-  uint64_t arc = 0;  // key << 32 | neighbour
-  float weight = 1.0f;
-  uint32_t removal = 0;
-  uint32_t key() const { return static_cast<uint32_t>(arc >> 32); }
-  uint32_t neighbour() const { return static_cast<uint32_t>(arc); }
-};
-
 // Reads the runs of a kind merged into one stream, in (arc, run) order,
 // with a heap over one decoded block per run: memory stays at a block a
-// run however large the updates.
+// run however large the updates. Each run is sorted (an update's removal
+// of an arc before its add), so an arc's records come in update order.
 class RunMerger {
  public:
   explicit RunMerger(const std::vector<std::unique_ptr<DeltaRun>>& runs) : cursors_(runs.size()) {
@@ -35,15 +25,14 @@ class RunMerger {
   }
   bool done() const { return heap_.empty(); }
   // The least record (its run's earliest on ties), and moves past it.
-  Status pop(OverlayRecord* record) {
+  Status pop(DeltaArc* record) {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     const size_t r = heap_.back().second;
     heap_.pop_back();
-    const DeltaArc& a = cursors_[r].arcs[cursors_[r].at++];
-    *record = {uint64_t{a.key} << 32 | a.neighbour, a.weight, a.removed ? 1u : 0u};
+    *record = cursors_[r].arcs[cursors_[r].at++];
     return push_next(r);
   }
-  // The next record's arc (done() false).
+  // The next record's arc (done() false): key << 32 | neighbour.
   uint64_t next_arc() const { return heap_.front().first; }
 
  private:
@@ -71,54 +60,18 @@ class RunMerger {
   std::vector<std::pair<uint64_t, size_t>> heap_;  // (arc, run): a min-heap
 };
 
-// Appends the overlay records of one arc's records [first, end) (in update
-// order) to *key_records: a removal if any update removes it, then the adds
-// no later update removes, by weight (one, the lightest, on a deduplicated
-// graph).
-void resolve_arc(const OverlayRecord* first, const OverlayRecord* end, bool dedup, std::vector<DeltaArc>* key_records,
-                 std::vector<float>* kept) {
-  kept->clear();
-  bool removed_later = false, removed = false;
-  for (const OverlayRecord* r = end; r != first;) {
-    --r;
-    if (r->removal != 0) {
-      removed_later = removed = true;
-    } else if (!removed_later) {
-      kept->push_back(r->weight);
-    }
-  }
-  std::sort(kept->begin(), kept->end());
-  if (dedup && kept->size() > 1) kept->erase(kept->begin() + 1, kept->end());  // ingest keeps the smallest weight
-  if (removed) key_records->push_back({first->key(), first->neighbour(), 1.0f, true});
-  for (float w : *kept) key_records->push_back({first->key(), first->neighbour(), w, false});
-}
-
-// Hands one key's records to `on_key` and writes them.
-Status write_key(const std::vector<DeltaArc>& key_records, const std::function<Status(KeyRecords)>& on_key,
-                 DeltaRunWriter* writer, DeltaOverlay* overlay) {
-  if (key_records.empty()) return Status::OK();
-  if (on_key) SG_RETURN_IF_ERROR(on_key(KeyRecords{key_records.data(), key_records.data() + key_records.size()}));
-  for (const DeltaArc& a : key_records) {
-    SG_RETURN_IF_ERROR(writer->add(a));
-    (a.removed ? overlay->removals : overlay->adds) += 1;
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, bool weighted, bool dedup,
-                           uint32_t num_vertices, DeltaOverlay* overlay,
-                           const std::function<Status(KeyRecords)>& on_key) {
+                           uint32_t num_vertices, DeltaOverlay* overlay) {
   overlay->weighted = weighted;
   overlay->dedup = dedup;
   overlay->adds = overlay->removals = 0;
+  overlay->parts.clear();
   RunMerger merger(runs);
   SG_RETURN_IF_ERROR(merger.start());
   DeltaRunWriter writer(weighted, kOverlayBlockBytes);
-  std::vector<float> kept;
-  std::vector<DeltaArc> key_records;
-  std::vector<OverlayRecord> arc_records;  // one arc's, in update order
+  std::vector<DeltaArc> arc_records, resolved;  // one arc's, in update order; what they say
   while (!merger.done()) {
     arc_records.clear();
     const uint64_t arc = merger.next_arc();
@@ -126,16 +79,28 @@ Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, b
       arc_records.emplace_back();
       SG_RETURN_IF_ERROR(merger.pop(&arc_records.back()));
     }
-    if (!key_records.empty() && key_records.back().key != static_cast<uint32_t>(arc >> 32)) {
-      SG_RETURN_IF_ERROR(write_key(key_records, on_key, &writer, overlay));
-      key_records.clear();
+    resolved.clear();
+    resolve_arc(arc_records.data(), arc_records.data() + arc_records.size(), dedup, &resolved);
+    for (const DeltaArc& a : resolved) {
+      SG_RETURN_IF_ERROR(writer.add(a));
+      (a.removed ? overlay->removals : overlay->adds) += 1;
     }
-    resolve_arc(arc_records.data(), arc_records.data() + arc_records.size(), dedup, &key_records, &kept);
   }
-  SG_RETURN_IF_ERROR(write_key(key_records, on_key, &writer, overlay));
-  SG_RETURN_IF_ERROR(writer.finish(&overlay->run));
-  const auto* begin = reinterpret_cast<const uint8_t*>(overlay->run.data());
-  return overlay->reader.open(begin, begin + overlay->run.size(), weighted, num_vertices);
+  std::string run;
+  SG_RETURN_IF_ERROR(writer.finish(&run));
+  return overlay->add_part(std::move(run), true, num_vertices);
+}
+
+Status open_delta_overlay(std::vector<std::unique_ptr<DeltaRun>> runs, bool weighted, bool dedup, uint32_t num_vertices,
+                          DeltaOverlay* overlay) {
+  overlay->weighted = weighted;
+  overlay->dedup = dedup;
+  overlay->parts.clear();
+  for (auto& run : runs) {
+    SG_RETURN_IF_ERROR(overlay->add_part(std::move(run->bytes), run->tier, num_vertices));
+    run.reset();  // its bytes moved: the reader goes with it
+  }
+  return Status::OK();
 }
 
 namespace {
@@ -272,6 +237,25 @@ class OverlayCorrection {
     return Status::OK();
   }
 
+  // Adds one arc per record of `records` (one block of a part, keys in
+  // order), when no part holds a removal and the graph keeps duplicates:
+  // then each record lengthens its key's list by one, whatever the other
+  // parts hold. start_part() before each part's first block.
+  void start_part() { std::fill(next_.begin(), next_.end(), size_t{0}); }
+  void add_arcs(const std::vector<DeltaArc>& records) {
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      EdgeSpace& space = graph_->stored_space_to_correct(blocks_[b]);
+      uint32_t lo = 0, hi = 0;
+      block_range(space, &lo, &hi);
+      for (const DeltaArc& a : records) {
+        if (a.neighbour < lo || a.neighbour >= hi) continue;
+        bound_chunk_adds(space, a.key, 1, &next_[b], &space.chunk_adds);
+        degrees_[a.key] += 1;
+        arcs_change_[b] += 1;
+      }
+    }
+  }
+
   Status finish(const DeltaOverlay& overlay) {
     for (size_t b = 0; b < blocks_.size() && !uncertain_.empty(); ++b) {
       UncertainCounter counter(*graph_, graph_->stored_space(blocks_[b]), overlay, uncertain_, &degrees_,
@@ -319,6 +303,57 @@ Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
   return Status::OK();
 }
 
+// Corrects the kind's degrees and arc counts for `overlay`, and counts its
+// resolved records, in one pass over them.
+Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) {
+  OverlayCorrection correction(graph, kind);
+  overlay->adds = overlay->removals = 0;
+  if (!overlay->dedup && overlay->removal_records() == 0) {  // adds alone: each part's records as they are
+    std::vector<DeltaArc> records;
+    for (const auto& part : overlay->parts) {
+      correction.start_part();
+      for (size_t b = 0; b < part->reader.blocks(); ++b) {
+        records.clear();
+        SG_RETURN_IF_ERROR(part->reader.decode_block(b, &records));
+        correction.add_arcs(records);
+        overlay->adds += records.size();
+      }
+    }
+    return correction.finish(*overlay);
+  }
+  auto pass = [&](const std::vector<DeltaArc>& records) {
+    const DeltaArc* r = records.data();
+    const DeltaArc* end = r + records.size();
+    while (r != end) {
+      const DeltaArc* key_end = r;
+      for (; key_end != end && key_end->key == r->key; ++key_end) {
+        (key_end->removed ? overlay->removals : overlay->adds) += 1;
+      }
+      SG_RETURN_IF_ERROR(correction.add(KeyRecords{r, key_end}, overlay->dedup));
+      r = key_end;
+    }
+    return Status::OK();
+  };
+  SG_RETURN_IF_ERROR(for_each_overlay_pass(*overlay, graph->num_vertices(), pass));
+  return correction.finish(*overlay);
+}
+
+// Reads the kind's runs, holds them as its overlay and corrects its
+// degrees.
+Status prepare_kind(Graph* graph, SpaceKind kind) {
+  const Manifest& m = graph->manifest();
+  GraphDeltas deltas;
+  SG_RETURN_IF_ERROR(deltas.open(*graph, true, &kind));
+  SG_RETURN_IF_ERROR(load_degrees(graph, kind));
+  auto overlay = std::make_shared<DeltaOverlay>();
+  SG_RETURN_IF_ERROR(open_delta_overlay(deltas.take_runs(kind), m.weighted, m.ingest.duplicates_dropped,
+                                        graph->num_vertices(), overlay.get()));
+  SG_RETURN_IF_ERROR(correct_for_overlay(graph, kind, overlay.get()));
+  SG_RETURN_IF_ERROR(write_corrected_degrees(graph, kind));
+  graph->set_overlay(kind, std::move(overlay));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status prepare_run_over_updates(Graph* graph) {
@@ -329,26 +364,12 @@ Status prepare_run_over_updates(Graph* graph) {
         graph->dir() + ": its updates add vertices (" + std::to_string(m.vertices_after_deltas() - m.num_vertices) +
         "); runs read such a graph once compacted: run `shardgraph compact " + graph->dir() + "` first");
   }
-  const bool dedup = m.ingest.duplicates_dropped;
-  // The kinds touch apart parts of the graph: built side by side, each
-  // reading its own runs (one kind's merge overlaps the other's reads).
+  // The kinds touch apart parts of the graph: prepared side by side, each
+  // reading its own runs (one kind's pass overlaps the other's reads).
   Status status[2];
   const size_t kinds = m.directed ? 2 : 1;  // an undirected graph: one space, both directions in its runs
   parallel_for(size_t{0}, kinds, size_t{1}, [&](size_t first, size_t end) {
-    for (size_t k = first; k < end; ++k) {
-      const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
-      GraphDeltas deltas;
-      status[k] = deltas.open(*graph, true, &kind);
-      if (status[k].ok()) status[k] = load_degrees(graph, kind);
-      if (!status[k].ok()) continue;
-      auto overlay = std::make_shared<DeltaOverlay>();
-      OverlayCorrection correction(graph, kind);
-      status[k] = build_delta_overlay(deltas.runs(kind), m.weighted, dedup, graph->num_vertices(), overlay.get(),
-                                      [&](KeyRecords records) { return correction.add(records, dedup); });
-      if (status[k].ok()) status[k] = correction.finish(*overlay);
-      if (status[k].ok()) status[k] = write_corrected_degrees(graph, kind);
-      if (status[k].ok()) graph->set_overlay(kind, std::move(overlay));
-    }
+    for (size_t k = first; k < end; ++k) status[k] = prepare_kind(graph, k == 0 ? SpaceKind::kOut : SpaceKind::kIn);
   });
   for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   return Status::OK();

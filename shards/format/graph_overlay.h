@@ -1,7 +1,7 @@
-// Runs over a graph with updates not yet compacted: its delta runs are read,
-// merged per kind into a DeltaOverlay (delta_overlay.h) held in memory, and
-// the degrees and arc counts corrected, so the engine sees the lists a
-// compaction would write.
+// Runs over a graph with updates not yet compacted: its delta runs are read
+// and held per kind as a DeltaOverlay (delta_overlay.h), and the degrees
+// and arc counts corrected, so the engine sees the lists a compaction would
+// write.
 #pragma once
 
 #include <functional>
@@ -12,17 +12,20 @@
 
 namespace sg {
 
-// Merges a kind's runs (oldest first): an update's removals apply before its
-// adds, and remove every copy present before them.
-// `on_key`, if given, sees each key's merged records as they are written.
+// Merges a kind's runs (oldest first) into one resolved run: an update's
+// removals apply before its adds, and remove every copy present before
+// them. What a tier and a compaction write.
 Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, bool weighted, bool dedup,
-                           uint32_t num_vertices, DeltaOverlay* overlay,
-                           const std::function<Status(KeyRecords)>& on_key = nullptr);
+                           uint32_t num_vertices, DeltaOverlay* overlay);
+// Holds a kind's runs (oldest first) as they are, one part each: a window
+// resolves them as it decodes (DeltaOverlay::decode_keys).
+Status open_delta_overlay(std::vector<std::unique_ptr<DeltaRun>> runs, bool weighted, bool dedup, uint32_t num_vertices,
+                          DeltaOverlay* overlay);
 
 // Prepares `graph`, opened with GraphOpenOptions::deltas, for a run: installs each kind's overlay
-// and corrects its degrees and arc counts. A degree the adds alone decide
-// costs nothing; one that removals or deduplication decide is counted by
-// decoding that vertex's chunks once. Updates that added vertices are
+// and corrects its degrees and arc counts, in one pass over its records. A
+// degree the adds alone decide costs nothing more; one that removals or
+// deduplication decide is counted by decoding that vertex's chunks once. Updates that added vertices are
 // refused (compact them first).
 Status prepare_run_over_updates(Graph* graph);
 
