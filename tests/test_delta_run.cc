@@ -1,11 +1,15 @@
 // Delta runs (shards/format/delta_run.h): random runs read back exactly, a
 // key's block is found by the index, and every damaged byte, every
-// truncation and every out-of-order arc is refused.
+// truncation and every out-of-order arc is refused. An overlay that holds
+// runs and tiers as they are (delta_overlay.h) decodes what one merged
+// overlay of the same runs says.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 #include "shards/format/delta_run.h"
+#include "shards/format/graph_deltas.h"
+#include "shards/format/graph_overlay.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -106,4 +110,75 @@ TEST_CASE("a delta run writer refuses arcs out of order") {
   CHECK(writer.add({3, 4, 1.0f, false}).code() == Status::Code::kInvalidArgument);
   CHECK(writer.add({2, 9, 1.0f, false}).code() == Status::Code::kInvalidArgument);
   CHECK(writer.add({4, 0, 1.0f, true}).ok());
+}
+
+namespace {
+
+std::unique_ptr<DeltaRun> opened_run(const std::vector<DeltaArc>& arcs, bool weighted, uint32_t vertices) {
+  std::unique_ptr<DeltaRun> run;
+  REQUIRE(open_delta_run(write_run(arcs, weighted, 64), weighted, vertices, "run", &run).ok());
+  return run;
+}
+
+// The runs as a graph holds them: consecutive runs merged at random into
+// tiers (resolved parts), the others left as they are.
+std::vector<std::unique_ptr<DeltaRun>> tiered(const std::vector<std::vector<DeltaArc>>& runs, bool weighted, bool dedup,
+                                              uint32_t vertices, uint64_t* seed) {
+  std::vector<std::unique_ptr<DeltaRun>> held;
+  for (size_t first = 0; first < runs.size();) {
+    const size_t end = std::min(runs.size(), first + 1 + sgtest::next_random(seed) % 3);
+    if (end == first + 1) {
+      held.push_back(opened_run(runs[first], weighted, vertices));
+    } else {
+      std::vector<std::unique_ptr<DeltaRun>> group;
+      for (size_t r = first; r < end; ++r) group.push_back(opened_run(runs[r], weighted, vertices));
+      DeltaOverlay tier;
+      REQUIRE(build_delta_overlay(group, weighted, dedup, vertices, &tier).ok());
+      std::unique_ptr<DeltaRun> run;
+      REQUIRE(open_delta_run(tier.parts[0]->run, weighted, vertices, "tier", &run).ok());
+      run->tier = true;
+      held.push_back(std::move(run));
+    }
+    first = end;
+  }
+  return held;
+}
+
+}  // namespace
+
+TEST_CASE("an overlay of runs and tiers as stored decodes what one merged overlay of them says") {
+  constexpr uint32_t kVertices = 50;
+  uint64_t seed = 17;
+  for (int round = 0; round < 60; ++round) {
+    const bool weighted = round % 2 == 1, dedup = round % 4 >= 2;
+    CAPTURE(round);
+    std::vector<std::vector<DeltaArc>> runs(1 + sgtest::next_random(&seed) % 6);
+    for (auto& run : runs) run = random_arcs(sgtest::next_random(&seed), 200, kVertices, weighted);
+    std::vector<std::unique_ptr<DeltaRun>> all;
+    for (const auto& run : runs) all.push_back(opened_run(run, weighted, kVertices));
+    DeltaOverlay merged, held;
+    REQUIRE(build_delta_overlay(all, weighted, dedup, kVertices, &merged).ok());
+    REQUIRE(
+        open_delta_overlay(tiered(runs, weighted, dedup, kVertices, &seed), weighted, dedup, kVertices, &held).ok());
+    for (int range = 0; range < 20; ++range) {
+      const uint32_t first = static_cast<uint32_t>(sgtest::next_random(&seed) % kVertices);
+      const uint32_t end = first + 1 + static_cast<uint32_t>(sgtest::next_random(&seed) % (kVertices - first));
+      const uint32_t active = static_cast<uint32_t>(sgtest::next_random(&seed) % kVertices);
+      auto wanted = [&](uint32_t lo, uint32_t hi) { return lo <= active && active < hi; };
+      std::vector<DeltaArc> expected, got, expected_active, got_active;
+      REQUIRE(merged.decode_keys(first, end, &expected).ok());
+      REQUIRE(held.decode_keys(first, end, &got).ok());
+      REQUIRE(got.size() == expected.size());
+      CHECK(std::equal(expected.begin(), expected.end(), got.begin(), same));
+      // A sparse decode: the active key's records are whole.
+      REQUIRE(merged.decode_keys(first, end, &expected_active, wanted).ok());
+      REQUIRE(held.decode_keys(first, end, &got_active, wanted).ok());
+      auto of_active = [&](const DeltaArc& a) { return a.key != active; };
+      std::erase_if(expected_active, of_active);
+      std::erase_if(got_active, of_active);
+      REQUIRE(got_active.size() == expected_active.size());
+      CHECK(std::equal(expected_active.begin(), expected_active.end(), got_active.begin(), same));
+    }
+    CHECK(held.removal_records() >= merged.removals);
+  }
 }
