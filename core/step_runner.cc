@@ -17,16 +17,6 @@ namespace {
 
 constexpr uint32_t kMaxCachedWindowChunks = 64;
 
-// The removal records of the graph's overlays: at most what a merged
-// window decodes beyond its adds.
-uint64_t removals(const Graph& graph) {
-  uint64_t removals = 0;
-  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-    if (const DeltaOverlay* overlay = graph.overlay(kind)) removals += overlay->removals;
-  }
-  return removals;
-}
-
 // Runs fn between a load and its unload; the first error wins.
 template <typename Fn, typename Unload>
 Status between(Status load, Fn&& fn, Unload&& unload) {
@@ -54,11 +44,9 @@ void StepRunner::open(const StepParts& parts, WindowShape shape) {
   decode_room_bytes_ = window_shape_bytes(*parts.graph, shape);
   reserve_window(&window_, shape, parts.graph->weighted());
   if (parts.graph->has_overlay()) {
-    // A merged window holds its chunks' arcs and at most their adds, and
-    // their records are held decoded while it is merged (removals too).
+    // A merged window holds its chunks' arcs and at most their adds.
     const WindowShape merged = largest_window_shape(*parts.graph, parts.io->window_bytes(), true);
-    decode_room_bytes_ +=
-        window_shape_bytes(*parts.graph, merged) + sizeof(DeltaArc) * (merged.adds + removals(*parts.graph));
+    decode_room_bytes_ += window_shape_bytes(*parts.graph, merged);
     reserve_window(&merged_, merged, parts.graph->weighted());
   }
 }
@@ -326,7 +314,7 @@ Status StepRunner::decode_window(const StepWork& work, const ChunkWindow& window
     SG_RETURN_IF_ERROR(
         build_window_graph(*parts_.graph, space, window, &window_, nullptr, nullptr, &scan->times, only));
     const auto t0 = std::chrono::steady_clock::now();
-    SG_RETURN_IF_ERROR(merge_window_updates(*parts_.graph, space, *overlay, window_, only, &merged_, &records_));
+    SG_RETURN_IF_ERROR(merge_window_updates(*parts_.graph, space, *overlay, window_, only, &merged_));
     scan->times.decode_ns += static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     std::vector<uint32_t> chunks(window.end_chunk - window.first_chunk);

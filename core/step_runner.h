@@ -70,7 +70,6 @@ class StepRunner {
   void release() {
     window_ = WindowGraph();
     merged_ = WindowGraph();
-    WindowRecords().swap(records_);
   }
 
  private:
@@ -95,8 +94,7 @@ class StepRunner {
 
   StepParts parts_;
   WindowGraph window_;
-  WindowGraph merged_;     // a run over a graph with updates: window_ with them merged
-  WindowRecords records_;  // and the updates' records, decoded while it is merged
+  WindowGraph merged_;  // a run over a graph with updates: window_ with them merged
   uint64_t decode_room_bytes_ = 0;
   uint32_t neighbour_begin_ = 0, neighbour_end_ = UINT32_MAX;
 };

@@ -235,9 +235,8 @@ Status decode_vertex_block(const DeltaOverlay& o, const WindowGraph& base, const
   return o.decode_keys(first_key, end_key, records, [&](uint32_t lo, uint32_t hi) { return only->any_in(lo, hi); });
 }
 
-// Merges the lists of window vertices [begin, end) with their records,
-// decoded once for both passes. With `counting`, writes each merged length
-// into merged->offsets instead.
+// Merges the lists of window vertices [begin, end) with their records.
+// With `counting`, writes each merged length into merged->offsets instead.
 class VertexRangeMerge {
  public:
   VertexRangeMerge(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
@@ -311,14 +310,13 @@ class VertexRangeMerge {
 
 constexpr uint32_t kBlockVertices = 4096;
 
-// Runs `pass` over the window's vertices in parallel blocks (block b is
-// [b * kBlockVertices, ...)); the first error wins.
-Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t, uint32_t, uint32_t)>& pass) {
+// Runs `pass` over the window's vertices in parallel blocks; the first error wins.
+Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t, uint32_t)>& pass) {
   const uint32_t blocks = (vertices + kBlockVertices - 1) / kBlockVertices;
   std::vector<Status> status(blocks);
   parallel_for(uint32_t{0}, blocks, uint32_t{1}, [&](uint32_t first, uint32_t end) {
     for (uint32_t b = first; b < end; ++b)
-      status[b] = pass(b, b * kBlockVertices, std::min(vertices, (b + 1) * kBlockVertices));
+      status[b] = pass(b * kBlockVertices, std::min(vertices, (b + 1) * kBlockVertices));
   });
   for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   return Status::OK();
@@ -326,15 +324,11 @@ Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t,
 
 }  // namespace
 
-// The records decoded (in parallel), then three passes over them: merged
-// lengths (in parallel), their prefix sums, then the merge into place (in
-// parallel).
+// Three passes: merged lengths (in parallel), their prefix sums, then the
+// merge into place (in parallel); each parallel pass decodes a block of
+// vertices' records, merges them and lets them go.
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
-                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged,
-                            WindowRecords* records) {
-  WindowRecords own;
-  if (records == nullptr) records = &own;
-  records->resize((base.vertex_count + kBlockVertices - 1) / kBlockVertices);
+                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged) {
   WindowAddRange range;
   SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
   merged->first_chunk = base.first_chunk;
@@ -342,15 +336,15 @@ Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const De
   merged->first_vertex = base.first_vertex;
   merged->vertex_count = base.vertex_count;
   size_array(&merged->offsets, size_t{base.vertex_count} + 1);
-  SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, [&](uint32_t b, uint32_t begin, uint32_t end) {
-    return decode_vertex_block(overlay, base, only, begin, end, &(*records)[b]);
-  }));
   for (bool counting : {true, false}) {
-    SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, [&](uint32_t b, uint32_t begin, uint32_t end) {
+    auto pass = [&](uint32_t begin, uint32_t end) {
+      thread_local std::vector<DeltaArc> records;  // reused: a block's records, then let go
+      SG_RETURN_IF_ERROR(decode_vertex_block(overlay, base, only, begin, end, &records));
       VertexRangeMerge merge(overlay, base, only, range, merged);
-      merge.run(begin, end, (*records)[b], counting);
+      merge.run(begin, end, records, counting);
       return Status::OK();
-    }));
+    };
+    SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, pass));
     if (!counting) break;
     uint64_t position = 0;
     for (uint32_t i = 0; i < base.vertex_count; ++i) {
@@ -402,7 +396,6 @@ WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool
       }
       largest.vertices = std::max<uint64_t>(largest.vertices, index[end - 1].end_vertex() - index[first].first_vertex);
       largest.edges = std::max(largest.edges, edges + adds);
-      largest.adds = std::max(largest.adds, adds);
       extent -= extent_of(first);
       edges -= index[first].edge_count;
       adds -= adds_of(first);

@@ -101,13 +101,11 @@ inline uint32_t update_neighbour_end(const Graph& graph, const EdgeSpace& space)
 // store it. A list split over chunks gets the adds in its pieces' neighbour
 // range, so pieces stay sorted one after another (the first piece takes
 // those below, the last those above). With `only`, vertices outside it get
-// empty lists. The overlay's records are decoded once into `records` (per
-// block of the window's vertices; kept by the caller to reuse its memory,
-// or, if null, for this call alone).
-using WindowRecords = std::vector<std::vector<DeltaArc>>;
+// empty lists. The overlay's records are decoded for each of its two
+// passes (lengths, then the merge), a block of vertices at a time: held
+// for the whole window, they would take a sixth of its room and more.
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
-                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged,
-                            WindowRecords* records = nullptr);
+                            const WindowGraph& base, const VertexSubset* only, WindowGraph* merged);
 
 // Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);
@@ -118,11 +116,9 @@ uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32
 struct WindowShape {
   uint64_t vertices = 0;
   uint64_t edges = 0;
-  uint64_t adds = 0;  // of edges, the most adds a window merges (with_adds)
 };
 // With `with_adds`, each chunk's edges count the adds a run over updates
-// may merge into it (EdgeSpace::chunk_adds): a merged window's shape, and
-// the most adds a window takes (the records it decodes, with removals).
+// may merge into it (EdgeSpace::chunk_adds): a merged window's shape.
 WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool with_adds = false);
 uint64_t window_shape_bytes(const Graph& graph, WindowShape shape);
 uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes);
