@@ -307,6 +307,10 @@ Status StepRunner::decode_window(const StepWork& work, const ChunkWindow& window
     scan->whole_decode_bytes += space.chunk_bytes(window.first_chunk, window.end_chunk);
   const VertexSubset* only = *keep ? nullptr : scan->only;
   const DeltaOverlay* overlay = parts_.graph->overlay(space.kind);
+  if (overlay == nullptr && parts_.graph->overlay_dropped(space.kind)) {
+    return Status::InvalidArgument("a step over the " + space.meta.kind +
+                                   "-space of a graph with updates, whose overlay the run let go (its app only pulls)");
+  }
   if (overlay == nullptr) {
     SG_RETURN_IF_ERROR(
         build_window_graph(*parts_.graph, space, window, &window_, work.body, work.context, &scan->times, only));

@@ -246,11 +246,17 @@ class VertexRangeMerge {
   void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records_in, bool counting) {
     const DeltaArc* r = records_in.data();
     const DeltaArc* records_end = r + records_in.size();
+    uint32_t unchanged = begin;  // [unchanged, i): lists without records, copied as one
     for (uint32_t i = begin; i < end; ++i) {
       const uint32_t v = base_.first_vertex + i;
       const DeltaArc* first = r;
       while (r != records_end && r->key == v) ++r;
-      if (only_ != nullptr && !only_->contains(v)) {
+      const bool skipped = only_ != nullptr && !only_->contains(v);
+      if (!counting && (skipped || first != r)) {
+        copy_lists(unchanged, i);
+        unchanged = i + 1;
+      }
+      if (skipped) {
         if (counting) merged_->offsets[i] = 0;
         continue;
       }
@@ -258,12 +264,11 @@ class VertexRangeMerge {
       const KeyRecords records{first, r};
       if (counting) {
         merged_->offsets[i] = first == r ? count : merged_length(v, records, from, count);
-      } else if (first == r) {
-        copy_list(from, count, merged_->offsets[i]);
-      } else {
+      } else if (first != r) {
         merge_into(v, records, from, count, merged_->offsets[i]);
       }
     }
+    if (!counting) copy_lists(unchanged, end);
   }
 
  private:
@@ -293,7 +298,11 @@ class VertexRangeMerge {
                count, merged_->neighbours.data() + to, o_.weighted ? merged_->weights.data() + to : nullptr);
   }
 
-  void copy_list(uint32_t from, uint32_t count, uint32_t to) {
+  // The lists of vertices [first, end), none with records: one range
+  // in both windows.
+  void copy_lists(uint32_t first, uint32_t end) {
+    if (first >= end) return;
+    const uint32_t from = base_.offsets[first], count = base_.offsets[end] - from, to = merged_->offsets[first];
     if (count == 0) return;  // a window of empty lists may have no arrays (memcpy takes no null)
     std::memcpy(merged_->neighbours.data() + to, base_.neighbours.data() + from, sizeof(uint32_t) * count);
     if (o_.weighted) std::memcpy(merged_->weights.data() + to, base_.weights.data() + from, sizeof(float) * count);

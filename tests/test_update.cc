@@ -145,7 +145,8 @@ void ingest_fresh(const GraphCase& c, const sgtest::TempDir& dir, const ArcModel
 
 void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
                       std::initializer_list<const char*> io_modes = {"full", "selective"}) {
-  std::vector<std::string> apps = {"pagerank --iterations 5", "bfs --source 0", "wcc", "cdlp --iterations 3", "lcc"};
+  std::vector<std::string> apps = {
+      "pagerank --iterations 5", "spmv --iterations 2", "bfs --source 0", "wcc", "cdlp --iterations 3", "lcc"};
   if (c.weighted) apps.push_back("sssp --source 0");
   for (const std::string& app : apps) {
     for (const char* io : io_modes) {

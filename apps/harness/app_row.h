@@ -73,6 +73,7 @@ enum AppTrait : uint32_t {
   kNeedsUndirected = 1,  // refused on directed graphs (check_app_needs)
   kNeedsWeights = 2,     // refused on unweighted graphs without --unit-weights (check_app_needs)
   kReversedSteps = 4,    // steps over the transposed graph (a rank opens its reverse part)
+  kPullsOnly = 8,        // reads only the in-space's lists (its out-space gives degrees alone)
 };
 
 struct AppRow {
@@ -87,6 +88,7 @@ struct AppRow {
   bool needs_undirected() const { return (traits & kNeedsUndirected) != 0; }
   bool needs_weights() const { return (traits & kNeedsWeights) != 0; }
   bool reversed_steps() const { return (traits & kReversedSteps) != 0; }
+  bool pulls_only() const { return (traits & kPullsOnly) != 0; }
 };
 
 // Defines a kernel file's row, after its run function:

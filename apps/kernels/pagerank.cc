@@ -236,7 +236,7 @@ Status run_pagerank(AppRun& r) {
 
 SG_APP_ROW(pagerank) {
   return AppRow("pagerank", "PageRank, damping 0.85", kIterationsOption | kToleranceOption | kTopOption,
-                "iterations (default 20)", "rank", kNoAppTrait, run_pagerank);
+                "iterations (default 20)", "rank", kPullsOnly, run_pagerank);
 }
 
 }  // namespace sg

@@ -62,7 +62,7 @@ Status run_spmv(AppRun& r) {
 
 SG_APP_ROW(spmv) {
   return AppRow("spmv", "y = (A^T)^k x, x all ones", kIterationsOption | kTopOption, "products (default 1)", "value",
-                kNoAppTrait, run_spmv);
+                kPullsOnly, run_spmv);
 }
 
 }  // namespace sg

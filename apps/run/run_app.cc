@@ -413,12 +413,14 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
 // MiB held, 0.61 s" (arcs of the out-space: an undirected edge counts twice)
 std::string updates_note(const Graph& graph, double seconds) {
   uint64_t adds = 0, removals = 0, bytes = 0;
+  bool counted = false;  // a directed graph's kinds count the same arcs
   for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
     const DeltaOverlay* overlay = graph.overlay(kind);
     if (overlay == nullptr || (kind == SpaceKind::kIn && !graph.directed())) continue;
-    if (kind == SpaceKind::kOut) {
+    if (!counted) {
       adds = overlay->adds;
       removals = overlay->removals;
+      counted = true;
     }
     bytes += overlay->bytes();
   }
@@ -448,7 +450,8 @@ Status run_app(const RunOptions& o, RunOutput* out) {
   open_options.deltas = true;
   open_options.hold = true;  // a compaction meanwhile leaves this generation to the run
   SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
-  SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph));  // no-op without updates
+  // No-op without updates; an app that only pulls holds no out-space overlay.
+  SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph, !row->pulls_only()));
   const double prepare_seconds = seconds_since(start);
   Engine engine;
   SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));

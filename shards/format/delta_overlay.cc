@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 
 namespace sg {
 
@@ -157,8 +158,32 @@ uint32_t KeyRecords::adds_in(uint32_t lo, uint32_t hi) const {
   return adds;
 }
 
+namespace {
+
+// merge_list for adds alone into an unweighted list that keeps duplicates:
+// the base copied a stretch at a time between them (a stored neighbour
+// before an add of the same).
+uint32_t merge_adds(KeyRecords records, uint32_t lo, uint32_t hi, const uint32_t* base, uint32_t count, uint32_t* out) {
+  uint32_t written = 0, i = 0;
+  for (const DeltaArc* add = records.begin; add != records.end; ++add) {
+    if (add->neighbour < lo || add->neighbour >= hi) continue;
+    const uint32_t stretch = static_cast<uint32_t>(std::upper_bound(base + i, base + count, add->neighbour) - base) - i;
+    if (stretch > 0) std::memcpy(out + written, base + i, sizeof(uint32_t) * stretch);
+    written += stretch;
+    i += stretch;
+    out[written++] = add->neighbour;
+  }
+  if (i < count) std::memcpy(out + written, base + i, sizeof(uint32_t) * (count - i));
+  return written + (count - i);
+}
+
+}  // namespace
+
 uint32_t merge_list(const DeltaOverlay& overlay, KeyRecords records, uint32_t lo, uint32_t hi, const uint32_t* base,
                     const float* base_weights, uint32_t count, uint32_t* out, float* out_weights) {
+  if (!overlay.weighted && !overlay.dedup && !records.has_removals()) {
+    return merge_adds(records, lo, hi, base, count, out);
+  }
   const bool weighted = overlay.weighted;  // base_weights may be null for an empty base
   assert(!weighted || count == 0 || base_weights != nullptr);
   const DeltaArc* removal = records.begin;  // the next removal record

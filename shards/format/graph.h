@@ -236,6 +236,14 @@ class Graph {
   void set_overlay(SpaceKind kind, std::shared_ptr<const DeltaOverlay> overlay) {
     overlays_[kind_slot(kind)] = std::move(overlay);
   }
+  // Lets a kind's overlay go once its degrees are corrected (a run that
+  // reads none of its lists): its lists then lack the updates, and a step
+  // over them is refused.
+  void drop_overlay(SpaceKind kind) {
+    overlays_[kind_slot(kind)].reset();
+    overlay_dropped_[kind_slot(kind)] = true;
+  }
+  bool overlay_dropped(SpaceKind kind) const { return overlay_dropped_[kind_slot(kind)]; }
   EdgeSpace& stored_space_to_correct(size_t i) { return spaces_[i]; }
   // The kind's degrees after the updates, in an unnamed file the graph holds
   // open: degree_path() names it from then on (the engine reads it as it
@@ -273,6 +281,7 @@ class Graph {
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool undirected_view_ = false;
   std::shared_ptr<const DeltaOverlay> overlays_[2];  // per kind slot
+  bool overlay_dropped_[2] = {false, false};         // per kind slot
   File corrected_degrees_[2];                        // per kind slot, when set
   File dir_handle_;                                  // GraphOpenOptions::hold
   File generation_lock_;                             // its shared lock

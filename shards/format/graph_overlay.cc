@@ -356,7 +356,7 @@ Status prepare_kind(Graph* graph, SpaceKind kind) {
 
 }  // namespace
 
-Status prepare_run_over_updates(Graph* graph) {
+Status prepare_run_over_updates(Graph* graph, bool out_lists) {
   const Manifest& m = graph->manifest();
   if (m.deltas.empty()) return Status::OK();
   if (m.vertices_after_deltas() != m.num_vertices) {
@@ -372,6 +372,7 @@ Status prepare_run_over_updates(Graph* graph) {
     for (size_t k = first; k < end; ++k) status[k] = prepare_kind(graph, k == 0 ? SpaceKind::kOut : SpaceKind::kIn);
   });
   for (const Status& s : status) SG_RETURN_IF_ERROR(s);
+  if (!out_lists && m.directed) graph->drop_overlay(SpaceKind::kOut);
   return Status::OK();
 }
 

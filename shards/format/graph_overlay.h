@@ -26,7 +26,9 @@ Status open_delta_overlay(std::vector<std::unique_ptr<DeltaRun>> runs, bool weig
 // and corrects its degrees and arc counts, in one pass over its records. A
 // degree the adds alone decide costs nothing more; one that removals or
 // deduplication decide is counted by decoding that vertex's chunks once. Updates that added vertices are
-// refused (compact them first).
-Status prepare_run_over_updates(Graph* graph);
+// refused (compact them first). With `out_lists` false (an app that reads
+// only the in-space's lists), a directed graph's out-space overlay goes
+// once its degrees are corrected: its memory is the run's.
+Status prepare_run_over_updates(Graph* graph, bool out_lists = true);
 
 }  // namespace sg
