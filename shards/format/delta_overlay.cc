@@ -40,6 +40,9 @@ Status DeltaOverlay::add_part(std::string run, bool resolved, uint32_t num_verti
   part->resolved = resolved;
   const auto* begin = reinterpret_cast<const uint8_t*>(part->run.data());
   SG_RETURN_IF_ERROR(part->reader.open(begin, begin + part->run.size(), weighted, num_vertices));
+  for (size_t b = 0; b < part->reader.blocks(); ++b) {
+    part_removals += part->reader.block(b).records - part->reader.block(b).adds;
+  }
   parts.push_back(std::move(part));
   return Status::OK();
 }
@@ -48,15 +51,6 @@ uint64_t DeltaOverlay::bytes() const {
   uint64_t bytes = 0;
   for (const auto& part : parts) bytes += part->run.size() + part->reader.blocks() * sizeof(DeltaBlockEntry);
   return bytes;
-}
-
-uint64_t DeltaOverlay::removal_records() const {
-  uint64_t count = 0;
-  for (const auto& part : parts) {
-    for (size_t b = 0; b < part->reader.blocks(); ++b)
-      count += part->reader.block(b).records - part->reader.block(b).adds;
-  }
-  return count;
 }
 
 Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
@@ -74,6 +68,10 @@ Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<Delta
     next.resize(merged.size() + part_records.size());
     std::merge(merged.begin(), merged.end(), part_records.begin(), part_records.end(), next.begin(), arc_less);
     merged.swap(next);
+  }
+  if (!weighted && !dedup && part_removals == 0) {  // adds alone, unweighted: each record stands as it is
+    records->insert(records->end(), merged.begin(), merged.end());
+    return Status::OK();
   }
   const DeltaArc* r = merged.data();
   const DeltaArc* records_end = r + merged.size();

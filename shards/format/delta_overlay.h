@@ -41,6 +41,7 @@ struct DeltaOverlay {
   bool dedup = false;                               // the graph drops duplicate arcs
   uint64_t adds = 0, removals = 0;                  // the resolved records'
   std::vector<std::unique_ptr<OverlayPart>> parts;  // oldest first
+  uint64_t part_removals = 0;                       // the removal records its parts hold (from their indexes)
 
   // Opens `run` (checked, ids below `num_vertices`) as the newest part.
   Status add_part(std::string run, bool resolved, uint32_t num_vertices);
@@ -52,8 +53,6 @@ struct DeltaOverlay {
   Status decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
                      const std::function<bool(uint32_t, uint32_t)>& wanted = nullptr) const;
   uint64_t bytes() const;
-  // The removal records its parts hold (from their indexes).
-  uint64_t removal_records() const;
 };
 
 // Appends to *resolved what the records of one arc [first, end) (in

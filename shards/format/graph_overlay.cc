@@ -68,6 +68,7 @@ Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, b
   overlay->dedup = dedup;
   overlay->adds = overlay->removals = 0;
   overlay->parts.clear();
+  overlay->part_removals = 0;
   RunMerger merger(runs);
   SG_RETURN_IF_ERROR(merger.start());
   DeltaRunWriter writer(weighted, kOverlayBlockBytes);
@@ -96,6 +97,7 @@ Status open_delta_overlay(std::vector<std::unique_ptr<DeltaRun>> runs, bool weig
   overlay->weighted = weighted;
   overlay->dedup = dedup;
   overlay->parts.clear();
+  overlay->part_removals = 0;
   for (auto& run : runs) {
     SG_RETURN_IF_ERROR(overlay->add_part(std::move(run->bytes), run->tier, num_vertices));
     run.reset();  // its bytes moved: the reader goes with it
@@ -308,7 +310,7 @@ Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
 Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) {
   OverlayCorrection correction(graph, kind);
   overlay->adds = overlay->removals = 0;
-  if (!overlay->dedup && overlay->removal_records() == 0) {  // adds alone: each part's records as they are
+  if (!overlay->dedup && overlay->part_removals == 0) {  // adds alone: each part's records as they are
     std::vector<DeltaArc> records;
     for (const auto& part : overlay->parts) {
       correction.start_part();
