@@ -244,6 +244,10 @@ class VertexRangeMerge {
       : o_(o), base_(base), only_(only), range_(range), merged_(merged) {}
 
   void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records_in, bool counting) {
+    if (only_ == nullptr || only_->is_all()) {
+      if (!counting) return merge_keys(begin, end, records_in);
+      if (!o_.dedup && o_.part_removals == 0) return count_adds(begin, end, records_in);
+    }
     const DeltaArc* r = records_in.data();
     const DeltaArc* records_end = r + records_in.size();
     uint32_t unchanged = begin;  // [unchanged, i): lists without records, copied as one
@@ -276,6 +280,36 @@ class VertexRangeMerge {
     const uint32_t last = base_.first_vertex + base_.vertex_count - 1;
     *lo = v == base_.first_vertex ? range_.first_lo : range_.lo;
     *hi = v == last ? range_.last_hi : range_.hi;
+  }
+
+  // Every list, adds alone: the stored lengths, then one more for each add
+  // in its list's range.
+  void count_adds(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+    for (uint32_t i = begin; i < end; ++i) merged_->offsets[i] = base_.offsets[i + 1] - base_.offsets[i];
+    for (const DeltaArc& a : records) {
+      uint32_t lo = 0, hi = 0;
+      bounds(a.key, &lo, &hi);
+      merged_->offsets[a.key - base_.first_vertex] += a.neighbour >= lo && a.neighbour < hi;
+    }
+  }
+
+  // Every list: those without records copied a stretch at a time between
+  // the keys that have some, which are merged.
+  void merge_keys(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+    uint32_t unchanged = begin;
+    const DeltaArc* r = records.data();
+    const DeltaArc* records_end = r + records.size();
+    while (r != records_end) {
+      const DeltaArc* key_end = r;
+      while (key_end != records_end && key_end->key == r->key) ++key_end;
+      const uint32_t i = r->key - base_.first_vertex;
+      copy_lists(unchanged, i);
+      const uint32_t from = base_.offsets[i];
+      merge_into(r->key, KeyRecords{r, key_end}, from, base_.offsets[i + 1] - from, merged_->offsets[i]);
+      unchanged = i + 1;
+      r = key_end;
+    }
+    copy_lists(unchanged, end);
   }
 
   // Adds alone: the stored length plus the adds; else merged to count.

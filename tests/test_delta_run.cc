@@ -163,6 +163,7 @@ TEST_CASE("an overlay of runs and tiers as stored decodes what one merged overla
     REQUIRE(build_delta_overlay(all, weighted, dedup, kVertices, &merged).ok());
     REQUIRE(
         open_delta_overlay(tiered(runs, weighted, dedup, kVertices, &seed), weighted, dedup, kVertices, &held).ok());
+    if (round % 8 < 4) REQUIRE(held.pack_parts().ok());  // re-coded in memory, as a run holds them
     for (int range = 0; range < 20; ++range) {
       const uint32_t first = static_cast<uint32_t>(sgtest::next_random(&seed) % kVertices);
       const uint32_t end = first + 1 + static_cast<uint32_t>(sgtest::next_random(&seed) % (kVertices - first));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <type_traits>
 
 namespace sg {
 
@@ -16,15 +17,26 @@ bool same_arc(const DeltaArc& a, const DeltaArc& b) { return a.key == b.key && a
 
 // Appends a part's records of keys [first, end): those of its blocks in
 // range that `wanted` wants.
+template <typename Reader>
+Status decode_blocks(const Reader& reader, uint32_t first, uint32_t end,
+                     const std::function<bool(uint32_t, uint32_t)>& wanted, std::vector<DeltaArc>* records) {
+  for (size_t b = reader.find_block(first); b < reader.blocks() && reader.block(b).first_key < end; ++b) {
+    const auto& block = reader.block(b);
+    if (wanted && !wanted(std::max(first, block.first_key), std::min(end, block.last_key + 1))) continue;
+    if constexpr (std::is_same_v<Reader, PackedRun>) {
+      reader.decode_block(b, records);
+    } else {
+      SG_RETURN_IF_ERROR(reader.decode_block(b, records));
+    }
+  }
+  return Status::OK();
+}
+
 Status decode_part(const OverlayPart& part, uint32_t first, uint32_t end,
                    const std::function<bool(uint32_t, uint32_t)>& wanted, std::vector<DeltaArc>* records) {
-  const DeltaRunReader& reader = part.reader;
   const size_t at = records->size();
-  for (size_t b = reader.find_block(first); b < reader.blocks() && reader.block(b).first_key < end; ++b) {
-    const DeltaBlockEntry& block = reader.block(b);
-    if (wanted && !wanted(std::max(first, block.first_key), std::min(end, block.last_key + 1))) continue;
-    SG_RETURN_IF_ERROR(reader.decode_block(b, records));
-  }
+  SG_RETURN_IF_ERROR(part.packed.ready() ? decode_blocks(part.packed, first, end, wanted, records)
+                                         : decode_blocks(part.reader, first, end, wanted, records));
   // The first and last blocks may hold keys outside [first, end).
   auto out_of_range = [&](const DeltaArc& a) { return a.key < first || a.key >= end; };
   records->erase(std::remove_if(records->begin() + static_cast<long>(at), records->end(), out_of_range),
@@ -47,9 +59,20 @@ Status DeltaOverlay::add_part(std::string run, bool resolved, uint32_t num_verti
   return Status::OK();
 }
 
+Status DeltaOverlay::pack_parts() {
+  for (const auto& part : parts) {
+    if (!part->packed.ready()) SG_RETURN_IF_ERROR(part->packed.pack(part->reader, weighted));
+    part->drop_stored();
+  }
+  return Status::OK();
+}
+
 uint64_t DeltaOverlay::bytes() const {
   uint64_t bytes = 0;
-  for (const auto& part : parts) bytes += part->run.size() + part->reader.blocks() * sizeof(DeltaBlockEntry);
+  for (const auto& part : parts) {
+    bytes += part->packed.ready() ? part->packed.bytes()
+                                  : part->run.size() + part->reader.blocks() * sizeof(DeltaBlockEntry);
+  }
   return bytes;
 }
 

@@ -18,6 +18,7 @@
 
 #include "base/status.h"
 #include "shards/format/delta_run.h"
+#include "shards/format/packed_run.h"
 
 namespace sg {
 
@@ -27,13 +28,21 @@ constexpr uint32_t kOverlayBlockBytes = 4 << 10;
 // small however large the updates.
 constexpr uint32_t kOverlayKeysAPass = 1 << 16;
 
-// One run of an overlay.
+// One run of an overlay: as stored, or re-coded in memory (packed; the
+// stored bytes then go).
 struct OverlayPart {
   std::string run;
   DeltaRunReader reader;
+  PackedRun packed;
   // Its records already say per arc what the overlay says (a tier, or a
   // built overlay): alone, it is read as it is.
   bool resolved = false;
+
+  // Once packed: the stored bytes go.
+  void drop_stored() {
+    reader = DeltaRunReader();
+    std::string().swap(run);
+  }
 };
 
 struct DeltaOverlay {
@@ -45,6 +54,9 @@ struct DeltaOverlay {
 
   // Opens `run` (checked, ids below `num_vertices`) as the newest part.
   Status add_part(std::string run, bool resolved, uint32_t num_vertices);
+  // Re-codes every part not yet packed in memory (PackedRun), for a run's
+  // many decodes; ids must be below 2^31.
+  Status pack_parts();
   // Appends the resolved records of keys [first, end) to *records, in
   // order. With `wanted`, a block whose keys in range hold none it wants
   // (wanted(first key, end key) false) is skipped, not decoded: a sparse

@@ -306,19 +306,28 @@ Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
 }
 
 // Corrects the kind's degrees and arc counts for `overlay`, and counts its
-// resolved records, in one pass over them.
+// resolved records, in one pass over them; then packs its parts in memory
+// (with adds alone, in the same pass).
 Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) {
   OverlayCorrection correction(graph, kind);
   overlay->adds = overlay->removals = 0;
+  // Packed as read, for the windows' decodes, where ids allow (PackedRun).
+  const bool pack = graph->num_vertices() <= (1u << 31);
   if (!overlay->dedup && overlay->part_removals == 0) {  // adds alone: each part's records as they are
     std::vector<DeltaArc> records;
     for (const auto& part : overlay->parts) {
       correction.start_part();
+      if (pack) part->packed.start(overlay->weighted);
       for (size_t b = 0; b < part->reader.blocks(); ++b) {
         records.clear();
         SG_RETURN_IF_ERROR(part->reader.decode_block(b, &records));
         correction.add_arcs(records);
         overlay->adds += records.size();
+        if (pack) part->packed.add_block(part->reader.block(b).first_key, part->reader.block(b).last_key, records);
+      }
+      if (pack) {
+        part->packed.finish();
+        part->drop_stored();
       }
     }
     return correction.finish(*overlay);
@@ -337,7 +346,8 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
     return Status::OK();
   };
   SG_RETURN_IF_ERROR(for_each_overlay_pass(*overlay, graph->num_vertices(), pass));
-  return correction.finish(*overlay);
+  SG_RETURN_IF_ERROR(correction.finish(*overlay));
+  return pack ? overlay->pack_parts() : Status::OK();
 }
 
 // Reads the kind's runs, holds them as its overlay and corrects its
