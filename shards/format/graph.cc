@@ -182,6 +182,10 @@ Status scan_degree_array(const std::string& path, uint64_t checksum, uint64_t ve
 }
 
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
+  if (std::function<Status()> correct = std::move(deferred_degrees_[kind_slot(kind)])) {
+    deferred_degrees_[kind_slot(kind)] = nullptr;  // it scans the stored file itself
+    SG_RETURN_IF_ERROR(correct());
+  }
   return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), manifest_.num_vertices, fn);
 }
 

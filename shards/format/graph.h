@@ -200,6 +200,7 @@ class Graph {
   // fn(first vertex, degrees, count) per piece, if given. The pieces are
   // trustworthy only if it returns OK.
   std::string degree_path(SpaceKind kind) const {
+    assert(!deferred_degrees_[kind_slot(kind)] && "scan_degree_file first");
     if (corrected_degrees_[kind_slot(kind)].is_open()) return corrected_degree_path(kind);
     return path_of(stored_in_degrees(kind) ? manifest_.in_degree_file : space(kind).meta.degree_file);
   }
@@ -255,6 +256,12 @@ class Graph {
   std::string corrected_degree_path(SpaceKind kind) const {
     return "/proc/self/fd/" + std::to_string(corrected_degrees_[kind_slot(kind)].fd());
   }
+  // Defers the correction of a kind's degrees to the first scan of them
+  // (scan_degree_file, which every reader of degree_path() calls first):
+  // `correct` then runs once, and most runs never read one kind's degrees.
+  void defer_degree_correction(SpaceKind kind, std::function<Status()> correct) {
+    deferred_degrees_[kind_slot(kind)] = std::move(correct);
+  }
   // Bytes of id maps held in memory (part of a run's budget).
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
@@ -280,11 +287,12 @@ class Graph {
   mutable bool ids_sorted_ = true;
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool undirected_view_ = false;
-  std::shared_ptr<const DeltaOverlay> overlays_[2];  // per kind slot
-  bool overlay_dropped_[2] = {false, false};         // per kind slot
-  File corrected_degrees_[2];                        // per kind slot, when set
-  File dir_handle_;                                  // GraphOpenOptions::hold
-  File generation_lock_;                             // its shared lock
+  std::shared_ptr<const DeltaOverlay> overlays_[2];      // per kind slot
+  bool overlay_dropped_[2] = {false, false};             // per kind slot
+  mutable std::function<Status()> deferred_degrees_[2];  // per kind slot, until first scanned
+  File corrected_degrees_[2];                            // per kind slot, when set
+  File dir_handle_;                                      // GraphOpenOptions::hold
+  File generation_lock_;                                 // its shared lock
   uint64_t corrected_checksum_[2] = {0, 0};
   bool by_original_wanted_ = true;
 };

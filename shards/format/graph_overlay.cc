@@ -252,7 +252,7 @@ class OverlayCorrection {
       for (const DeltaArc& a : records) {
         if (a.neighbour < lo || a.neighbour >= hi) continue;
         bound_chunk_adds(space, a.key, 1, &next_[b], &space.chunk_adds);
-        degrees_[a.key] += 1;
+        if (!degrees_.empty()) degrees_[a.key] += 1;  // else deferred (add_degrees)
         arcs_change_[b] += 1;
       }
     }
@@ -352,16 +352,45 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
 
 // Reads the kind's runs, holds them as its overlay and corrects its
 // degrees.
-Status prepare_kind(Graph* graph, SpaceKind kind) {
+// Adds one to the degree of each add's key: the degrees adds alone change.
+Status add_degrees(const DeltaOverlay& overlay, std::vector<uint32_t>* degrees) {
+  std::vector<DeltaArc> records;
+  for (const auto& part : overlay.parts) {
+    for (size_t b = 0; b < (part->packed.ready() ? part->packed.blocks() : part->reader.blocks()); ++b) {
+      records.clear();
+      if (part->packed.ready()) {
+        part->packed.decode_block(b, &records);
+      } else {
+        SG_RETURN_IF_ERROR(part->reader.decode_block(b, &records));
+      }
+      for (const DeltaArc& a : records) (*degrees)[a.key] += 1;
+    }
+  }
+  return Status::OK();
+}
+
+// Reads the kind's runs, holds them as its overlay and corrects its
+// degrees: at once, or (adds alone, the overlay kept) when first read,
+// since most runs read one kind's degrees only.
+Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   const Manifest& m = graph->manifest();
   GraphDeltas deltas;
   SG_RETURN_IF_ERROR(deltas.open(*graph, true, &kind));
-  SG_RETURN_IF_ERROR(load_degrees(graph, kind));
   auto overlay = std::make_shared<DeltaOverlay>();
   SG_RETURN_IF_ERROR(open_delta_overlay(deltas.take_runs(kind), m.weighted, m.ingest.duplicates_dropped,
                                         graph->num_vertices(), overlay.get()));
+  const bool deferred = kept && !overlay->dedup && overlay->part_removals == 0;
+  if (!deferred) SG_RETURN_IF_ERROR(load_degrees(graph, kind));
   SG_RETURN_IF_ERROR(correct_for_overlay(graph, kind, overlay.get()));
-  SG_RETURN_IF_ERROR(write_corrected_degrees(graph, kind));
+  if (deferred) {
+    graph->defer_degree_correction(kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)] {
+      SG_RETURN_IF_ERROR(load_degrees(graph, kind));
+      SG_RETURN_IF_ERROR(add_degrees(*held, &graph->stored_space_to_correct(graph->degree_space(kind)).degrees));
+      return write_corrected_degrees(graph, kind);
+    });
+  } else {
+    SG_RETURN_IF_ERROR(write_corrected_degrees(graph, kind));
+  }
   graph->set_overlay(kind, std::move(overlay));
   return Status::OK();
 }
@@ -381,7 +410,10 @@ Status prepare_run_over_updates(Graph* graph, bool out_lists) {
   Status status[2];
   const size_t kinds = m.directed ? 2 : 1;  // an undirected graph: one space, both directions in its runs
   parallel_for(size_t{0}, kinds, size_t{1}, [&](size_t first, size_t end) {
-    for (size_t k = first; k < end; ++k) status[k] = prepare_kind(graph, k == 0 ? SpaceKind::kOut : SpaceKind::kIn);
+    for (size_t k = first; k < end; ++k) {
+      const bool kept = k == 1 || out_lists || !m.directed;
+      status[k] = prepare_kind(graph, k == 0 ? SpaceKind::kOut : SpaceKind::kIn, kept);
+    }
   });
   for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   if (!out_lists && m.directed) graph->drop_overlay(SpaceKind::kOut);
