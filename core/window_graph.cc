@@ -243,36 +243,13 @@ class VertexRangeMerge {
                    const WindowAddRange& range, WindowGraph* merged)
       : o_(o), base_(base), only_(only), range_(range), merged_(merged) {}
 
-  void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records_in, bool counting) {
-    if (only_ == nullptr || only_->is_all()) {
-      if (!counting) return merge_keys(begin, end, records_in);
-      if (!o_.dedup && o_.part_removals == 0) return count_adds(begin, end, records_in);
+  void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records, bool counting) {
+    const bool every_list = only_ == nullptr || only_->is_all();
+    if (counting) {
+      if (every_list && !o_.dedup && o_.part_removals == 0) return count_adds(begin, end, records);
+      return count_each(begin, end, records);
     }
-    const DeltaArc* r = records_in.data();
-    const DeltaArc* records_end = r + records_in.size();
-    uint32_t unchanged = begin;  // [unchanged, i): lists without records, copied as one
-    for (uint32_t i = begin; i < end; ++i) {
-      const uint32_t v = base_.first_vertex + i;
-      const DeltaArc* first = r;
-      while (r != records_end && r->key == v) ++r;
-      const bool skipped = only_ != nullptr && !only_->contains(v);
-      if (!counting && (skipped || first != r)) {
-        copy_lists(unchanged, i);
-        unchanged = i + 1;
-      }
-      if (skipped) {
-        if (counting) merged_->offsets[i] = 0;
-        continue;
-      }
-      const uint32_t from = base_.offsets[i], count = base_.offsets[i + 1] - from;
-      const KeyRecords records{first, r};
-      if (counting) {
-        merged_->offsets[i] = first == r ? count : merged_length(v, records, from, count);
-      } else if (first != r) {
-        merge_into(v, records, from, count, merged_->offsets[i]);
-      }
-    }
-    if (!counting) copy_lists(unchanged, end);
+    return every_list ? merge_keys(begin, end, records) : merge_active(begin, end, records);
   }
 
  private:
@@ -293,22 +270,69 @@ class VertexRangeMerge {
     }
   }
 
-  // Every list: those without records copied a stretch at a time between
-  // the keys that have some, which are merged.
-  void merge_keys(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
-    uint32_t unchanged = begin;
+  // The merged length of each list (0 outside `only`): the stored one,
+  // then that of each key with records, over the members alone.
+  void count_each(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+    uint32_t* offsets = merged_->offsets.data();
+    const uint32_t first_key = base_.first_vertex + begin, end_key = base_.first_vertex + end;
+    if (only_ == nullptr || only_->is_all()) {
+      for (uint32_t i = begin; i < end; ++i) offsets[i] = base_.offsets[i + 1] - base_.offsets[i];
+    } else {
+      std::fill(offsets + begin, offsets + end, 0u);
+      only_->for_each_in(first_key, end_key, [&](uint32_t v) {
+        const uint32_t i = v - base_.first_vertex;
+        offsets[i] = base_.offsets[i + 1] - base_.offsets[i];
+      });
+    }
+    for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
+      if (only_ != nullptr && !only_->contains(v)) return;  // its records may be partial (a sparse decode)
+      const uint32_t i = v - base_.first_vertex;
+      offsets[i] = merged_length(v, key_records, base_.offsets[i], offsets[i]);
+    });
+  }
+
+  // The members' lists alone, one by one (a sparse step).
+  void merge_active(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+    const DeltaArc* r = records.data();
+    const DeltaArc* records_end = r + records.size();
+    only_->for_each_in(base_.first_vertex + begin, base_.first_vertex + end, [&](uint32_t v) {
+      while (r != records_end && r->key < v) ++r;
+      const DeltaArc* first = r;
+      while (r != records_end && r->key == v) ++r;
+      const uint32_t i = v - base_.first_vertex;
+      if (first == r) {
+        copy_lists(i, i + 1);
+      } else {
+        const uint32_t from = base_.offsets[i];
+        merge_into(v, KeyRecords{first, r}, from, base_.offsets[i + 1] - from, merged_->offsets[i]);
+      }
+    });
+  }
+
+  // Calls fn(key, its records) for each key of `records` (sorted).
+  template <typename Fn>
+  static void for_each_key(const std::vector<DeltaArc>& records, Fn&& fn) {
     const DeltaArc* r = records.data();
     const DeltaArc* records_end = r + records.size();
     while (r != records_end) {
       const DeltaArc* key_end = r;
       while (key_end != records_end && key_end->key == r->key) ++key_end;
-      const uint32_t i = r->key - base_.first_vertex;
-      copy_lists(unchanged, i);
-      const uint32_t from = base_.offsets[i];
-      merge_into(r->key, KeyRecords{r, key_end}, from, base_.offsets[i + 1] - from, merged_->offsets[i]);
-      unchanged = i + 1;
+      fn(r->key, KeyRecords{r, key_end});
       r = key_end;
     }
+  }
+
+  // Every list: those without records copied a stretch at a time between
+  // the keys that have some, which are merged.
+  void merge_keys(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+    uint32_t unchanged = begin;
+    for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
+      const uint32_t i = v - base_.first_vertex;
+      copy_lists(unchanged, i);
+      const uint32_t from = base_.offsets[i];
+      merge_into(v, key_records, from, base_.offsets[i + 1] - from, merged_->offsets[i]);
+      unchanged = i + 1;
+    });
     copy_lists(unchanged, end);
   }
 
