@@ -143,6 +143,18 @@ void ingest_fresh(const GraphCase& c, const sgtest::TempDir& dir, const ArcModel
                           &output) == 0);
 }
 
+// Ingests 400 random edges over 60 vertices and vertex 0's list over every
+// even vertex below 400 (split over chunks) as "g", and starts the model.
+void ingest_with_split_list(const GraphCase& c, const sgtest::TempDir& dir, uint64_t* rng, ArcModel* model) {
+  std::vector<Arc> base;
+  std::string edges = random_edges(rng, 400, 60, c.weighted, &base);
+  for (int v = 0; v < 400; v += 2) {
+    edges += "0 " + std::to_string(v) + (c.weighted ? " 3\n" : "\n");
+    base.push_back({0, static_cast<uint64_t>(v), 3.0f});
+  }
+  ingest_base(c, dir, edges, base, model);
+}
+
 void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
                       std::initializer_list<const char*> io_modes = {"full", "selective"}) {
   std::vector<std::string> apps = {
@@ -281,13 +293,7 @@ TEST_CASE("runs over a graph with updates equal a fresh ingest of the final edge
     sgtest::TempDir dir;
     uint64_t rng = c.seed;
     ArcModel model;
-    std::vector<Arc> base;
-    std::string edges = random_edges(&rng, 400, 60, c.weighted, &base);
-    for (int v = 0; v < 400; v += 2) {  // a list split over chunks
-      edges += "0 " + std::to_string(v) + (c.weighted ? " 3\n" : "\n");
-      base.push_back({0, static_cast<uint64_t>(v), 3.0f});
-    }
-    ingest_base(c, dir, edges, base, &model);
+    ingest_with_split_list(c, dir, &rng, &model);
     std::string output;
     for (int step = 0; step < 3; ++step) random_update(c, dir, step, &rng, &model, 0);
     // Adds all along the split list, and a removal from its middle.
@@ -336,13 +342,7 @@ TEST_CASE("runs over adds alone equal a fresh ingest of the final edge set") {
     sgtest::TempDir dir;
     uint64_t rng = c.seed;
     ArcModel model;
-    std::vector<Arc> base;
-    std::string edges = random_edges(&rng, 400, 60, c.weighted, &base);
-    for (int v = 0; v < 400; v += 2) {  // a list split over chunks
-      edges += "0 " + std::to_string(v) + (c.weighted ? " 3\n" : "\n");
-      base.push_back({0, static_cast<uint64_t>(v), 3.0f});
-    }
-    ingest_base(c, dir, edges, base, &model);
+    ingest_with_split_list(c, dir, &rng, &model);
     std::string output;
     for (int step = 0; step < 5; ++step) {  // merged into tiers as they commit
       std::vector<Arc> adds;
