@@ -98,7 +98,10 @@ Status DeltaRunReader::open(const uint8_t* begin, const uint8_t* end, bool weigh
   records_ = 0;
   for (size_t i = 0; i < blocks; ++i) {
     const DeltaBlockEntry& b = index_[i];
-    if (b.offset != at || b.bytes == 0 || b.records == 0 || b.adds > b.records || b.reserved != 0)
+    // A record takes two bytes at least, and an add's weight four more.
+    const uint64_t least_bytes = 2 * uint64_t{b.records} + (weighted ? 4 * uint64_t{b.adds} : 0);
+    if (b.offset != at || b.bytes == 0 || b.records == 0 || b.adds > b.records || b.reserved != 0 ||
+        least_bytes > b.bytes)
       return corrupt("block " + std::to_string(i) + " is malformed in the index");
     if (b.first_key > b.last_key || b.last_key >= num_vertices || (i > 0 && b.first_key < index_[i - 1].last_key))
       return corrupt("block " + std::to_string(i) + " keys out of order or beyond |V|");
