@@ -246,7 +246,7 @@ class VertexRangeMerge {
   void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records, bool counting) {
     const bool every_list = only_ == nullptr || only_->is_all();
     if (counting) {
-      if (every_list && !o_.dedup && o_.part_removals == 0) return count_adds(begin, end, records);
+      if (every_list && o_.adds_alone()) return count_adds(begin, end, records);
       return count_each(begin, end, records);
     }
     return every_list ? merge_keys(begin, end, records) : merge_active(begin, end, records);

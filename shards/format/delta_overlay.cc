@@ -92,7 +92,7 @@ Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<Delta
     std::merge(merged.begin(), merged.end(), part_records.begin(), part_records.end(), next.begin(), arc_less);
     merged.swap(next);
   }
-  if (!weighted && !dedup && part_removals == 0) {  // adds alone, unweighted: each record stands as it is
+  if (!weighted && adds_alone()) {  // adds alone, unweighted: each record stands as it is
     records->insert(records->end(), merged.begin(), merged.end());
     return Status::OK();
   }

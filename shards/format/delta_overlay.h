@@ -65,6 +65,9 @@ struct DeltaOverlay {
   Status decode_keys(uint32_t first, uint32_t end, std::vector<DeltaArc>* records,
                      const std::function<bool(uint32_t, uint32_t)>& wanted = nullptr) const;
   uint64_t bytes() const;
+  // No part removes an arc and duplicates are kept: each add record then
+  // lengthens its key's list by one, whatever the other parts hold.
+  bool adds_alone() const { return !dedup && part_removals == 0; }
 };
 
 // Appends to *resolved what the records of one arc [first, end) (in

@@ -313,7 +313,7 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
   overlay->adds = overlay->removals = 0;
   // Packed as read, for the windows' decodes, where ids allow (PackedRun).
   const bool pack = graph->num_vertices() <= (1u << 31);
-  if (!overlay->dedup && overlay->part_removals == 0) {  // adds alone: each part's records as they are
+  if (overlay->adds_alone()) {  // each part's records as they are
     std::vector<DeltaArc> records;
     for (const auto& part : overlay->parts) {
       correction.start_part();
@@ -353,20 +353,11 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
 // Reads the kind's runs, holds them as its overlay and corrects its
 // degrees.
 // Adds one to the degree of each add's key: the degrees adds alone change.
-Status add_degrees(const DeltaOverlay& overlay, std::vector<uint32_t>* degrees) {
-  std::vector<DeltaArc> records;
-  for (const auto& part : overlay.parts) {
-    for (size_t b = 0; b < (part->packed.ready() ? part->packed.blocks() : part->reader.blocks()); ++b) {
-      records.clear();
-      if (part->packed.ready()) {
-        part->packed.decode_block(b, &records);
-      } else {
-        SG_RETURN_IF_ERROR(part->reader.decode_block(b, &records));
-      }
-      for (const DeltaArc& a : records) (*degrees)[a.key] += 1;
-    }
-  }
-  return Status::OK();
+Status add_degrees(const DeltaOverlay& overlay, uint32_t num_vertices, std::vector<uint32_t>* degrees) {
+  return for_each_overlay_pass(overlay, num_vertices, [&](const std::vector<DeltaArc>& records) {
+    for (const DeltaArc& a : records) (*degrees)[a.key] += 1;
+    return Status::OK();
+  });
 }
 
 // Reads the kind's runs, holds them as its overlay and corrects its
@@ -379,13 +370,14 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   auto overlay = std::make_shared<DeltaOverlay>();
   SG_RETURN_IF_ERROR(open_delta_overlay(deltas.take_runs(kind), m.weighted, m.ingest.duplicates_dropped,
                                         graph->num_vertices(), overlay.get()));
-  const bool deferred = kept && !overlay->dedup && overlay->part_removals == 0;
+  const bool deferred = kept && overlay->adds_alone();
   if (!deferred) SG_RETURN_IF_ERROR(load_degrees(graph, kind));
   SG_RETURN_IF_ERROR(correct_for_overlay(graph, kind, overlay.get()));
   if (deferred) {
     graph->defer_degree_correction(kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)] {
       SG_RETURN_IF_ERROR(load_degrees(graph, kind));
-      SG_RETURN_IF_ERROR(add_degrees(*held, &graph->stored_space_to_correct(graph->degree_space(kind)).degrees));
+      SG_RETURN_IF_ERROR(add_degrees(*held, graph->num_vertices(),
+                                     &graph->stored_space_to_correct(graph->degree_space(kind)).degrees));
       return write_corrected_degrees(graph, kind);
     });
   } else {
