@@ -29,16 +29,30 @@ bool ChunkCache::decoded_fits(uint64_t bytes, uint64_t room) const {
   return bytes + uncached <= room;
 }
 
-bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t room) {
-  std::unique_ptr<WindowGraph>& slot = decoded_[space][window.first_chunk];
+bool ChunkCache::may_admit_decoded(size_t space, const WindowGraph& window, uint64_t room) const {
   for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) {
     if (decoded_of_chunk_[space][c] != nullptr) return false;  // overlaps a kept window
     if (chunks_[space][c] == nullptr) return false;            // keeps the invariant evict() relies on
   }
-  if (!decoded_fits(window.memory_bytes(), room)) return false;
-  slot = std::make_unique<WindowGraph>(window);
-  for (uint32_t c = window.first_chunk; c < window.end_chunk; ++c) decoded_of_chunk_[space][c] = slot.get();
-  decoded_bytes_ += window.memory_bytes();
+  return decoded_fits(window.memory_bytes(), room);
+}
+
+void ChunkCache::place_decoded(size_t space, std::unique_ptr<WindowGraph> window) {
+  const uint32_t first = window->first_chunk, end = window->end_chunk;
+  for (uint32_t c = first; c < end; ++c) decoded_of_chunk_[space][c] = window.get();
+  decoded_bytes_ += window->memory_bytes();
+  decoded_[space][first] = std::move(window);
+}
+
+bool ChunkCache::admit_decoded(size_t space, const WindowGraph& window, uint64_t room) {
+  if (!may_admit_decoded(space, window, room)) return false;
+  place_decoded(space, std::make_unique<WindowGraph>(window));
+  return true;
+}
+
+bool ChunkCache::admit_decoded(size_t space, WindowGraph&& window, uint64_t room) {
+  if (!may_admit_decoded(space, window, room)) return false;
+  place_decoded(space, std::make_unique<WindowGraph>(std::move(window)));
   return true;
 }
 

@@ -76,6 +76,8 @@ class ChunkCache final : public ChunkHolder {
   // `room` bytes allow it and every chunk not yet cached compressed; true if
   // it is kept now.
   bool admit_decoded(size_t space, const WindowGraph& window, uint64_t room);
+  // The same, taking `window` over (left as it was if not kept).
+  bool admit_decoded(size_t space, WindowGraph&& window, uint64_t room);
   uint64_t decoded_bytes() const { return decoded_bytes_; }
   // Evicts until bytes() <= `bytes`: decoded windows first, then chunks,
   // lowest priority first (vertex arrays allocated later take precedence).
@@ -96,6 +98,8 @@ class ChunkCache final : public ChunkHolder {
   // (a decoded window's chunks are always cached compressed too).
   void evict(std::set<Cached>::iterator it);
   void drop_decoded_window(size_t space, uint32_t chunk);
+  bool may_admit_decoded(size_t space, const WindowGraph& window, uint64_t room) const;
+  void place_decoded(size_t space, std::unique_ptr<WindowGraph> window);
   std::vector<std::vector<std::unique_ptr<uint8_t[]>>> chunks_;  // [space][chunk]
   std::set<Cached> by_priority_;                                 // lowest first
   std::vector<std::vector<uint64_t>> last_used_;                 // [space][chunk]: step

@@ -44,10 +44,12 @@ void StepRunner::open(const StepParts& parts, WindowShape shape) {
   decode_room_bytes_ = window_shape_bytes(*parts.graph, shape);
   reserve_window(&window_, shape, parts.graph->weighted());
   if (parts.graph->has_overlay()) {
-    // A merged window holds its chunks' arcs and at most their adds.
-    const WindowShape merged = largest_window_shape(*parts.graph, parts.io->window_bytes(), true);
-    decode_room_bytes_ += window_shape_bytes(*parts.graph, merged);
-    reserve_window(&merged_, merged, parts.graph->weighted());
+    // Each thread merges a few lists at a time (visit_merged_window): about
+    // a piece's stored arcs and as many adds, over a block's vertices.
+    const WindowShape piece{4096, uint64_t{2} * MergedVisit::kMergedPieceArcs};
+    decode_room_bytes_ += parallel_threads() * window_shape_bytes(*parts.graph, piece);
+    const char* forced = std::getenv("SHARDGRAPH_MERGE_PIECE_ARCS");  // a test hook: lists merged in small pieces
+    if (forced != nullptr) piece_arcs_ = static_cast<uint32_t>(std::clamp(std::atol(forced), 1L, 1L << 16));
   }
 }
 
@@ -314,20 +316,53 @@ Status StepRunner::decode_window(const StepWork& work, const ChunkWindow& window
   if (overlay == nullptr) {
     SG_RETURN_IF_ERROR(
         build_window_graph(*parts_.graph, space, window, &window_, work.body, work.context, &scan->times, only));
+    scan->step.edges_decoded += window_.edges();
   } else {
     SG_RETURN_IF_ERROR(
         build_window_graph(*parts_.graph, space, window, &window_, nullptr, nullptr, &scan->times, only));
-    const auto t0 = std::chrono::steady_clock::now();
-    SG_RETURN_IF_ERROR(merge_window_updates(*parts_.graph, space, *overlay, window_, only, &merged_));
-    scan->times.decode_ns += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-    std::vector<uint32_t> chunks(window.end_chunk - window.first_chunk);
-    std::iota(chunks.begin(), chunks.end(), window.first_chunk);
-    visit_window_graph(space, merged_, chunks, work.body, work.context, &scan->times);
+    SG_RETURN_IF_ERROR(merge_and_visit(work, window, only, *keep, scan));
   }
   scan->step.chunks += window.end_chunk - window.first_chunk;
-  scan->step.edges_decoded += decoded().edges();
   return Status::OK();
+}
+
+// A window kept decoded is merged whole into kept_, which the cache then
+// takes over; any other is merged and visited a few lists at a time.
+Status StepRunner::merge_and_visit(const StepWork& work, const ChunkWindow& window, const VertexSubset* only, bool keep,
+                                   BlockScan* scan) {
+  const EdgeSpace& space = *scan->space;
+  const DeltaOverlay& overlay = *parts_.graph->overlay(space.kind);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (keep) {
+    SG_RETURN_IF_ERROR(merge_window_updates(*parts_.graph, space, overlay, window_, only, &kept_));
+    scan->times.decode_ns += nanoseconds_since(t0);
+    std::vector<uint32_t> chunks(window.end_chunk - window.first_chunk);
+    std::iota(chunks.begin(), chunks.end(), window.first_chunk);
+    visit_window_graph(space, kept_, chunks, work.body, work.context, &scan->times);
+    scan->step.edges_decoded += kept_.edges();
+    return Status::OK();
+  }
+  std::atomic<uint64_t> merged_arcs{0};
+  MergedVisit visit;
+  visit.on_vertices = work.body;
+  visit.context = work.context;
+  visit.merged_arcs = &merged_arcs;
+  visit.piece_arcs = piece_arcs_;
+  SG_RETURN_IF_ERROR(visit_merged_window(*parts_.graph, space, overlay, window_, only, visit));
+  scan->times.compute_ns += nanoseconds_since(t0);  // the merge and the visit, interleaved
+  scan->step.edges_decoded += merged_arcs.load();
+  return Status::OK();
+}
+
+// Offers the window just decoded to the cache, kept decoded (a graph with
+// updates: its merged copy, taken over; else a copy of window_).
+void StepRunner::admit_decoded(size_t stored) {
+  if (!parts_.graph->has_overlay()) {
+    parts_.cache->admit_decoded(stored, window_, cache_room());
+    return;
+  }
+  parts_.cache->admit_decoded(stored, std::move(kept_), cache_room());
+  kept_ = WindowGraph();
 }
 
 // Cached chunks (sorted) processed from memory. A chunk evicted since the
@@ -381,7 +416,7 @@ Status StepRunner::scan_cached(const StepWork& work, std::span<const uint32_t> c
     bool keep = false;
     SG_RETURN_IF_ERROR(decode_window(work, window, scan, &keep));
     step.cached_chunks += j - i;
-    if (keep) cache.admit_decoded(stored, decoded(), cache_room());
+    if (keep) admit_decoded(stored);
     i = j;
   }
   return Status::OK();
@@ -407,7 +442,7 @@ Status StepRunner::stream_windows(const StepWork& work, ChunkStream* stream, siz
                   parts_.log->step_count());
     }
     // After the chunks: a decoded window is kept only over cached ones.
-    if (keep) cache.admit_decoded(scan->stored, decoded(), cache_room());
+    if (keep) admit_decoded(scan->stored);
   }
   return Status::OK();
 }

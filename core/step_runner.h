@@ -69,7 +69,7 @@ class StepRunner {
   // The run is over: the decode room goes.
   void release() {
     window_ = WindowGraph();
-    merged_ = WindowGraph();
+    kept_ = WindowGraph();
   }
 
  private:
@@ -83,18 +83,22 @@ class StepRunner {
   void finish_scan(const StepWork& work, const BlockPlan& block, BlockScan* scan);
   Status scan_cached(const StepWork& work, std::span<const uint32_t> chunks, BlockScan* scan);
   Status stream_windows(const StepWork& work, ChunkStream* stream, size_t count, BlockScan* scan);
-  // Decodes `window` into window_ (and merges a graph's updates into it,
-  // as merged_) and runs the body over it; *keep: every list was decoded,
-  // so the window (decoded()) may be kept decoded.
+  // Decodes `window` into window_ (and merges a graph's updates into it)
+  // and runs the body over it; *keep: every list was decoded, so the
+  // window may be kept decoded (admit_decoded).
   Status decode_window(const StepWork& work, const ChunkWindow& window, BlockScan* scan, bool* keep);
   uint64_t cache_room() const;  // budget bytes the cache may still take
   void trace_memory() const;    // SHARDGRAPH_MEMORY_TRACE
 
-  const WindowGraph& decoded() const { return parts_.graph->has_overlay() ? merged_ : window_; }
+  // Merges a graph's updates into window_ and runs the body over them.
+  Status merge_and_visit(const StepWork& work, const ChunkWindow& window, const VertexSubset* only, bool keep,
+                         BlockScan* scan);
+  void admit_decoded(size_t stored);
 
   StepParts parts_;
   WindowGraph window_;
-  WindowGraph merged_;  // a run over a graph with updates: window_ with them merged
+  WindowGraph kept_;  // a graph with updates: the merged copy of a window to keep decoded
+  uint32_t piece_arcs_ = MergedVisit::kMergedPieceArcs;
   uint64_t decode_room_bytes_ = 0;
   uint32_t neighbour_begin_ = 0, neighbour_end_ = UINT32_MAX;
 };

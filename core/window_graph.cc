@@ -1,5 +1,7 @@
 #include "core/window_graph.h"
 
+#include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -223,6 +225,13 @@ Status window_add_range(const Graph& graph, const EdgeSpace& space, const Window
   return Status::OK();
 }
 
+// The neighbour range [lo, hi) of window vertex `v`'s adds.
+void add_bounds(const WindowGraph& base, const WindowAddRange& range, uint32_t v, uint32_t* lo, uint32_t* hi) {
+  const uint32_t last = base.first_vertex + base.vertex_count - 1;
+  *lo = v == base.first_vertex ? range.first_lo : range.lo;
+  *hi = v == last ? range.last_hi : range.hi;
+}
+
 // Decodes the overlay records of window vertices [begin, end) (one block
 // of vertices, its records apart from any other's): with `only`, those of
 // the overlay blocks that hold an active vertex's records.
@@ -235,15 +244,31 @@ Status decode_vertex_block(const DeltaOverlay& o, const WindowGraph& base, const
   return o.decode_keys(first_key, end_key, records, [&](uint32_t lo, uint32_t hi) { return only->any_in(lo, hi); });
 }
 
-// Merges the lists of window vertices [begin, end) with their records.
-// With `counting`, writes each merged length into merged->offsets instead.
+// Calls fn(key, its records) for each key of `records` (sorted).
+template <typename Fn>
+void for_each_key(std::span<const DeltaArc> records, Fn&& fn) {
+  const DeltaArc* r = records.data();
+  const DeltaArc* records_end = r + records.size();
+  while (r != records_end) {
+    const DeltaArc* key_end = r;
+    while (key_end != records_end && key_end->key == r->key) ++key_end;
+    fn(r->key, KeyRecords{r, key_end});
+    r = key_end;
+  }
+}
+
+// Merges the lists of window vertices [begin, end) with their records
+// into `merged`, whose vertex 0 is window vertex `out_first` (the whole
+// window's merged copy, or a block's). With `counting`, writes each merged
+// length into merged->offsets instead.
 class VertexRangeMerge {
  public:
+  using Records = std::span<const DeltaArc>;
   VertexRangeMerge(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
-                   const WindowAddRange& range, WindowGraph* merged)
-      : o_(o), base_(base), only_(only), range_(range), merged_(merged) {}
+                   const WindowAddRange& range, WindowGraph* merged, uint32_t out_first = 0)
+      : o_(o), base_(base), only_(only), range_(range), merged_(merged), out_first_(out_first) {}
 
-  void run(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records, bool counting) {
+  void run(uint32_t begin, uint32_t end, Records records, bool counting) {
     const bool every_list = only_ == nullptr || only_->is_all();
     if (counting) {
       if (every_list && o_.adds_alone()) return count_adds(begin, end, records);
@@ -253,46 +278,42 @@ class VertexRangeMerge {
   }
 
  private:
-  void bounds(uint32_t v, uint32_t* lo, uint32_t* hi) const {
-    const uint32_t last = base_.first_vertex + base_.vertex_count - 1;
-    *lo = v == base_.first_vertex ? range_.first_lo : range_.lo;
-    *hi = v == last ? range_.last_hi : range_.hi;
-  }
+  void bounds(uint32_t v, uint32_t* lo, uint32_t* hi) const { add_bounds(base_, range_, v, lo, hi); }
+  uint32_t& out(uint32_t i) { return merged_->offsets[i - out_first_]; }
 
   // Every list, adds alone: the stored lengths, then one more for each add
   // in its list's range.
-  void count_adds(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
-    for (uint32_t i = begin; i < end; ++i) merged_->offsets[i] = base_.offsets[i + 1] - base_.offsets[i];
+  void count_adds(uint32_t begin, uint32_t end, Records records) {
+    for (uint32_t i = begin; i < end; ++i) out(i) = base_.offsets[i + 1] - base_.offsets[i];
     for (const DeltaArc& a : records) {
       uint32_t lo = 0, hi = 0;
       bounds(a.key, &lo, &hi);
-      merged_->offsets[a.key - base_.first_vertex] += a.neighbour >= lo && a.neighbour < hi;
+      out(a.key - base_.first_vertex) += a.neighbour >= lo && a.neighbour < hi;
     }
   }
 
   // The merged length of each list (0 outside `only`): the stored one,
   // then that of each key with records, over the members alone.
-  void count_each(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
-    uint32_t* offsets = merged_->offsets.data();
+  void count_each(uint32_t begin, uint32_t end, Records records) {
     const uint32_t first_key = base_.first_vertex + begin, end_key = base_.first_vertex + end;
     if (only_ == nullptr || only_->is_all()) {
-      for (uint32_t i = begin; i < end; ++i) offsets[i] = base_.offsets[i + 1] - base_.offsets[i];
+      for (uint32_t i = begin; i < end; ++i) out(i) = base_.offsets[i + 1] - base_.offsets[i];
     } else {
-      std::fill(offsets + begin, offsets + end, 0u);
+      std::fill(&out(begin), &out(begin) + (end - begin), 0u);
       only_->for_each_in(first_key, end_key, [&](uint32_t v) {
         const uint32_t i = v - base_.first_vertex;
-        offsets[i] = base_.offsets[i + 1] - base_.offsets[i];
+        out(i) = base_.offsets[i + 1] - base_.offsets[i];
       });
     }
     for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
       if (only_ != nullptr && !only_->contains(v)) return;  // its records may be partial (a sparse decode)
       const uint32_t i = v - base_.first_vertex;
-      offsets[i] = merged_length(v, key_records, base_.offsets[i], offsets[i]);
+      out(i) = merged_length(v, key_records, base_.offsets[i], out(i));
     });
   }
 
   // The members' lists alone, one by one (a sparse step).
-  void merge_active(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+  void merge_active(uint32_t begin, uint32_t end, Records records) {
     const DeltaArc* r = records.data();
     const DeltaArc* records_end = r + records.size();
     only_->for_each_in(base_.first_vertex + begin, base_.first_vertex + end, [&](uint32_t v) {
@@ -304,33 +325,20 @@ class VertexRangeMerge {
         copy_lists(i, i + 1);
       } else {
         const uint32_t from = base_.offsets[i];
-        merge_into(v, KeyRecords{first, r}, from, base_.offsets[i + 1] - from, merged_->offsets[i]);
+        merge_into(v, KeyRecords{first, r}, from, base_.offsets[i + 1] - from, out(i));
       }
     });
   }
 
-  // Calls fn(key, its records) for each key of `records` (sorted).
-  template <typename Fn>
-  static void for_each_key(const std::vector<DeltaArc>& records, Fn&& fn) {
-    const DeltaArc* r = records.data();
-    const DeltaArc* records_end = r + records.size();
-    while (r != records_end) {
-      const DeltaArc* key_end = r;
-      while (key_end != records_end && key_end->key == r->key) ++key_end;
-      fn(r->key, KeyRecords{r, key_end});
-      r = key_end;
-    }
-  }
-
   // Every list: those without records copied a stretch at a time between
   // the keys that have some, which are merged.
-  void merge_keys(uint32_t begin, uint32_t end, const std::vector<DeltaArc>& records) {
+  void merge_keys(uint32_t begin, uint32_t end, Records records) {
     uint32_t unchanged = begin;
     for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
       const uint32_t i = v - base_.first_vertex;
       copy_lists(unchanged, i);
       const uint32_t from = base_.offsets[i];
-      merge_into(v, key_records, from, base_.offsets[i + 1] - from, merged_->offsets[i]);
+      merge_into(v, key_records, from, base_.offsets[i + 1] - from, out(i));
       unchanged = i + 1;
     });
     copy_lists(unchanged, end);
@@ -360,7 +368,7 @@ class VertexRangeMerge {
   // in both windows.
   void copy_lists(uint32_t first, uint32_t end) {
     if (first >= end) return;
-    const uint32_t from = base_.offsets[first], count = base_.offsets[end] - from, to = merged_->offsets[first];
+    const uint32_t from = base_.offsets[first], count = base_.offsets[end] - from, to = out(first);
     if (count == 0) return;  // a window of empty lists may have no arrays (memcpy takes no null)
     std::memcpy(merged_->neighbours.data() + to, base_.neighbours.data() + from, sizeof(uint32_t) * count);
     if (o_.weighted) std::memcpy(merged_->weights.data() + to, base_.weights.data() + from, sizeof(float) * count);
@@ -371,6 +379,7 @@ class VertexRangeMerge {
   const VertexSubset* only_;
   const WindowAddRange& range_;
   WindowGraph* merged_;
+  const uint32_t out_first_;
   std::vector<uint32_t> scratch_;
   std::vector<float> scratch_weights_;
 };
@@ -388,6 +397,192 @@ Status for_vertex_blocks(uint32_t vertices, const std::function<Status(uint32_t,
   for (const Status& s : status) SG_RETURN_IF_ERROR(s);
   return Status::OK();
 }
+
+// Turns merged->offsets[0, count) from lengths into positions and sizes
+// the arrays for them.
+Status place_merged_lists(uint32_t count, bool weighted, WindowGraph* merged) {
+  uint64_t position = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t length = merged->offsets[i];
+    merged->offsets[i] = static_cast<uint32_t>(position);
+    position += length;
+  }
+  if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
+  merged->offsets[count] = static_cast<uint32_t>(position);
+  size_array(&merged->neighbours, position);
+  size_array(&merged->weights, weighted ? position : 0);
+  return Status::OK();
+}
+
+// Hands the lists of a vertex block (its records decoded) to the callback
+// with their updates merged, a run of lists at a time, each run merged into
+// the thread's small window `piece`: runs of at most `piece_arcs` stored
+// arcs, and a longer list in pieces of that many (at a change of
+// neighbour), each with the adds of its neighbour range, one after another
+// from one thread, as a list split over windows is handed over.
+class MergedBlockVisit {
+ public:
+  static constexpr uint32_t kDirectArcs = 1024;  // worth a call of its own rather than a copy
+
+  MergedBlockVisit(const DeltaOverlay& o, const WindowGraph& base, const VertexSubset* only,
+                   const WindowAddRange& range, const MergedVisit& visit, WindowGraph* piece)
+      : o_(o), base_(base), only_(only), range_(range), visit_(visit), piece_(piece) {}
+
+  Status run(uint32_t begin, uint32_t end, std::span<const DeltaArc> records) {
+    const DeltaArc* r = records.data();
+    const DeltaArc* records_end = r + records.size();
+    const uint32_t* offsets = base_.offsets.data();
+    for (uint32_t first = begin; first < end;) {  // each turn takes one list or more
+      const uint64_t limit = uint64_t{offsets[first]} + visit_.piece_arcs;
+      uint32_t stop =
+          static_cast<uint32_t>(std::upper_bound(offsets + first + 1, offsets + end + 1, limit) - offsets) - 1;
+      const bool long_list = stop == first;
+      if (long_list) stop = first + 1;
+      const DeltaArc* run_begin = r;
+      while (r != records_end && r->key < base_.first_vertex + stop) ++r;
+      const bool skip =
+          only_ != nullptr && !only_->is_all() && !only_->any_in(base_.first_vertex + first, base_.first_vertex + stop);
+      if (!skip && long_list) SG_RETURN_IF_ERROR(visit_long_list(first, KeyRecords{run_begin, r}));
+      if (!skip && !long_list) SG_RETURN_IF_ERROR(visit_lists(first, stop, {run_begin, r}));
+      first = stop;
+    }
+    return Status::OK();
+  }
+
+ private:
+  void hand_over(uint32_t vertices) {
+    visit_.merged_arcs->fetch_add(piece_->offsets[vertices], std::memory_order_relaxed);
+    visit_.on_vertices(visit_.context, *piece_, 0, vertices);
+  }
+
+  // Lists [first, stop) (at most piece_arcs stored arcs) in one pass: one
+  // with records merged into the piece, one without copied there a stretch
+  // at a time, or, a stretch of kDirectArcs or more, handed over from the
+  // base window where it is.
+  Status visit_lists(uint32_t first, uint32_t stop, std::span<const DeltaArc> records) {
+    const size_t room = size_t{base_.offsets[stop] - base_.offsets[first]} + records.size();
+    size_array(&piece_->offsets, size_t{stop - first} + 1);
+    size_array(&piece_->neighbours, room);
+    size_array(&piece_->weights, o_.weighted ? room : 0);
+    piece_first_ = first;
+    written_ = 0;
+    if (only_ == nullptr || only_->is_all()) {
+      uint32_t unchanged = first;
+      for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
+        const uint32_t i = v - base_.first_vertex;
+        copy_unchanged(unchanged, i);
+        merge_one(i, key_records);
+        unchanged = i + 1;
+      });
+      copy_unchanged(unchanged, stop);
+    } else {
+      merge_members(first, stop, records);
+    }
+    flush(stop);
+    return Status::OK();
+  }
+
+  // The members' lists alone (a sparse step); the others are left empty.
+  void merge_members(uint32_t first, uint32_t stop, std::span<const DeltaArc> records) {
+    const DeltaArc* r = records.data();
+    const DeltaArc* records_end = r + records.size();
+    uint32_t next = first;  // the first list not yet placed
+    only_->for_each_in(base_.first_vertex + first, base_.first_vertex + stop, [&](uint32_t v) {
+      const uint32_t i = v - base_.first_vertex;
+      for (; next < i; ++next) piece_->offsets[next - piece_first_] = written_;
+      while (r != records_end && r->key < v) ++r;
+      const DeltaArc* key_first = r;
+      while (r != records_end && r->key == v) ++r;
+      if (key_first == r) {
+        copy_unchanged(i, i + 1);
+      } else {
+        merge_one(i, KeyRecords{key_first, r});
+      }
+      next = i + 1;
+    });
+    for (; next < stop; ++next) piece_->offsets[next - piece_first_] = written_;
+  }
+
+  void merge_one(uint32_t i, KeyRecords records) {
+    uint32_t lo = 0, hi = 0;
+    add_bounds(base_, range_, base_.first_vertex + i, &lo, &hi);
+    const uint32_t from = base_.offsets[i], count = base_.offsets[i + 1] - from;
+    piece_->offsets[i - piece_first_] = written_;
+    written_ += merge_list(
+        o_, records, lo, hi, base_.neighbours.data() + from, o_.weighted ? base_.weights.data() + from : nullptr, count,
+        piece_->neighbours.data() + written_, o_.weighted ? piece_->weights.data() + written_ : nullptr);
+  }
+
+  // Lists [from, to), none with records.
+  void copy_unchanged(uint32_t from, uint32_t to) {
+    if (from >= to) return;
+    const uint32_t* offsets = base_.offsets.data();
+    const uint32_t count = offsets[to] - offsets[from];
+    if (count >= kDirectArcs) {
+      flush(from);
+      visit_.merged_arcs->fetch_add(count, std::memory_order_relaxed);
+      visit_.on_vertices(visit_.context, base_, from, to);
+      piece_first_ = to;
+      return;
+    }
+    for (uint32_t k = from; k < to; ++k) piece_->offsets[k - piece_first_] = written_ + (offsets[k] - offsets[from]);
+    if (count == 0) return;
+    std::memcpy(piece_->neighbours.data() + written_, base_.neighbours.data() + offsets[from],
+                sizeof(uint32_t) * count);
+    if (o_.weighted)
+      std::memcpy(piece_->weights.data() + written_, base_.weights.data() + offsets[from], sizeof(float) * count);
+    written_ += count;
+  }
+
+  // Hands over the piece's lists, [piece_first_, upto), and starts it again at upto.
+  void flush(uint32_t upto) {
+    if (upto > piece_first_) {
+      piece_->first_vertex = base_.first_vertex + piece_first_;
+      piece_->vertex_count = upto - piece_first_;
+      piece_->offsets[upto - piece_first_] = written_;
+      hand_over(upto - piece_first_);
+    }
+    piece_first_ = upto;
+    written_ = 0;
+  }
+
+  Status visit_long_list(uint32_t i, KeyRecords records) {
+    const uint32_t v = base_.first_vertex + i;
+    if (only_ != nullptr && !only_->contains(v)) return Status::OK();
+    uint32_t lo = 0, hi = 0;
+    add_bounds(base_, range_, v, &lo, &hi);
+    const uint32_t* neighbours = base_.neighbours.data();
+    const uint32_t list_end = base_.offsets[i + 1];
+    piece_->first_vertex = v;
+    piece_->vertex_count = 1;
+    size_array(&piece_->offsets, 2);
+    piece_->offsets[0] = 0;
+    for (uint32_t at = base_.offsets[i]; at < list_end;) {  // each turn takes piece_arcs stored arcs or more
+      uint32_t next = static_cast<uint32_t>(std::min<uint64_t>(list_end, uint64_t{at} + visit_.piece_arcs));
+      while (next < list_end && neighbours[next] == neighbours[next - 1]) ++next;  // a neighbour stays in one piece
+      const uint32_t piece_hi = next < list_end ? neighbours[next] : hi;
+      const uint32_t count = next - at;
+      size_array(&piece_->neighbours, size_t{count} + records.adds_in(lo, piece_hi));
+      size_array(&piece_->weights, o_.weighted ? piece_->neighbours.size() : 0);
+      piece_->offsets[1] =
+          merge_list(o_, records, lo, piece_hi, neighbours + at, o_.weighted ? base_.weights.data() + at : nullptr,
+                     count, piece_->neighbours.data(), o_.weighted ? piece_->weights.data() : nullptr);
+      hand_over(1);
+      at = next;
+      lo = piece_hi;
+    }
+    return Status::OK();
+  }
+
+  const DeltaOverlay& o_;
+  const WindowGraph& base_;
+  const VertexSubset* only_;
+  const WindowAddRange& range_;
+  const MergedVisit& visit_;
+  WindowGraph* piece_;
+  uint32_t piece_first_ = 0;  // the window vertex of the piece's first list
+  uint32_t written_ = 0;      // arcs in the piece
+};
 
 }  // namespace
 
@@ -412,19 +607,24 @@ Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const De
       return Status::OK();
     };
     SG_RETURN_IF_ERROR(for_vertex_blocks(base.vertex_count, pass));
-    if (!counting) break;
-    uint64_t position = 0;
-    for (uint32_t i = 0; i < base.vertex_count; ++i) {
-      const uint32_t length = merged->offsets[i];
-      merged->offsets[i] = static_cast<uint32_t>(position);
-      position += length;
-    }
-    if (position > UINT32_MAX) return Status::InvalidArgument("a window with updates holds over 2^32 arcs");
-    merged->offsets[base.vertex_count] = static_cast<uint32_t>(position);
-    size_array(&merged->neighbours, position);
-    size_array(&merged->weights, graph.weighted() ? position : 0);
+    if (counting) SG_RETURN_IF_ERROR(place_merged_lists(base.vertex_count, graph.weighted(), merged));
   }
   return Status::OK();
+}
+
+Status visit_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
+                           const WindowGraph& base, const VertexSubset* only, const MergedVisit& visit) {
+  assert(visit.piece_arcs > 0 && visit.merged_arcs != nullptr);
+  WindowAddRange range;
+  SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
+  return for_vertex_blocks(base.vertex_count, [&](uint32_t begin, uint32_t end) {
+    // Reused by the thread's blocks. The callback must not run parallel
+    // loops: a block this thread took up meanwhile would overwrite them.
+    thread_local std::vector<DeltaArc> records;
+    thread_local WindowGraph piece;
+    SG_RETURN_IF_ERROR(decode_vertex_block(overlay, base, only, begin, end, &records));
+    return MergedBlockVisit(overlay, base, only, range, visit, &piece).run(begin, end, records);
+  });
 }
 
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end) {
@@ -434,38 +634,33 @@ uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32
   return window_shape_bytes(graph, WindowShape{index[end - 1].end_vertex() - index[first].first_vertex, edges});
 }
 
-WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool with_adds) {
+WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes) {
   constexpr uint64_t kAlign = 4096;
   WindowShape largest;
   for (size_t s = 0; s < graph.stored_space_count(); ++s) {
     const auto& index = graph.stored_space(s).index;
-    const auto& chunk_adds = graph.stored_space(s).chunk_adds;
     auto extent_of = [&](uint32_t c) { return (index[c].bytes + kAlign - 1) / kAlign * kAlign; };
-    auto adds_of = [&](uint32_t c) { return with_adds && !chunk_adds.empty() ? chunk_adds[c] : 0u; };
     // Two pointers: [first, end) is the longest run from `first` whose
     // aligned extents, vertices and edges fit a window (the limits only relax as
     // `first` moves on).
-    uint64_t extent = 0, edges = 0, adds = 0;
+    uint64_t extent = 0, edges = 0;
     uint32_t end = 0;
     for (uint32_t first = 0; first < index.size(); ++first) {
       if (end <= first) {
         end = first;
         extent = 0;
         edges = 0;
-        adds = 0;
       }
       while (end < index.size() && (end == first || (extent + extent_of(end) <= window_bytes &&
                                                      window_holds(index[first], index[end], edges, window_bytes)))) {
         extent += extent_of(end);
         edges += index[end].edge_count;
-        adds += adds_of(end);
         ++end;
       }
       largest.vertices = std::max<uint64_t>(largest.vertices, index[end - 1].end_vertex() - index[first].first_vertex);
-      largest.edges = std::max(largest.edges, edges + adds);
+      largest.edges = std::max(largest.edges, edges);
       extent -= extent_of(first);
       edges -= index[first].edge_count;
-      adds -= adds_of(first);
     }
   }
   return largest;

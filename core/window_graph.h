@@ -107,6 +107,27 @@ inline uint32_t update_neighbour_end(const Graph& graph, const EdgeSpace& space)
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
                             const WindowGraph& base, const VertexSubset* only, WindowGraph* merged);
 
+// Where visit_merged_window hands the merged lists.
+struct MergedVisit {
+  VertexRangeFn on_vertices = nullptr;
+  void* context = nullptr;
+  uint32_t piece_arcs = kMergedPieceArcs;                 // stored arcs merged at a time (per thread)
+  std::atomic<uint64_t>* merged_arcs = nullptr;           // adds the arcs handed over
+  static constexpr uint32_t kMergedPieceArcs = 1u << 16;  // 256 KiB of neighbours: stays in a core's cache
+};
+
+// A run over a graph with updates, without a merged copy of the window:
+// the lists of `base` (decoded by build_window_graph from `space`) are
+// merged with the overlay's records a few at a time, into a small window
+// of the thread's, and handed to the callback from there while they are in
+// cache. The callback sees each list as merge_window_updates would store
+// it, as one call, or (a list of over piece_arcs stored arcs) as pieces in
+// order from one thread, as it sees a list split over windows. With `only`,
+// only its members' lists are handed over. Each thread keeps about
+// piece_arcs plus their adds of room between calls.
+Status visit_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
+                           const WindowGraph& base, const VertexSubset* only, const MergedVisit& visit);
+
 // Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);
 // The most vertices and the most edges any window of `window_bytes` holds,
@@ -117,9 +138,7 @@ struct WindowShape {
   uint64_t vertices = 0;
   uint64_t edges = 0;
 };
-// With `with_adds`, each chunk's edges count the adds a run over updates
-// may merge into it (EdgeSpace::chunk_adds): a merged window's shape.
-WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes, bool with_adds = false);
+WindowShape largest_window_shape(const Graph& graph, uint64_t window_bytes);
 uint64_t window_shape_bytes(const Graph& graph, WindowShape shape);
 uint64_t largest_decoded_window_bytes(const Graph& graph, uint64_t window_bytes);
 // Reserves a window's arrays for `shape` up front (no growth, no copy later).

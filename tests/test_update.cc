@@ -156,7 +156,8 @@ void ingest_with_split_list(const GraphCase& c, const sgtest::TempDir& dir, uint
 }
 
 void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
-                      std::initializer_list<const char*> io_modes = {"full", "selective"}) {
+                      std::initializer_list<const char*> io_modes = {"full", "selective"},
+                      const std::string& env = "") {
   std::vector<std::string> apps = {
       "pagerank --iterations 5", "spmv --iterations 2", "bfs --source 0", "wcc", "cdlp --iterations 3", "lcc"};
   if (c.weighted) apps.push_back("sssp --source 0");
@@ -166,7 +167,7 @@ void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
       CAPTURE(io);
       std::string output;
       const std::string common = std::string(" --io ") + io + " --memory 8M --output ";
-      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + common + (dir / "a.txt"), &output) == 0);
+      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + common + (dir / "a.txt"), &output, env) == 0);
       REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "fresh") + common + (dir / "b.txt"), &output) == 0);
       CHECK(sgtest::read_text(dir / "a.txt") == sgtest::read_text(dir / "b.txt"));
     }
@@ -318,6 +319,11 @@ TEST_CASE("runs over a graph with updates equal a fresh ingest of the final edge
     // Windows of one chunk as well: a split list then spans windows.
     check_apps_equal(c, dir,
                      {"full", "selective", "auto", "full --window-bytes 4096", "selective --window-bytes 4096"});
+    // Windows merged and visited a few lists at a time (none kept decoded),
+    // long lists in pieces of 3 stored arcs.
+    check_apps_equal(c, dir, {"full --no-decoded-cache", "selective --no-decoded-cache"});
+    check_apps_equal(c, dir, {"full --no-decoded-cache", "auto --no-decoded-cache --window-bytes 4096"},
+                     "SHARDGRAPH_MERGE_PIECE_ARCS=3");
     // One-chunk windows: the merge continues split lists across windows.
     REQUIRE_MESSAGE(sgtest::run_cli("compact " + (dir / "g") + " --window-bytes 4096", &output) == 0, output);
     CHECK(output.find("(merged into its chunks)") != std::string::npos);
@@ -357,6 +363,8 @@ TEST_CASE("runs over adds alone equal a fresh ingest of the final edge set") {
     }
     ingest_fresh(c, dir, model);
     check_apps_equal(c, dir, {"full", "selective", "auto", "full --window-bytes 4096"});
+    check_apps_equal(c, dir, {"full --no-decoded-cache", "selective --no-decoded-cache --window-bytes 4096"},
+                     "SHARDGRAPH_MERGE_PIECE_ARCS=3");
   }
 }
 
