@@ -27,6 +27,7 @@ Status Engine::open(const Graph& graph, const EngineOptions& options) {
   for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
     const DeltaOverlay* overlay = graph.overlay(kind);
     if (overlay != nullptr && (kind == SpaceKind::kOut || graph.directed())) metadata += overlay->bytes();
+    metadata += graph.deferred_overlay_bytes(kind);  // read when the run first uses the kind
   }
   budget_.hold(MemoryHolder::kMetadata, metadata);
   SG_RETURN_IF_ERROR(check_minimum(graph));
@@ -169,6 +170,10 @@ Status Engine::check_step(const StepPlan& plan, const EdgeMapOptions& options) {
 
 Status Engine::run_step(const StepPlan& plan, const VertexSubset& active, const EdgeMapOptions& options,
                         VertexRangeFn body, void* context) {
+  // The kind's updates, on its first step: before its ranges are planned,
+  // since a block's chunk group counts their adds (a block of empty lists
+  // that the updates fill is read only so).
+  SG_RETURN_IF_ERROR(graph_->load_overlay(plan.kind));
   const RangePlan ranges = plan_ranges(plan_view(active, active), plan);
   StepWork work;
   work.plan = &plan;

@@ -409,26 +409,23 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
   return s;
 }
 
-// "merged 50 updates not yet compacted: 3355443 arcs added, 0 removed; 29.8
-// MiB held, 0.61 s" (arcs of the out-space: an undirected edge counts twice)
-std::string updates_note(const Graph& graph, double seconds) {
+// "merged 50 updates not yet compacted: 3355443 arcs added, 0 named for
+// removal; 30.1 MiB of runs, each kind's read on its first use" (arcs of
+// the out-space: an undirected edge counts twice)
+std::string updates_note(const Graph& graph) {
   uint64_t adds = 0, removals = 0, bytes = 0;
-  bool counted = false;  // a directed graph's kinds count the same arcs
-  for (SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
-    const DeltaOverlay* overlay = graph.overlay(kind);
-    if (overlay == nullptr || (kind == SpaceKind::kIn && !graph.directed())) continue;
-    if (!counted) {
-      adds = overlay->adds;
-      removals = overlay->removals;
-      counted = true;
-    }
-    bytes += overlay->bytes();
+  for (const DeltaManifest& d : graph.manifest().deltas) {
+    adds += d.adds;
+    removals += d.removes;
+    for (const DeltaRunFile& run : d.runs) bytes += run.bytes;
   }
   char text[256];
-  std::snprintf(
-      text, sizeof(text), "merged %llu updates not yet compacted: %llu arcs added, %llu removed; %.1f MiB held, %.2f s",
-      static_cast<unsigned long long>(graph.manifest().pending_updates()), static_cast<unsigned long long>(adds),
-      static_cast<unsigned long long>(removals), static_cast<double>(bytes) / (1 << 20), seconds);
+  std::snprintf(text, sizeof(text),
+                "merged %llu updates not yet compacted: %llu arcs added, %llu named for removal; %.1f MiB of runs, "
+                "each kind's read on its first use",
+                static_cast<unsigned long long>(graph.manifest().pending_updates()),
+                static_cast<unsigned long long>(adds), static_cast<unsigned long long>(removals),
+                static_cast<double>(bytes) / (1 << 20));
   return text;
 }
 
@@ -452,10 +449,9 @@ Status run_app(const RunOptions& o, RunOutput* out) {
   SG_RETURN_IF_ERROR(Graph::open(o.graph, &graph, open_options));
   // No-op without updates; an app that only pulls holds no out-space overlay.
   SG_RETURN_IF_ERROR(prepare_run_over_updates(&graph, !row->pulls_only()));
-  const double prepare_seconds = seconds_since(start);
   Engine engine;
   SG_RETURN_IF_ERROR(engine.open(graph, engine_options(o)));
-  if (graph.has_overlay()) engine.note(updates_note(graph, prepare_seconds));
+  if (graph.has_overlay()) engine.note(updates_note(graph));
   return run_opened(o, *row, &engine, start, true, out);
 }
 

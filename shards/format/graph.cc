@@ -111,6 +111,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
     space.neighbour_end = static_cast<uint32_t>(m.spaces[i].neighbour_end);
   }
   for (auto& overlay : graph->overlays_) overlay.reset();
+  for (auto& load : graph->deferred_overlays_) load = nullptr;
   for (File& file : graph->corrected_degrees_) file = File();
   graph->id_map_.clear();
   graph->id_map_mapping_.reset();
@@ -181,7 +182,14 @@ Status scan_degree_array(const std::string& path, uint64_t checksum, uint64_t ve
   return scan_array_file<uint32_t>(path, checksum, static_cast<size_t>(vertices), fn);
 }
 
+Status Graph::load_overlay(SpaceKind kind) const {
+  std::function<Status()> load = std::move(deferred_overlays_[kind_slot(kind)]);
+  deferred_overlays_[kind_slot(kind)] = nullptr;
+  return load ? load() : Status::OK();
+}
+
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
+  SG_RETURN_IF_ERROR(load_overlay(kind));  // it corrects the degrees, or defers that to here
   if (std::function<Status()> correct = std::move(deferred_degrees_[kind_slot(kind)])) {
     deferred_degrees_[kind_slot(kind)] = nullptr;  // it scans the stored file itself
     SG_RETURN_IF_ERROR(correct());

@@ -230,8 +230,23 @@ class Graph {
   bool dense_id(uint64_t original, uint32_t* vertex) const;
   // A run over a graph with updates (graph_overlay.h): each kind's merged
   // updates, applied to its lists as chunks are decoded; null otherwise.
+  // A kind whose overlay is deferred (defer_overlay) has none until loaded.
   const DeltaOverlay* overlay(SpaceKind kind) const { return overlays_[kind_slot(kind)].get(); }
-  bool has_overlay() const { return overlays_[0] != nullptr || overlays_[1] != nullptr; }
+  bool has_overlay() const {
+    return overlays_[0] != nullptr || overlays_[1] != nullptr || deferred_overlays_[0] || deferred_overlays_[1];
+  }
+  // Defers reading a kind's updates to its first use: a step over its lists
+  // (load_overlay) or a scan of its degrees. `load` then runs once; a run
+  // that never touches one kind never reads its runs. `bytes`: what the
+  // overlay will hold, for the run's budget until then.
+  void defer_overlay(SpaceKind kind, std::function<Status()> load, uint64_t bytes) {
+    deferred_overlays_[kind_slot(kind)] = std::move(load);
+    deferred_overlay_bytes_[kind_slot(kind)] = bytes;
+  }
+  Status load_overlay(SpaceKind kind) const;
+  uint64_t deferred_overlay_bytes(SpaceKind kind) const {
+    return deferred_overlays_[kind_slot(kind)] ? deferred_overlay_bytes_[kind_slot(kind)] : 0;
+  }
   // For prepare_run_over_updates: a kind's overlay, and a stored space to
   // correct (its degrees and arc count after the updates).
   void set_overlay(SpaceKind kind, std::shared_ptr<const DeltaOverlay> overlay) {
@@ -287,8 +302,10 @@ class Graph {
   mutable bool ids_sorted_ = true;
   mutable bool id_map_checked_ = false;  // size and checksum checked (loaded or by check_id_map)
   bool undirected_view_ = false;
-  std::shared_ptr<const DeltaOverlay> overlays_[2];      // per kind slot
-  bool overlay_dropped_[2] = {false, false};             // per kind slot
+  std::shared_ptr<const DeltaOverlay> overlays_[2];       // per kind slot
+  bool overlay_dropped_[2] = {false, false};              // per kind slot
+  mutable std::function<Status()> deferred_overlays_[2];  // per kind slot, until first used
+  uint64_t deferred_overlay_bytes_[2] = {0, 0};
   mutable std::function<Status()> deferred_degrees_[2];  // per kind slot, until first scanned
   File corrected_degrees_[2];                            // per kind slot, when set
   File dir_handle_;                                      // GraphOpenOptions::hold

@@ -397,18 +397,25 @@ Status prepare_run_over_updates(Graph* graph, bool out_lists) {
         graph->dir() + ": its updates add vertices (" + std::to_string(m.vertices_after_deltas() - m.num_vertices) +
         "); runs read such a graph once compacted: run `shardgraph compact " + graph->dir() + "` first");
   }
-  // The kinds touch apart parts of the graph: prepared side by side, each
-  // reading its own runs (one kind's pass overlaps the other's reads).
-  Status status[2];
+  // Each kind's runs are read when the run first uses the kind: a run that
+  // pushes alone never reads the in-space's. The graph must stay put.
   const size_t kinds = m.directed ? 2 : 1;  // an undirected graph: one space, both directions in its runs
-  parallel_for(size_t{0}, kinds, size_t{1}, [&](size_t first, size_t end) {
-    for (size_t k = first; k < end; ++k) {
-      const bool kept = k == 1 || out_lists || !m.directed;
-      status[k] = prepare_kind(graph, k == 0 ? SpaceKind::kOut : SpaceKind::kIn, kept);
+  for (size_t k = 0; k < kinds; ++k) {
+    const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
+    const bool kept = k == 1 || out_lists || !m.directed;
+    uint64_t bytes = 0;
+    for (const DeltaManifest& d : m.deltas) {
+      for (const DeltaRunFile& run : d.runs) bytes += run.kind == (k == 0 ? "out" : "in") ? run.bytes : 0;
     }
-  });
-  for (const Status& s : status) SG_RETURN_IF_ERROR(s);
-  if (!out_lists && m.directed) graph->drop_overlay(SpaceKind::kOut);
+    graph->defer_overlay(
+        kind,
+        [graph, kind, kept] {
+          SG_RETURN_IF_ERROR(prepare_kind(graph, kind, kept));
+          if (!kept) graph->drop_overlay(kind);
+          return Status::OK();
+        },
+        kept ? bytes : 0);  // an overlay not kept goes before the run's cache fills
+  }
   return Status::OK();
 }
 

@@ -22,8 +22,10 @@ Status build_delta_overlay(const std::vector<std::unique_ptr<DeltaRun>>& runs, b
 Status open_delta_overlay(std::vector<std::unique_ptr<DeltaRun>> runs, bool weighted, bool dedup, uint32_t num_vertices,
                           DeltaOverlay* overlay);
 
-// Prepares `graph`, opened with GraphOpenOptions::deltas, for a run: installs each kind's overlay
-// and corrects its degrees and arc counts, in one pass over its records. A
+// Prepares `graph`, opened with GraphOpenOptions::deltas, for a run: each
+// kind, when the run first uses it (Graph::load_overlay), reads its runs,
+// installs its overlay and corrects its degrees and arc counts, in one pass
+// over its records. `graph` must not move meanwhile. A
 // degree the adds alone decide costs nothing more; one that removals or
 // deduplication decide is counted by decoding that vertex's chunks once. Updates that added vertices are
 // refused (compact them first). With `out_lists` false (an app that reads
