@@ -44,10 +44,8 @@ void StepRunner::open(const StepParts& parts, WindowShape shape) {
   decode_room_bytes_ = window_shape_bytes(*parts.graph, shape);
   reserve_window(&window_, shape, parts.graph->weighted());
   if (parts.graph->has_overlay()) {
-    // Each thread merges a few lists at a time (visit_merged_window): about
-    // a piece's stored arcs and as many adds, over a block's vertices.
-    const WindowShape piece{4096, uint64_t{2} * MergedVisit::kMergedPieceArcs};
-    decode_room_bytes_ += parallel_threads() * window_shape_bytes(*parts.graph, piece);
+    // Each thread merges a few lists at a time (visit_merged_window).
+    decode_room_bytes_ += parallel_threads() * merged_piece_bytes(*parts.graph);
     const char* forced = std::getenv("SHARDGRAPH_MERGE_PIECE_ARCS");  // a test hook: lists merged in small pieces
     if (forced != nullptr) piece_arcs_ = static_cast<uint32_t>(std::clamp(std::atol(forced), 1L, 1L << 16));
   }

@@ -232,6 +232,29 @@ void add_bounds(const WindowGraph& base, const WindowAddRange& range, uint32_t v
   *hi = v == last ? range.last_hi : range.hi;
 }
 
+// Merges window vertex `i`'s stored list with its records into `out` from
+// arc `to`; returns the merged length.
+uint32_t merge_vertex_list(const DeltaOverlay& o, const WindowGraph& base, const WindowAddRange& range, uint32_t i,
+                           KeyRecords records, WindowGraph* out, uint32_t to) {
+  uint32_t lo = 0, hi = 0;
+  add_bounds(base, range, base.first_vertex + i, &lo, &hi);
+  const uint32_t from = base.offsets[i], count = base.offsets[i + 1] - from;
+  return merge_list(o, records, lo, hi, base.neighbours.data() + from,
+                    o.weighted ? base.weights.data() + from : nullptr, count, out->neighbours.data() + to,
+                    o.weighted ? out->weights.data() + to : nullptr);
+}
+
+// Copies the stored lists of window vertices [first, end) into `out` from
+// arc `to`, as one range; returns their arcs.
+uint32_t copy_stored_lists(const WindowGraph& base, uint32_t first, uint32_t end, bool weighted, WindowGraph* out,
+                           uint32_t to) {
+  const uint32_t from = base.offsets[first], count = base.offsets[end] - from;
+  if (count == 0) return 0;  // a window of empty lists may have no arrays (memcpy takes no null)
+  std::memcpy(out->neighbours.data() + to, base.neighbours.data() + from, sizeof(uint32_t) * count);
+  if (weighted) std::memcpy(out->weights.data() + to, base.weights.data() + from, sizeof(float) * count);
+  return count;
+}
+
 // Decodes the overlay records of window vertices [begin, end) (one block
 // of vertices, its records apart from any other's): with `only`, those of
 // the overlay blocks that hold an active vertex's records.
@@ -324,8 +347,7 @@ class VertexRangeMerge {
       if (first == r) {
         copy_lists(i, i + 1);
       } else {
-        const uint32_t from = base_.offsets[i];
-        merge_into(v, KeyRecords{first, r}, from, base_.offsets[i + 1] - from, out(i));
+        merge_vertex_list(o_, base_, range_, i, KeyRecords{first, r}, merged_, out(i));
       }
     });
   }
@@ -337,8 +359,7 @@ class VertexRangeMerge {
     for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
       const uint32_t i = v - base_.first_vertex;
       copy_lists(unchanged, i);
-      const uint32_t from = base_.offsets[i];
-      merge_into(v, key_records, from, base_.offsets[i + 1] - from, out(i));
+      merge_vertex_list(o_, base_, range_, i, key_records, merged_, out(i));
       unchanged = i + 1;
     });
     copy_lists(unchanged, end);
@@ -357,21 +378,9 @@ class VertexRangeMerge {
                       scratch_weights_.data());
   }
 
-  void merge_into(uint32_t v, KeyRecords records, uint32_t from, uint32_t count, uint32_t to) {
-    uint32_t lo = 0, hi = 0;
-    bounds(v, &lo, &hi);
-    merge_list(o_, records, lo, hi, base_.neighbours.data() + from, o_.weighted ? base_.weights.data() + from : nullptr,
-               count, merged_->neighbours.data() + to, o_.weighted ? merged_->weights.data() + to : nullptr);
-  }
-
-  // The lists of vertices [first, end), none with records: one range
-  // in both windows.
+  // The lists of vertices [first, end), none with records.
   void copy_lists(uint32_t first, uint32_t end) {
-    if (first >= end) return;
-    const uint32_t from = base_.offsets[first], count = base_.offsets[end] - from, to = out(first);
-    if (count == 0) return;  // a window of empty lists may have no arrays (memcpy takes no null)
-    std::memcpy(merged_->neighbours.data() + to, base_.neighbours.data() + from, sizeof(uint32_t) * count);
-    if (o_.weighted) std::memcpy(merged_->weights.data() + to, base_.weights.data() + from, sizeof(float) * count);
+    if (first < end) copy_stored_lists(base_, first, end, o_.weighted, merged_, out(first));
   }
 
   const DeltaOverlay& o_;
@@ -504,13 +513,8 @@ class MergedBlockVisit {
   }
 
   void merge_one(uint32_t i, KeyRecords records) {
-    uint32_t lo = 0, hi = 0;
-    add_bounds(base_, range_, base_.first_vertex + i, &lo, &hi);
-    const uint32_t from = base_.offsets[i], count = base_.offsets[i + 1] - from;
     piece_->offsets[i - piece_first_] = written_;
-    written_ += merge_list(
-        o_, records, lo, hi, base_.neighbours.data() + from, o_.weighted ? base_.weights.data() + from : nullptr, count,
-        piece_->neighbours.data() + written_, o_.weighted ? piece_->weights.data() + written_ : nullptr);
+    written_ += merge_vertex_list(o_, base_, range_, i, records, piece_, written_);
   }
 
   // Lists [from, to), none with records.
@@ -526,12 +530,7 @@ class MergedBlockVisit {
       return;
     }
     for (uint32_t k = from; k < to; ++k) piece_->offsets[k - piece_first_] = written_ + (offsets[k] - offsets[from]);
-    if (count == 0) return;
-    std::memcpy(piece_->neighbours.data() + written_, base_.neighbours.data() + offsets[from],
-                sizeof(uint32_t) * count);
-    if (o_.weighted)
-      std::memcpy(piece_->weights.data() + written_, base_.weights.data() + offsets[from], sizeof(float) * count);
-    written_ += count;
+    written_ += copy_stored_lists(base_, from, to, o_.weighted, piece_, written_);
   }
 
   // Hands over the piece's lists, [piece_first_, upto), and starts it again at upto.
@@ -625,6 +624,10 @@ Status visit_merged_window(const Graph& graph, const EdgeSpace& space, const Del
     SG_RETURN_IF_ERROR(decode_vertex_block(overlay, base, only, begin, end, &records));
     return MergedBlockVisit(overlay, base, only, range, visit, &piece).run(begin, end, records);
   });
+}
+
+uint64_t merged_piece_bytes(const Graph& graph) {
+  return window_shape_bytes(graph, WindowShape{kBlockVertices, uint64_t{2} * MergedVisit::kMergedPieceArcs});
 }
 
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end) {

@@ -127,6 +127,9 @@ struct MergedVisit {
 // piece_arcs plus their adds of room between calls.
 Status visit_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
                            const WindowGraph& base, const VertexSubset* only, const MergedVisit& visit);
+// Room a thread's piece takes: a block's vertices, piece_arcs stored arcs
+// and as many adds (the decode room a run over updates adds per thread).
+uint64_t merged_piece_bytes(const Graph& graph);
 
 // Bytes the decoded form of chunks [first, end) takes (WindowGraph::memory_bytes).
 uint64_t decoded_window_bytes(const Graph& graph, const EdgeSpace& space, uint32_t first, uint32_t end);

@@ -69,17 +69,13 @@ std::string graph_info_text(const Graph& g) {
                     ? format("dense, original = id + %llu", static_cast<unsigned long long>(m.id_base)).c_str()
                     : "remapped (id map stored)");
   if (!m.deltas.empty()) {
-    uint64_t adds = 0, removes = 0;
-    for (const DeltaManifest& d : m.deltas) {
-      adds += d.adds;
-      removes += d.removes;
-    }
     out += format(
         "updates        %llu not yet compacted, in %zu tier(s) (generation %llu): %llu arcs added, %llu named for "
         "removal, %llu vertices after them; `shardgraph compact` merges them\n",
         static_cast<unsigned long long>(m.pending_updates()), m.deltas.size(),
-        static_cast<unsigned long long>(m.generation), static_cast<unsigned long long>(adds),
-        static_cast<unsigned long long>(removes), static_cast<unsigned long long>(m.vertices_after_deltas()));
+        static_cast<unsigned long long>(m.generation), static_cast<unsigned long long>(m.pending_adds()),
+        static_cast<unsigned long long>(m.pending_removes()),
+        static_cast<unsigned long long>(m.vertices_after_deltas()));
   }
   out += format("intervals      %zu\n", m.interval_starts.size());
   out += format("chunk target   %u bytes\n", m.chunk_bytes);

@@ -413,19 +413,14 @@ Status run_rank(const RunOptions& o, const AppRow& row, std::chrono::steady_cloc
 // removal; 30.1 MiB of runs, each kind's read on its first use" (arcs of
 // the out-space: an undirected edge counts twice)
 std::string updates_note(const Graph& graph) {
-  uint64_t adds = 0, removals = 0, bytes = 0;
-  for (const DeltaManifest& d : graph.manifest().deltas) {
-    adds += d.adds;
-    removals += d.removes;
-    for (const DeltaRunFile& run : d.runs) bytes += run.bytes;
-  }
+  const Manifest& m = graph.manifest();
   char text[256];
   std::snprintf(text, sizeof(text),
                 "merged %llu updates not yet compacted: %llu arcs added, %llu named for removal; %.1f MiB of runs, "
                 "each kind's read on its first use",
-                static_cast<unsigned long long>(graph.manifest().pending_updates()),
-                static_cast<unsigned long long>(adds), static_cast<unsigned long long>(removals),
-                static_cast<double>(bytes) / (1 << 20));
+                static_cast<unsigned long long>(m.pending_updates()), static_cast<unsigned long long>(m.pending_adds()),
+                static_cast<unsigned long long>(m.pending_removes()),
+                static_cast<double>(m.pending_run_bytes()) / (1 << 20));
   return text;
 }
 

@@ -403,10 +403,7 @@ Status prepare_run_over_updates(Graph* graph, bool out_lists) {
   for (size_t k = 0; k < kinds; ++k) {
     const SpaceKind kind = k == 0 ? SpaceKind::kOut : SpaceKind::kIn;
     const bool kept = k == 1 || out_lists || !m.directed;
-    uint64_t bytes = 0;
-    for (const DeltaManifest& d : m.deltas) {
-      for (const DeltaRunFile& run : d.runs) bytes += run.kind == (k == 0 ? "out" : "in") ? run.bytes : 0;
-    }
+    const uint64_t bytes = m.pending_run_bytes(k == 0 ? "out" : "in");
     graph->defer_overlay(
         kind,
         [graph, kind, kept] {

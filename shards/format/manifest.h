@@ -132,6 +132,25 @@ struct Manifest {
     for (const DeltaManifest& d : deltas) updates += d.updates;
     return updates;
   }
+  // The pending updates' add and removal records over the out-space.
+  uint64_t pending_adds() const {
+    uint64_t adds = 0;
+    for (const DeltaManifest& d : deltas) adds += d.adds;
+    return adds;
+  }
+  uint64_t pending_removes() const {
+    uint64_t removes = 0;
+    for (const DeltaManifest& d : deltas) removes += d.removes;
+    return removes;
+  }
+  // Bytes of the pending updates' run files of `kind` ("out" or "in"), or of both.
+  uint64_t pending_run_bytes(const std::string& kind = "") const {
+    uint64_t bytes = 0;
+    for (const DeltaManifest& d : deltas) {
+      for (const DeltaRunFile& run : d.runs) bytes += kind.empty() || run.kind == kind ? run.bytes : 0;
+    }
+    return bytes;
+  }
 
   // num_edges from the stored spaces: the out-space's arcs (every block's);
   // on an undirected graph each edge is stored both ways and a self-loop
