@@ -44,7 +44,7 @@ void StepRunner::open(const StepParts& parts, WindowShape shape) {
   decode_room_bytes_ = window_shape_bytes(*parts.graph, shape);
   reserve_window(&window_, shape, parts.graph->weighted());
   if (parts.graph->has_overlay()) {
-    // Each thread merges a few lists at a time (visit_merged_window).
+    // Each thread merges a few lists at a time (decode_merged_window).
     decode_room_bytes_ += parallel_threads() * merged_piece_bytes(*parts.graph);
     const char* forced = std::getenv("SHARDGRAPH_MERGE_PIECE_ARCS");  // a test hook: lists merged in small pieces
     if (forced != nullptr) piece_arcs_ = static_cast<uint32_t>(std::clamp(std::atol(forced), 1L, 1L << 16));
@@ -315,39 +315,46 @@ Status StepRunner::decode_window(const StepWork& work, const ChunkWindow& window
     SG_RETURN_IF_ERROR(
         build_window_graph(*parts_.graph, space, window, &window_, work.body, work.context, &scan->times, only));
     scan->step.edges_decoded += window_.edges();
-  } else {
+  } else if (*keep) {
     SG_RETURN_IF_ERROR(
         build_window_graph(*parts_.graph, space, window, &window_, nullptr, nullptr, &scan->times, only));
-    SG_RETURN_IF_ERROR(merge_and_visit(work, window, only, *keep, scan));
+    SG_RETURN_IF_ERROR(merge_kept_window(work, window, only, scan));
+  } else {
+    SG_RETURN_IF_ERROR(decode_and_merge(work, window, only, scan));
   }
   scan->step.chunks += window.end_chunk - window.first_chunk;
   return Status::OK();
 }
 
 // A window kept decoded is merged whole into kept_, which the cache then
-// takes over; any other is merged and visited a few lists at a time.
-Status StepRunner::merge_and_visit(const StepWork& work, const ChunkWindow& window, const VertexSubset* only, bool keep,
-                                   BlockScan* scan) {
+// takes over.
+Status StepRunner::merge_kept_window(const StepWork& work, const ChunkWindow& window, const VertexSubset* only,
+                                     BlockScan* scan) {
   const EdgeSpace& space = *scan->space;
-  const DeltaOverlay& overlay = *parts_.graph->overlay(space.kind);
   const auto t0 = std::chrono::steady_clock::now();
-  if (keep) {
-    SG_RETURN_IF_ERROR(merge_window_updates(*parts_.graph, space, overlay, window_, only, &kept_));
-    scan->times.decode_ns += nanoseconds_since(t0);
-    std::vector<uint32_t> chunks(window.end_chunk - window.first_chunk);
-    std::iota(chunks.begin(), chunks.end(), window.first_chunk);
-    visit_window_graph(space, kept_, chunks, work.body, work.context, &scan->times);
-    scan->step.edges_decoded += kept_.edges();
-    return Status::OK();
-  }
+  SG_RETURN_IF_ERROR(
+      merge_window_updates(*parts_.graph, space, *parts_.graph->overlay(space.kind), window_, only, &kept_));
+  scan->times.decode_ns += nanoseconds_since(t0);
+  std::vector<uint32_t> chunks(window.end_chunk - window.first_chunk);
+  std::iota(chunks.begin(), chunks.end(), window.first_chunk);
+  visit_window_graph(space, kept_, chunks, work.body, work.context, &scan->times);
+  scan->step.edges_decoded += kept_.edges();
+  return Status::OK();
+}
+
+// Any other window is merged and visited a few lists at a time, each
+// chunk's as it is decoded.
+Status StepRunner::decode_and_merge(const StepWork& work, const ChunkWindow& window, const VertexSubset* only,
+                                    BlockScan* scan) {
+  const EdgeSpace& space = *scan->space;
   std::atomic<uint64_t> merged_arcs{0};
   MergedVisit visit;
   visit.on_vertices = work.body;
   visit.context = work.context;
   visit.merged_arcs = &merged_arcs;
   visit.piece_arcs = piece_arcs_;
-  SG_RETURN_IF_ERROR(visit_merged_window(*parts_.graph, space, overlay, window_, only, visit));
-  scan->times.compute_ns += nanoseconds_since(t0);  // the merge and the visit, interleaved
+  SG_RETURN_IF_ERROR(decode_merged_window(*parts_.graph, space, *parts_.graph->overlay(space.kind), window, only, visit,
+                                          &window_, &scan->times));
   scan->step.edges_decoded += merged_arcs.load();
   return Status::OK();
 }

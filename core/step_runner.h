@@ -90,9 +90,10 @@ class StepRunner {
   uint64_t cache_room() const;  // budget bytes the cache may still take
   void trace_memory() const;    // SHARDGRAPH_MEMORY_TRACE
 
-  // Merges a graph's updates into window_ and runs the body over them.
-  Status merge_and_visit(const StepWork& work, const ChunkWindow& window, const VertexSubset* only, bool keep,
-                         BlockScan* scan);
+  // A graph with updates: the window merged whole (to keep decoded), or
+  // merged and visited as it is decoded; either runs the body over it.
+  Status merge_kept_window(const StepWork& work, const ChunkWindow& window, const VertexSubset* only, BlockScan* scan);
+  Status decode_and_merge(const StepWork& work, const ChunkWindow& window, const VertexSubset* only, BlockScan* scan);
   void admit_decoded(size_t stored);
 
   StepParts parts_;

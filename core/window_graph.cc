@@ -205,24 +205,34 @@ struct WindowAddRange {
   uint32_t first_lo = 0, last_hi = UINT32_MAX;  // the first and last vertex's
 };
 
-Status window_add_range(const Graph& graph, const EdgeSpace& space, const WindowGraph& base, WindowAddRange* range) {
+// The range of a window that ends before chunk `end`, but for first_lo
+// when its first list began before it (found once that list is decoded).
+Status window_add_range(const Graph& graph, const EdgeSpace& space, uint32_t end, WindowAddRange* range) {
   const auto& index = space.index;
   range->lo = space.neighbour_begin;
   range->hi = update_neighbour_end(graph, space);
   range->first_lo = range->lo;
   range->last_hi = range->hi;
-  const uint32_t first = base.first_chunk, end = base.end_chunk;
-  if (first > 0 && index[first].first_vertex + 1 == index[first - 1].end_vertex()) {
-    if (base.offsets[1] > base.offsets[0]) {
-      range->first_lo = base.neighbours[base.offsets[0]];
-    } else {
-      SG_RETURN_IF_ERROR(first_piece_neighbour(graph, space, first, &range->first_lo));
-    }
-  }
   if (end < index.size() && index[end].first_vertex + 1 == index[end - 1].end_vertex()) {
     SG_RETURN_IF_ERROR(first_piece_neighbour(graph, space, end, &range->last_hi));
   }
   return Status::OK();
+}
+
+// Whether the list chunk `first` starts with began in an earlier chunk.
+bool continues_from_before(const EdgeSpace& space, uint32_t first) {
+  return first > 0 && space.index[first].first_vertex + 1 == space.index[first - 1].end_vertex();
+}
+
+// The first neighbour of a window's first list, which began in an earlier
+// window (first_lo): from its decoded piece, or, an empty one, the devices.
+Status continued_first_neighbour(const Graph& graph, const EdgeSpace& space, const WindowGraph& base,
+                                 uint32_t* neighbour) {
+  if (base.offsets[1] > base.offsets[0]) {
+    *neighbour = base.neighbours[base.offsets[0]];
+    return Status::OK();
+  }
+  return first_piece_neighbour(graph, space, base.first_chunk, neighbour);
 }
 
 // The neighbour range [lo, hi) of window vertex `v`'s adds.
@@ -475,7 +485,9 @@ class MergedBlockVisit {
     size_array(&piece_->weights, o_.weighted ? room : 0);
     piece_first_ = first;
     written_ = 0;
-    if (only_ == nullptr || only_->is_all()) {
+    if ((only_ == nullptr || only_->is_all()) && o_.adds_alone() && !o_.weighted) {
+      merge_adds_alone(first, stop, records);
+    } else if (only_ == nullptr || only_->is_all()) {
       uint32_t unchanged = first;
       for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
         const uint32_t i = v - base_.first_vertex;
@@ -489,6 +501,37 @@ class MergedBlockVisit {
     }
     flush(stop);
     return Status::OK();
+  }
+
+  // Every list, adds alone on an unweighted graph (a graph that only
+  // grows): each key's adds are merged into its list by one loop, with no
+  // search or call per add; most lists take one add or two.
+  void merge_adds_alone(uint32_t first, uint32_t stop, std::span<const DeltaArc> records) {
+    const uint32_t* offsets = base_.offsets.data();
+    const uint32_t* neighbours = base_.neighbours.data();
+    const DeltaArc* r = records.data();
+    const DeltaArc* records_end = r + records.size();
+    for (uint32_t i = first; i < stop;) {  // each turn takes the unchanged lists before a key, then the key
+      const uint32_t key_index = r == records_end ? stop : r->key - base_.first_vertex;
+      copy_unchanged(i, key_index);
+      if (key_index >= stop) break;
+      uint32_t lo = 0, hi = 0;
+      add_bounds(base_, range_, r->key, &lo, &hi);
+      piece_->offsets[key_index - piece_first_] = written_;
+      uint32_t* out = piece_->neighbours.data();
+      const uint32_t* stored = neighbours + offsets[key_index];
+      const uint32_t* stored_end = neighbours + offsets[key_index + 1];
+      for (const uint32_t key = r->key; r != records_end && r->key == key; ++r) {
+        const uint32_t add = r->neighbour;
+        if (add < lo || add >= hi) continue;
+        while (stored != stored_end && *stored <= add) out[written_++] = *stored++;  // a stored copy first
+        out[written_++] = add;
+      }
+      const uint32_t rest = static_cast<uint32_t>(stored_end - stored);
+      if (rest > 0) std::memcpy(out + written_, stored, sizeof(uint32_t) * rest);
+      written_ += rest;
+      i = key_index + 1;
+    }
   }
 
   // The members' lists alone (a sparse step); the others are left empty.
@@ -591,7 +634,10 @@ class MergedBlockVisit {
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
                             const WindowGraph& base, const VertexSubset* only, WindowGraph* merged) {
   WindowAddRange range;
-  SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
+  SG_RETURN_IF_ERROR(window_add_range(graph, space, base.end_chunk, &range));
+  if (continues_from_before(space, base.first_chunk)) {
+    SG_RETURN_IF_ERROR(continued_first_neighbour(graph, space, base, &range.first_lo));
+  }
   merged->first_chunk = base.first_chunk;
   merged->end_chunk = base.end_chunk;
   merged->first_vertex = base.first_vertex;
@@ -611,19 +657,64 @@ Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const De
   return Status::OK();
 }
 
-Status visit_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
-                           const WindowGraph& base, const VertexSubset* only, const MergedVisit& visit) {
+namespace {
+
+// What build_window_graph hands each decoded chunk's lists to, in a run
+// over a graph with updates (decode_merged_window).
+struct MergedChunks {
+  const Graph& graph;
+  const EdgeSpace& space;
+  const DeltaOverlay& overlay;
+  const VertexSubset* only;
+  const MergedVisit& visit;
+  WindowAddRange range;          // first_lo is found when the window's first list is visited
+  bool first_continues = false;  // the window's first list began in an earlier window
+  std::mutex error_mutex;
+  Status error;  // the first a callback met
+
+  void fail(const Status& s) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (error.ok()) error = s;
+  }
+};
+
+// Merges window vertices [begin, end) (their lists decoded) a block of
+// vertices at a time, so a block's records stay few.
+Status merge_decoded_range(MergedChunks* m, const WindowGraph& base, uint32_t begin, uint32_t end) {
+  // Reused by the thread's calls. The callback must not run parallel
+  // loops: a chunk this thread took up meanwhile would overwrite them.
+  thread_local std::vector<DeltaArc> records;
+  thread_local WindowGraph piece;
+  WindowAddRange range = m->range;
+  if (begin == 0 && m->first_continues) {
+    SG_RETURN_IF_ERROR(continued_first_neighbour(m->graph, m->space, base, &range.first_lo));
+  }
+  for (uint32_t block = begin; block < end; block += kBlockVertices) {
+    const uint32_t block_end = std::min(end, block + kBlockVertices);
+    SG_RETURN_IF_ERROR(decode_vertex_block(m->overlay, base, m->only, block, block_end, &records));
+    SG_RETURN_IF_ERROR(
+        MergedBlockVisit(m->overlay, base, m->only, range, m->visit, &piece).run(block, block_end, records));
+  }
+  return Status::OK();
+}
+
+void merge_decoded_lists(void* context, const WindowGraph& base, uint32_t begin, uint32_t end) {
+  auto* m = static_cast<MergedChunks*>(context);
+  const Status s = merge_decoded_range(m, base, begin, end);
+  if (!s.ok()) m->fail(s);
+}
+
+}  // namespace
+
+Status decode_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
+                            const ChunkWindow& window, const VertexSubset* only, const MergedVisit& visit,
+                            WindowGraph* base, WindowTimes* times) {
   assert(visit.piece_arcs > 0 && visit.merged_arcs != nullptr);
-  WindowAddRange range;
-  SG_RETURN_IF_ERROR(window_add_range(graph, space, base, &range));
-  return for_vertex_blocks(base.vertex_count, [&](uint32_t begin, uint32_t end) {
-    // Reused by the thread's blocks. The callback must not run parallel
-    // loops: a block this thread took up meanwhile would overwrite them.
-    thread_local std::vector<DeltaArc> records;
-    thread_local WindowGraph piece;
-    SG_RETURN_IF_ERROR(decode_vertex_block(overlay, base, only, begin, end, &records));
-    return MergedBlockVisit(overlay, base, only, range, visit, &piece).run(begin, end, records);
-  });
+  MergedChunks m{graph, space, overlay, only, visit, {}, false, {}, {}};
+  SG_RETURN_IF_ERROR(window_add_range(graph, space, window.end_chunk, &m.range));
+  m.first_continues = continues_from_before(space, window.first_chunk);
+  SG_RETURN_IF_ERROR(build_window_graph(graph, space, window, base, merge_decoded_lists, &m, times, only));
+  return m.error;
 }
 
 uint64_t merged_piece_bytes(const Graph& graph) {

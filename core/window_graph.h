@@ -107,7 +107,7 @@ inline uint32_t update_neighbour_end(const Graph& graph, const EdgeSpace& space)
 Status merge_window_updates(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
                             const WindowGraph& base, const VertexSubset* only, WindowGraph* merged);
 
-// Where visit_merged_window hands the merged lists.
+// Where decode_merged_window hands the merged lists.
 struct MergedVisit {
   VertexRangeFn on_vertices = nullptr;
   void* context = nullptr;
@@ -117,16 +117,18 @@ struct MergedVisit {
 };
 
 // A run over a graph with updates, without a merged copy of the window:
-// the lists of `base` (decoded by build_window_graph from `space`) are
-// merged with the overlay's records a few at a time, into a small window
-// of the thread's, and handed to the callback from there while they are in
-// cache. The callback sees each list as merge_window_updates would store
-// it, as one call, or (a list of over piece_arcs stored arcs) as pieces in
-// order from one thread, as it sees a list split over windows. With `only`,
-// only its members' lists are handed over. Each thread keeps about
+// decodes `window` of `space` into `base` as build_window_graph does, and
+// right after each chunk's decode, while its lists are in cache, merges
+// them with the overlay's records a few at a time into a small window of
+// the thread's and hands them to the callback from there. The callback
+// sees each list as merge_window_updates would store it, as one call, or
+// (a list of over piece_arcs stored arcs) as pieces in order from one
+// thread, as it sees a list split over windows. With `only`, only its
+// members' lists are decoded and handed over. Each thread keeps about
 // piece_arcs plus their adds of room between calls.
-Status visit_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
-                           const WindowGraph& base, const VertexSubset* only, const MergedVisit& visit);
+Status decode_merged_window(const Graph& graph, const EdgeSpace& space, const DeltaOverlay& overlay,
+                            const ChunkWindow& window, const VertexSubset* only, const MergedVisit& visit,
+                            WindowGraph* base, WindowTimes* times);
 // Room a thread's piece takes: a block's vertices, piece_arcs stored arcs
 // and as many adds (the decode room a run over updates adds per thread).
 uint64_t merged_piece_bytes(const Graph& graph);

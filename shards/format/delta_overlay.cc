@@ -181,6 +181,20 @@ uint32_t KeyRecords::adds_in(uint32_t lo, uint32_t hi) const {
 
 namespace {
 
+// The number of the `count` sorted values at `values` that are <= x.
+// Branchless: a list's adds land at random places in it, so the branches
+// of std::upper_bound mispredict about half the time.
+uint32_t count_at_most(const uint32_t* values, uint32_t count, uint32_t x) {
+  if (count == 0) return 0;
+  const uint32_t* at = values;
+  for (uint32_t n = count; n > 1;) {  // at[0] <= x or at == values; the answer is in [at, at + n]
+    const uint32_t half = n / 2;
+    at = at[half] <= x ? at + half : at;
+    n -= half;
+  }
+  return static_cast<uint32_t>(at - values) + (*at <= x);
+}
+
 // merge_list for adds alone into an unweighted list that keeps duplicates:
 // the base copied a stretch at a time between them (a stored neighbour
 // before an add of the same).
@@ -188,7 +202,7 @@ uint32_t merge_adds(KeyRecords records, uint32_t lo, uint32_t hi, const uint32_t
   uint32_t written = 0, i = 0;
   for (const DeltaArc* add = records.begin; add != records.end; ++add) {
     if (add->neighbour < lo || add->neighbour >= hi) continue;
-    const uint32_t stretch = static_cast<uint32_t>(std::upper_bound(base + i, base + count, add->neighbour) - base) - i;
+    const uint32_t stretch = count_at_most(base + i, count - i, add->neighbour);
     if (stretch > 0) std::memcpy(out + written, base + i, sizeof(uint32_t) * stretch);
     written += stretch;
     i += stretch;
@@ -202,7 +216,7 @@ uint32_t merge_adds(KeyRecords records, uint32_t lo, uint32_t hi, const uint32_t
 
 uint32_t merge_list(const DeltaOverlay& overlay, KeyRecords records, uint32_t lo, uint32_t hi, const uint32_t* base,
                     const float* base_weights, uint32_t count, uint32_t* out, float* out_weights) {
-  if (!overlay.weighted && !overlay.dedup && !records.has_removals()) {
+  if (!overlay.weighted && (overlay.adds_alone() || (!overlay.dedup && !records.has_removals()))) {
     return merge_adds(records, lo, hi, base, count, out);
   }
   const bool weighted = overlay.weighted;  // base_weights may be null for an empty base
