@@ -713,8 +713,19 @@ Status decode_merged_window(const Graph& graph, const EdgeSpace& space, const De
   MergedChunks m{graph, space, overlay, only, visit, {}, false, {}, {}};
   SG_RETURN_IF_ERROR(window_add_range(graph, space, window.end_chunk, &m.range));
   m.first_continues = continues_from_before(space, window.first_chunk);
-  SG_RETURN_IF_ERROR(build_window_graph(graph, space, window, base, merge_decoded_lists, &m, times, only));
-  return m.error;
+  if (only == nullptr || only->is_all()) {
+    SG_RETURN_IF_ERROR(build_window_graph(graph, space, window, base, merge_decoded_lists, &m, times, only));
+    return m.error;
+  }
+  // A sparse step merges few lists: after the decode, over fixed blocks of
+  // vertices, which share the work between threads more evenly than chunks.
+  SG_RETURN_IF_ERROR(build_window_graph(graph, space, window, base, nullptr, nullptr, times, only));
+  return for_vertex_blocks(base->vertex_count, [&](uint32_t begin, uint32_t end) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Status s = merge_decoded_range(&m, *base, begin, end);
+    if (times != nullptr) times->compute_ns += elapsed_ns(t0, std::chrono::steady_clock::now());  // summed over threads
+    return s;
+  });
 }
 
 uint64_t merged_piece_bytes(const Graph& graph) {
