@@ -10,6 +10,7 @@
 #include "shards/format/delta_run.h"
 #include "shards/format/graph_deltas.h"
 #include "shards/format/graph_overlay.h"
+#include "shards/format/packed_run.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -78,6 +79,50 @@ TEST_CASE("delta runs read back exactly, and a key's arcs start in the block the
   std::vector<DeltaArc> none;
   CHECK(read_run(write_run({}, false, 64), false, 1, &none).ok());
   CHECK(none.empty());
+}
+
+TEST_CASE("a run packed in memory decodes as stored, packed whole or in slices joined in order") {
+  for (const bool weighted : {false, true}) {
+    CAPTURE(weighted);
+    const std::vector<DeltaArc> arcs = random_arcs(7 + weighted, 3000, 500, weighted);
+    const std::string run = write_run(arcs, weighted, 100);
+    DeltaRunReader reader;
+    const auto* begin = reinterpret_cast<const uint8_t*>(run.data());
+    REQUIRE(reader.open(begin, begin + run.size(), weighted, 500).ok());
+    REQUIRE(reader.blocks() > 10);
+    PackedRun whole;
+    REQUIRE(whole.pack(reader, weighted).ok());
+    for (const size_t slices : {size_t{1}, size_t{2}, size_t{7}}) {
+      CAPTURE(slices);
+      std::vector<PackedRun> parts(slices + 1);  // the last one empty
+      std::vector<DeltaArc> block_arcs;
+      for (size_t s = 0; s <= slices; ++s) {
+        parts[s].start(weighted);
+        const size_t first = reader.blocks() * s / slices,
+                     end = std::min(reader.blocks(), reader.blocks() * (s + 1) / slices);
+        for (size_t b = first; b < end; ++b) {
+          block_arcs.clear();
+          REQUIRE(reader.decode_block(b, &block_arcs).ok());
+          parts[s].add_block(reader.block(b).first_key, reader.block(b).last_key, block_arcs);
+        }
+        parts[s].finish();
+      }
+      PackedRun joined;
+      joined.join(std::move(parts));
+      REQUIRE(joined.ready());
+      REQUIRE(joined.blocks() == whole.blocks());
+      CHECK(joined.bytes() == whole.bytes());
+      std::vector<DeltaArc> from_whole, from_joined;
+      for (size_t b = 0; b < whole.blocks(); ++b) {
+        whole.decode_block(b, &from_whole);
+        joined.decode_block(b, &from_joined);
+        CHECK(joined.find_block(whole.block(b).first_key) == whole.find_block(whole.block(b).first_key));
+      }
+      REQUIRE(from_joined.size() == arcs.size());
+      CHECK(std::equal(arcs.begin(), arcs.end(), from_whole.begin(), same));
+      CHECK(std::equal(arcs.begin(), arcs.end(), from_joined.begin(), same));
+    }
+  }
 }
 
 TEST_CASE("a damaged or truncated delta run is refused") {

@@ -137,6 +137,24 @@ Status for_each_overlay_pass(const DeltaOverlay& overlay, uint32_t num_vertices,
   return Status::OK();
 }
 
+Status for_each_part_block(const DeltaOverlay& overlay,
+                           const std::function<void(const std::vector<DeltaArc>&)>& block) {
+  std::vector<DeltaArc> records;
+  for (const auto& part : overlay.parts) {
+    const size_t blocks = part->packed.ready() ? part->packed.blocks() : part->reader.blocks();
+    for (size_t b = 0; b < blocks; ++b) {
+      records.clear();
+      if (part->packed.ready()) {
+        part->packed.decode_block(b, &records);
+      } else {
+        SG_RETURN_IF_ERROR(part->reader.decode_block(b, &records));
+      }
+      block(records);
+    }
+  }
+  return Status::OK();
+}
+
 Status split_overlay(const DeltaOverlay& whole, const std::vector<uint32_t>& starts, uint32_t num_vertices,
                      std::vector<std::unique_ptr<DeltaOverlay>>* parts) {
   assert(!starts.empty() && starts.front() == 0);

@@ -81,6 +81,11 @@ void resolve_arc(const DeltaArc* first, const DeltaArc* end, bool dedup, std::ve
 Status for_each_overlay_pass(const DeltaOverlay& overlay, uint32_t num_vertices,
                              const std::function<Status(const std::vector<DeltaArc>&)>& pass);
 
+// Hands `block` each block's records of every part, oldest part first, as
+// stored (not merged across parts, nor resolved): enough where the order
+// of the parts does not matter (adds alone: each record is one arc).
+Status for_each_part_block(const DeltaOverlay& overlay, const std::function<void(const std::vector<DeltaArc>&)>& block);
+
 // Splits `whole` by neighbour into one overlay per range [starts[b],
 // starts[b + 1]) (the last unbounded), for a graph stored in 2-D blocks:
 // each block's merge then decodes only its own records.

@@ -1,6 +1,7 @@
 #include "shards/format/graph_overlay.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "base/parallel.h"
 #include "compression/checksum.h"
@@ -239,22 +240,41 @@ class OverlayCorrection {
     return Status::OK();
   }
 
-  // Adds one arc per record of `records` (one block of a part, keys in
-  // order), when no part holds a removal and the graph keeps duplicates:
-  // then each record lengthens its key's list by one, whatever the other
-  // parts hold. start_part() before each part's first block.
-  void start_part() { std::fill(next_.begin(), next_.end(), size_t{0}); }
-  void add_arcs(const std::vector<DeltaArc>& records) {
+  // What adds alone do to a slice of a part's blocks (keys in order), when
+  // no part holds a removal and the graph keeps duplicates: each record
+  // lengthens its key's list by one, whatever the other parts hold. Counted
+  // apart for each slice, so slices count in parallel; slices hold distinct
+  // keys, so they add to the degrees (when held) directly.
+  struct ArcCounts {
+    std::vector<std::vector<uint32_t>> chunk_adds;  // per block, per chunk
+    std::vector<int64_t> arcs_change;               // per block
+    std::vector<size_t> next;                       // per block: the first chunk not before the last key's
+  };
+  ArcCounts new_counts() const {
+    ArcCounts counts;
+    for (size_t b : blocks_) counts.chunk_adds.emplace_back(graph_->stored_space(b).index.size(), 0);
+    counts.arcs_change.assign(blocks_.size(), 0);
+    counts.next.assign(blocks_.size(), 0);
+    return counts;
+  }
+  void count_arcs(const std::vector<DeltaArc>& records, ArcCounts* counts) {
     for (size_t b = 0; b < blocks_.size(); ++b) {
-      EdgeSpace& space = graph_->stored_space_to_correct(blocks_[b]);
+      const EdgeSpace& space = graph_->stored_space(blocks_[b]);
       uint32_t lo = 0, hi = 0;
       block_range(space, &lo, &hi);
       for (const DeltaArc& a : records) {
         if (a.neighbour < lo || a.neighbour >= hi) continue;
-        bound_chunk_adds(space, a.key, 1, &next_[b], &space.chunk_adds);
+        bound_chunk_adds(space, a.key, 1, &counts->next[b], &counts->chunk_adds[b]);
         if (!degrees_.empty()) degrees_[a.key] += 1;  // else deferred (add_degrees)
-        arcs_change_[b] += 1;
+        counts->arcs_change[b] += 1;
       }
+    }
+  }
+  void add_counts(const ArcCounts& counts) {
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      EdgeSpace& space = graph_->stored_space_to_correct(blocks_[b]);
+      for (size_t c = 0; c < space.chunk_adds.size(); ++c) space.chunk_adds[c] += counts.chunk_adds[b][c];
+      arcs_change_[b] += counts.arcs_change[b];
     }
   }
 
@@ -305,6 +325,60 @@ Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
   return Status::OK();
 }
 
+// Cuts a part's blocks into slices of about equal counts, a few for each
+// thread, each cut where the key changes: the block indexes where slices
+// start, then the count of blocks.
+std::vector<size_t> slice_cuts(const DeltaRunReader& reader) {
+  const size_t blocks = reader.blocks();
+  const size_t slices = std::max<size_t>(1, std::min(blocks, 4 * parallel_threads()));
+  std::vector<size_t> cuts{0};
+  for (size_t s = 1; s < slices; ++s) {
+    size_t cut = std::max(cuts.back(), blocks * s / slices);
+    while (cut > 0 && cut < blocks && reader.block(cut - 1).last_key == reader.block(cut).first_key) ++cut;
+    if (cut > cuts.back() && cut < blocks) cuts.push_back(cut);
+  }
+  cuts.push_back(blocks);
+  return cuts;
+}
+
+// A part of adds alone: its blocks decoded, counted and (pack) re-coded a
+// slice at a time in parallel, the slices' packed blocks then joined in
+// order. Adds its records to *adds.
+Status correct_part(OverlayCorrection* correction, bool weighted, bool pack, OverlayPart* part, uint64_t* adds) {
+  const DeltaRunReader& reader = part->reader;
+  const std::vector<size_t> cuts = slice_cuts(reader);
+  const size_t slices = cuts.size() - 1;
+  std::vector<OverlayCorrection::ArcCounts> counts(slices, correction->new_counts());
+  std::vector<PackedRun> packed(slices);
+  std::vector<Status> status(slices);
+  std::vector<uint64_t> records(slices, 0);
+  parallel_for(size_t{0}, slices, size_t{1}, [&](size_t first, size_t end) {
+    std::vector<DeltaArc> arcs;
+    for (size_t s = first; s < end; ++s) {
+      if (pack) packed[s].start(weighted);
+      for (size_t b = cuts[s]; b < cuts[s + 1] && status[s].ok(); ++b) {
+        arcs.clear();
+        status[s] = reader.decode_block(b, &arcs);
+        if (!status[s].ok()) break;
+        correction->count_arcs(arcs, &counts[s]);
+        records[s] += arcs.size();
+        if (pack) packed[s].add_block(reader.block(b).first_key, reader.block(b).last_key, arcs);
+      }
+      if (pack) packed[s].finish();
+    }
+  });
+  for (size_t s = 0; s < slices; ++s) {
+    SG_RETURN_IF_ERROR(status[s]);
+    correction->add_counts(counts[s]);
+    *adds += records[s];
+  }
+  if (pack) {
+    part->drop_stored();  // before the join: the stored bytes and both packed forms never meet
+    part->packed.join(std::move(packed));
+  }
+  return Status::OK();
+}
+
 // Corrects the kind's degrees and arc counts for `overlay`, and counts its
 // resolved records, in one pass over them; then packs its parts in memory
 // (with adds alone, in the same pass).
@@ -314,21 +388,8 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
   // Packed as read, for the windows' decodes, where ids allow (PackedRun).
   const bool pack = graph->num_vertices() <= (1u << 31);
   if (overlay->adds_alone()) {  // each part's records as they are
-    std::vector<DeltaArc> records;
     for (const auto& part : overlay->parts) {
-      correction.start_part();
-      if (pack) part->packed.start(overlay->weighted);
-      for (size_t b = 0; b < part->reader.blocks(); ++b) {
-        records.clear();
-        SG_RETURN_IF_ERROR(part->reader.decode_block(b, &records));
-        correction.add_arcs(records);
-        overlay->adds += records.size();
-        if (pack) part->packed.add_block(part->reader.block(b).first_key, part->reader.block(b).last_key, records);
-      }
-      if (pack) {
-        part->packed.finish();
-        part->drop_stored();
-      }
+      SG_RETURN_IF_ERROR(correct_part(&correction, overlay->weighted, pack, part.get(), &overlay->adds));
     }
     return correction.finish(*overlay);
   }
@@ -353,10 +414,11 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
 // Reads the kind's runs, holds them as its overlay and corrects its
 // degrees.
 // Adds one to the degree of each add's key: the degrees adds alone change.
-Status add_degrees(const DeltaOverlay& overlay, uint32_t num_vertices, std::vector<uint32_t>* degrees) {
-  return for_each_overlay_pass(overlay, num_vertices, [&](const std::vector<DeltaArc>& records) {
+// Part by part: the parts need no merge for a sum.
+Status add_degrees(const DeltaOverlay& overlay, std::vector<uint32_t>* degrees) {
+  assert(overlay.adds_alone());
+  return for_each_part_block(overlay, [&](const std::vector<DeltaArc>& records) {
     for (const DeltaArc& a : records) (*degrees)[a.key] += 1;
-    return Status::OK();
   });
 }
 
@@ -376,8 +438,7 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   if (deferred) {
     graph->defer_degree_correction(kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)] {
       SG_RETURN_IF_ERROR(load_degrees(graph, kind));
-      SG_RETURN_IF_ERROR(add_degrees(*held, graph->num_vertices(),
-                                     &graph->stored_space_to_correct(graph->degree_space(kind)).degrees));
+      SG_RETURN_IF_ERROR(add_degrees(*held, &graph->stored_space_to_correct(graph->degree_space(kind)).degrees));
       return write_corrected_degrees(graph, kind);
     });
   } else {

@@ -72,6 +72,30 @@ void PackedRun::finish() {
   ready_ = true;
 }
 
+void PackedRun::join(std::vector<PackedRun>&& runs) {
+  assert(!runs.empty());
+  start(runs.front().weighted_);
+  size_t bytes = 0, blocks = 0;
+  for (const PackedRun& run : runs) {
+    assert(run.ready_ && run.weighted_ == weighted_);
+    bytes += run.bytes_.size();
+    blocks += run.blocks_.size();
+  }
+  bytes_.reserve(bytes);
+  blocks_.reserve(blocks);
+  for (PackedRun& run : runs) {
+    assert(blocks_.empty() || run.blocks_.empty() || blocks_.back().last_key <= run.blocks_.front().first_key);
+    const uint64_t shift = bytes_.size();
+    bytes_.insert(bytes_.end(), run.bytes_.begin(), run.bytes_.end());
+    for (Block block : run.blocks_) {
+      block.offset += shift;
+      blocks_.push_back(block);
+    }
+    run = PackedRun();  // its bytes go as they are joined
+  }
+  ready_ = true;
+}
+
 size_t PackedRun::find_block(uint32_t key) const {
   const auto it =
       std::partition_point(blocks_.begin(), blocks_.end(), [key](const Block& b) { return b.last_key < key; });

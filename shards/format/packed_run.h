@@ -35,6 +35,9 @@ class PackedRun {
   void start(bool weighted);
   void add_block(uint32_t first_key, uint32_t last_key, const std::vector<DeltaArc>& arcs);
   void finish();
+  // Becomes `runs` (each finished, packed apart, its keys at or after the
+  // one before's) joined in order: slices of a run packed in parallel.
+  void join(std::vector<PackedRun>&& runs);
   bool ready() const { return ready_; }
   size_t blocks() const { return blocks_.size(); }
   const Block& block(size_t i) const { return blocks_[i]; }
