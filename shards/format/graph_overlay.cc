@@ -325,29 +325,22 @@ Status write_corrected_degrees(Graph* graph, SpaceKind kind) {
   return Status::OK();
 }
 
-// Cuts a part's blocks into slices of about equal counts, a few for each
-// thread, each cut where the key changes: the block indexes where slices
-// start, then the count of blocks.
-std::vector<size_t> slice_cuts(const DeltaRunReader& reader) {
-  const size_t blocks = reader.blocks();
-  const size_t slices = std::max<size_t>(1, std::min(blocks, 4 * parallel_threads()));
-  std::vector<size_t> cuts{0};
-  for (size_t s = 1; s < slices; ++s) {
-    size_t cut = std::max(cuts.back(), blocks * s / slices);
-    while (cut > 0 && cut < blocks && reader.block(cut - 1).last_key == reader.block(cut).first_key) ++cut;
-    if (cut > cuts.back() && cut < blocks) cuts.push_back(cut);
-  }
-  cuts.push_back(blocks);
-  return cuts;
-}
+// Records a packed block of a merged overlay holds: about 4 KiB, as a
+// stored run's (kOverlayBlockBytes).
+constexpr size_t kMergedBlockRecords = 1024;
 
-// A part of adds alone: its blocks decoded, counted and (pack) re-coded a
-// slice at a time in parallel, the slices' packed blocks then joined in
-// order. Adds its records to *adds.
-Status correct_part(OverlayCorrection* correction, bool weighted, bool pack, OverlayPart* part, uint64_t* adds) {
-  const DeltaRunReader& reader = part->reader;
-  const std::vector<size_t> cuts = slice_cuts(reader);
-  const size_t slices = cuts.size() - 1;
+// Adds alone: every part's records (each one arc, resolved as they are,
+// ordered by arc, then weight) counted a slice of keys at a time in
+// parallel; slices hold distinct keys, so they add to the degrees (when
+// held) directly. With `pack`, the parts are merged into one part packed
+// in memory (each slice packed apart, then joined in order): a window then
+// decodes one part, with no merge across parts, and merged keys code in
+// fewer bytes than each part's apart.
+Status correct_adds_alone(OverlayCorrection* correction, uint32_t num_vertices, bool pack, DeltaOverlay* overlay) {
+  uint64_t total = 0;
+  for (const auto& part : overlay->parts) total += part->reader.records();
+  // A slice's records (16 bytes each) stay about 1 MiB.
+  const size_t slices = std::max<size_t>(4 * parallel_threads(), total / (64 << 10));
   std::vector<OverlayCorrection::ArcCounts> counts(slices, correction->new_counts());
   std::vector<PackedRun> packed(slices);
   std::vector<Status> status(slices);
@@ -355,42 +348,46 @@ Status correct_part(OverlayCorrection* correction, bool weighted, bool pack, Ove
   parallel_for(size_t{0}, slices, size_t{1}, [&](size_t first, size_t end) {
     std::vector<DeltaArc> arcs;
     for (size_t s = first; s < end; ++s) {
-      if (pack) packed[s].start(weighted);
-      for (size_t b = cuts[s]; b < cuts[s + 1] && status[s].ok(); ++b) {
-        arcs.clear();
-        status[s] = reader.decode_block(b, &arcs);
-        if (!status[s].ok()) break;
-        correction->count_arcs(arcs, &counts[s]);
-        records[s] += arcs.size();
-        if (pack) packed[s].add_block(reader.block(b).first_key, reader.block(b).last_key, arcs);
+      arcs.clear();
+      const auto key = [&](size_t i) { return static_cast<uint32_t>(uint64_t{num_vertices} * i / slices); };
+      status[s] = overlay->decode_keys(key(s), key(s + 1), &arcs);
+      if (!status[s].ok()) continue;
+      correction->count_arcs(arcs, &counts[s]);
+      records[s] = arcs.size();
+      if (!pack) continue;
+      packed[s].start(overlay->weighted);
+      for (size_t at = 0; at < arcs.size(); at += kMergedBlockRecords) {
+        const std::span<const DeltaArc> block(arcs.data() + at, std::min(kMergedBlockRecords, arcs.size() - at));
+        packed[s].add_block(block.front().key, block.back().key, block);
       }
-      if (pack) packed[s].finish();
+      packed[s].finish();
     }
   });
   for (size_t s = 0; s < slices; ++s) {
     SG_RETURN_IF_ERROR(status[s]);
     correction->add_counts(counts[s]);
-    *adds += records[s];
+    overlay->adds += records[s];
   }
   if (pack) {
-    part->drop_stored();  // before the join: the stored bytes and both packed forms never meet
-    part->packed.join(std::move(packed));
+    auto merged = std::make_unique<OverlayPart>();
+    merged->resolved = true;
+    overlay->parts.clear();  // before the join: the stored runs and both packed forms never meet
+    merged->packed.join(std::move(packed));
+    overlay->parts.push_back(std::move(merged));
   }
   return Status::OK();
 }
 
 // Corrects the kind's degrees and arc counts for `overlay`, and counts its
 // resolved records, in one pass over them; then packs its parts in memory
-// (with adds alone, in the same pass).
+// (adds alone: merged into one, in the same pass).
 Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) {
   OverlayCorrection correction(graph, kind);
   overlay->adds = overlay->removals = 0;
   // Packed as read, for the windows' decodes, where ids allow (PackedRun).
   const bool pack = graph->num_vertices() <= (1u << 31);
-  if (overlay->adds_alone()) {  // each part's records as they are
-    for (const auto& part : overlay->parts) {
-      SG_RETURN_IF_ERROR(correct_part(&correction, overlay->weighted, pack, part.get(), &overlay->adds));
-    }
+  if (overlay->adds_alone()) {
+    SG_RETURN_IF_ERROR(correct_adds_alone(&correction, graph->num_vertices(), pack, overlay));
     return correction.finish(*overlay);
   }
   auto pass = [&](const std::vector<DeltaArc>& records) {

@@ -37,7 +37,7 @@ void PackedRun::start(bool weighted) {
   blocks_.clear();
 }
 
-void PackedRun::add_block(uint32_t first_key, uint32_t last_key, const std::vector<DeltaArc>& arcs) {
+void PackedRun::add_block(uint32_t first_key, uint32_t last_key, std::span<const DeltaArc> arcs) {
   const uint32_t records = static_cast<uint32_t>(arcs.size());
   gaps_.resize(records);
   words_.resize(records);

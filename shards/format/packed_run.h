@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -33,7 +34,7 @@ class PackedRun {
   // The same a block at a time: start(), then each block's arcs (decoded
   // checked, in order; ids below 2^31), then finish().
   void start(bool weighted);
-  void add_block(uint32_t first_key, uint32_t last_key, const std::vector<DeltaArc>& arcs);
+  void add_block(uint32_t first_key, uint32_t last_key, std::span<const DeltaArc> arcs);
   void finish();
   // Becomes `runs` (each finished, packed apart, its keys at or after the
   // one before's) joined in order: slices of a run packed in parallel.
