@@ -3,11 +3,12 @@
 // update removes, one removal (every stored copy goes), and each add no
 // later update removes. It keeps the runs as they are stored (parts: a
 // graph's tiers, each already in that form, or an update's own runs), in
-// small blocks, about 3 bytes an arc. A window decodes only the blocks of
-// its vertex range from each part, merges them and resolves each arc's
-// records across the parts, then merges them into its lists (merge_list),
-// so a run sees the lists a compaction would write, and no merged copy of
-// the updates is built at open.
+// small blocks, about 4 bytes an arc; updates that only add are merged into
+// one part when loaded (graph_overlay.cc), which costs no more memory. A
+// window decodes only the blocks of its vertex range from each part,
+// merges them and resolves each arc's records across the parts, then
+// merges them into its lists (merge_list), so a run sees the lists a
+// compaction would write.
 #pragma once
 
 #include <cstdint>
