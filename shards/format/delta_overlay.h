@@ -4,11 +4,10 @@
 // later update removes. It keeps the runs as they are stored (parts: a
 // graph's tiers, each already in that form, or an update's own runs), in
 // small blocks, about 4 bytes an arc; updates that only add are merged into
-// one part when loaded (graph_overlay.cc). A
-// window decodes only the blocks of its vertex range from each part,
-// merges them and resolves each arc's records across the parts, then
-// merges them into its lists (merge_list), so a run sees the lists a
-// compaction would write.
+// one part when loaded (graph_overlay.cc). A window decodes only the blocks
+// of its vertex range from each part, merges them and resolves each arc's
+// records across the parts, then merges them into its lists (merge_list),
+// so a run sees the lists a compaction would write.
 #pragma once
 
 #include <cstdint>
