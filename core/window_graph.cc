@@ -485,9 +485,7 @@ class MergedBlockVisit {
     size_array(&piece_->weights, o_.weighted ? room : 0);
     piece_first_ = first;
     written_ = 0;
-    if ((only_ == nullptr || only_->is_all()) && o_.adds_alone() && !o_.weighted) {
-      merge_adds_alone(first, stop, records);
-    } else if (only_ == nullptr || only_->is_all()) {
+    if (only_ == nullptr || only_->is_all()) {
       uint32_t unchanged = first;
       for_each_key(records, [&](uint32_t v, KeyRecords key_records) {
         const uint32_t i = v - base_.first_vertex;
@@ -501,37 +499,6 @@ class MergedBlockVisit {
     }
     flush(stop);
     return Status::OK();
-  }
-
-  // Every list, adds alone on an unweighted graph (a graph that only
-  // grows): each key's adds are merged into its list by one loop, with no
-  // search or call per add; most lists take one add or two.
-  void merge_adds_alone(uint32_t first, uint32_t stop, std::span<const DeltaArc> records) {
-    const uint32_t* offsets = base_.offsets.data();
-    const uint32_t* neighbours = base_.neighbours.data();
-    const DeltaArc* r = records.data();
-    const DeltaArc* records_end = r + records.size();
-    for (uint32_t i = first; i < stop;) {  // each turn takes the unchanged lists before a key, then the key
-      const uint32_t key_index = r == records_end ? stop : r->key - base_.first_vertex;
-      copy_unchanged(i, key_index);
-      if (key_index >= stop) break;
-      uint32_t lo = 0, hi = 0;
-      add_bounds(base_, range_, r->key, &lo, &hi);
-      piece_->offsets[key_index - piece_first_] = written_;
-      uint32_t* out = piece_->neighbours.data();
-      const uint32_t* stored = neighbours + offsets[key_index];
-      const uint32_t* stored_end = neighbours + offsets[key_index + 1];
-      for (const uint32_t key = r->key; r != records_end && r->key == key; ++r) {
-        const uint32_t add = r->neighbour;
-        if (add < lo || add >= hi) continue;
-        while (stored != stored_end && *stored <= add) out[written_++] = *stored++;  // a stored copy first
-        out[written_++] = add;
-      }
-      const uint32_t rest = static_cast<uint32_t>(stored_end - stored);
-      if (rest > 0) std::memcpy(out + written_, stored, sizeof(uint32_t) * rest);
-      written_ += rest;
-      i = key_index + 1;
-    }
   }
 
   // The members' lists alone (a sparse step); the others are left empty.

@@ -240,8 +240,8 @@ class OverlayCorrection {
     return Status::OK();
   }
 
-  // What adds alone do to a slice of a part's blocks (keys in order), when
-  // no part holds a removal and the graph keeps duplicates: each record
+  // What adds alone do to a slice of keys (its records in order), when no
+  // part holds a removal and the graph keeps duplicates: each record
   // lengthens its key's list by one, whatever the other parts hold. Counted
   // apart for each slice, so slices count in parallel; slices hold distinct
   // keys, so they add to the degrees (when held) directly.
@@ -334,8 +334,7 @@ constexpr size_t kMergedBlockRecords = 1024;
 // parallel; slices hold distinct keys, so they add to the degrees (when
 // held) directly. With `pack`, the parts are merged into one part packed
 // in memory (each slice packed apart, then joined in order): a window then
-// decodes one part, with no merge across parts, and merged keys code in
-// fewer bytes than each part's apart.
+// decodes one part, with no merge across parts.
 Status correct_adds_alone(OverlayCorrection* correction, uint32_t num_vertices, bool pack, DeltaOverlay* overlay) {
   uint64_t total = 0;
   for (const auto& part : overlay->parts) total += part->reader.records();
@@ -408,8 +407,6 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) 
   return pack ? overlay->pack_parts() : Status::OK();
 }
 
-// Reads the kind's runs, holds them as its overlay and corrects its
-// degrees.
 // Adds one to the degree of each add's key: the degrees adds alone change.
 // Part by part: the parts need no merge for a sum.
 Status add_degrees(const DeltaOverlay& overlay, std::vector<uint32_t>* degrees) {
