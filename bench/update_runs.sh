@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a changed graph against the same graph compacted, on one emulated
-# HDD (../shared/tools/emudisk.sh) and from the page cache. A copy of GRAPH
-# on the disk (DISK_DIR) takes UPDATES updates that together add SHARE of
-# its edges (uniform random pairs of its ids, which must be a permutation of
+# HDD (../shared/tools/emudisk.sh) and from the page cache. GRAPH, ingested
+# onto the disk (DISK_DIR) in its order, takes UPDATES updates that together
+# add SHARE of its edges (uniform random pairs of its ids, which must be a permutation of
 # 0..n-1 so no update adds a vertex); a second copy is then compacted.
 # PageRank (10 iterations), BFS and WCC run on both, alternating, ROUNDS
 # times: inside the disk throttle and a CGROUP_MB memory cgroup with the
@@ -25,7 +25,12 @@ vertices=$(field num_vertices); edges=$(field num_edges)
 per_update=$(python3 -c "print(int($edges * $share / $updates))")
 update_files "$tmp" "$vertices" "$per_update" "$updates"
 changed=$disk/runs-changed; compacted=$disk/runs-compacted
-rm -rf "$changed" "$compacted"; cp -r "$graph" "$changed"
+rm -rf "$changed" "$compacted"
+# The base as a user of this disk has it: ingested onto it (its codec,
+# chunk size and device profile follow the disk, as the compacted copy's
+# do). A copied graph would keep the disk it was ingested for.
+"$emudisk" run --mem "$cgroup_mb" -- "$bin" ingest "$graph" --format graph --order none --output "$changed" \
+  --memory "$memory" >"$tmp/ingest.log" 2>&1 || { cat "$tmp/ingest.log" >&2; exit 1; }
 update_start=$(date +%s.%N)
 for i in $(seq 0 $((updates - 1))); do
   "$bin" update "$changed" --add "$tmp/u$i.bin32" --no-compact >"$tmp/update.log"
