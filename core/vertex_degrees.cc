@@ -5,7 +5,7 @@
 
 namespace sg {
 
-void VertexDegrees::open(const Graph* graph, VertexResidency* residency, const MemoryBudget* budget) {
+void VertexDegrees::open(const Graph* graph, VertexResidency* residency, MemoryBudget* budget) {
   graph_ = graph;
   residency_ = residency;
   budget_ = budget;
@@ -29,7 +29,18 @@ Status VertexDegrees::setup(SpaceKind kind) {
   const uint32_t n = graph_->num_vertices();
   const EdgeSpace& space = graph_->space(kind);
   VertexArray<uint32_t>& degrees = degrees_[s];
-  if (!space.degrees.empty()) {
+  // Degrees after updates, cheap to hold: computed in memory, not written
+  // to a file and read back (on an HDD the write is flushed before the read).
+  bool taken = false;
+  if (space.degrees.empty() && cheap())
+    SG_RETURN_IF_ERROR(graph_->take_corrected_degrees(kind, &corrected_[s], &taken));
+  if (taken) {
+    assert(corrected_[s].size() == n);
+    const uint64_t bytes = corrected_[s].size() * sizeof(uint32_t);
+    degrees.raw().adopt(corrected_[s].data(), bytes);
+    budget_->hold(MemoryHolder::kMetadata, bytes);
+    corrected_held_bytes_ += bytes;
+  } else if (!space.degrees.empty()) {
     degrees.raw().adopt(space.degrees.data(), space.degrees.size() * sizeof(uint32_t));  // counted at open
   } else {
     SG_RETURN_IF_ERROR(graph_->scan_degree_file(kind));
@@ -87,8 +98,11 @@ Status VertexDegrees::max_out_degree_vertex(uint32_t* vertex) const {
 void VertexDegrees::release() {
   for (size_t s = 0; s < 2; ++s) {
     degrees_[s] = VertexArray<uint32_t>();
+    std::vector<uint32_t>().swap(corrected_[s]);
     ready_[s] = false;
   }
+  if (budget_ != nullptr) budget_->release(MemoryHolder::kMetadata, corrected_held_bytes_);
+  corrected_held_bytes_ = 0;
 }
 
 }  // namespace sg

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "base/file_util.h"
 #include "core/memory_budget.h"
@@ -16,7 +17,7 @@ namespace sg {
 
 class VertexDegrees {
  public:
-  void open(const Graph* graph, VertexResidency* residency, const MemoryBudget* budget);
+  void open(const Graph* graph, VertexResidency* residency, MemoryBudget* budget);
   // Sets up the degrees the graph holds, and out-degrees cheap to read
   // whole (a small share of the budget: the planner prices push steps
   // with them); the rest when an app asks (setup).
@@ -44,8 +45,10 @@ class VertexDegrees {
   size_t slot(SpaceKind kind) const { return graph_->kind_slot(kind); }
   const Graph* graph_ = nullptr;
   VertexResidency* residency_ = nullptr;
-  const MemoryBudget* budget_ = nullptr;
-  VertexArray<uint32_t> degrees_[2];  // per kind slot
+  MemoryBudget* budget_ = nullptr;
+  VertexArray<uint32_t> degrees_[2];    // per kind slot
+  std::vector<uint32_t> corrected_[2];  // per kind slot: degrees after updates, held whole
+  uint64_t corrected_held_bytes_ = 0;   // of them, held in the budget
   bool ready_[2] = {false, false};
   File files_[2];  // per kind slot, opened by read()
 };

@@ -97,9 +97,11 @@ TEST_CASE("a run packed in memory decodes as stored, packed whole or in slices j
       std::vector<PackedRun> parts(slices + 1);  // the last one empty
       std::vector<DeltaArc> block_arcs;
       for (size_t s = 0; s <= slices; ++s) {
-        parts[s].start(weighted);
         const size_t first = reader.blocks() * s / slices,
                      end = std::min(reader.blocks(), reader.blocks() * (s + 1) / slices);
+        // No hint, a hint too small (the bytes grow past it), or enough.
+        const uint64_t hints[] = {0, 3, 100 * (end - first + 1)};
+        parts[s].start(weighted, hints[s % 3]);
         for (size_t b = first; b < end; ++b) {
           block_arcs.clear();
           REQUIRE(reader.decode_block(b, &block_arcs).ok());

@@ -83,19 +83,22 @@ Status DeltaOverlay::decode_keys(uint32_t first, uint32_t end, std::vector<Delta
   // (std::merge takes the first range's first), then each arc resolved.
   // Per thread, reused: a window's blocks call this many times.
   thread_local std::vector<DeltaArc> merged, next, part_records;
+  // Adds alone, unweighted: each record stands as it is, so the last merge
+  // goes straight to *records.
+  const bool as_they_are = !weighted && adds_alone();
   merged.clear();
-  for (const auto& part : parts) {
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const bool last = p + 1 == parts.size();
     part_records.clear();
-    SG_RETURN_IF_ERROR(decode_part(*part, first, end, wanted, &part_records));
-    if (part_records.empty()) continue;
-    next.resize(merged.size() + part_records.size());
-    std::merge(merged.begin(), merged.end(), part_records.begin(), part_records.end(), next.begin(), arc_less);
-    merged.swap(next);
+    SG_RETURN_IF_ERROR(decode_part(*parts[p], first, end, wanted, &part_records));
+    if (part_records.empty() && !(last && as_they_are)) continue;
+    std::vector<DeltaArc>& into = last && as_they_are ? *records : next;
+    const size_t at = &into == records ? records->size() : 0;
+    into.resize(at + merged.size() + part_records.size());
+    std::merge(merged.begin(), merged.end(), part_records.begin(), part_records.end(), into.begin() + at, arc_less);
+    if (&into == &next) merged.swap(next);
   }
-  if (!weighted && adds_alone()) {  // adds alone, unweighted: each record stands as it is
-    records->insert(records->end(), merged.begin(), merged.end());
-    return Status::OK();
-  }
+  if (as_they_are) return Status::OK();
   const DeltaArc* r = merged.data();
   const DeltaArc* records_end = r + merged.size();
   while (r != records_end) {

@@ -190,11 +190,22 @@ Status Graph::load_overlay(SpaceKind kind) const {
 
 Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t, const uint32_t*, size_t)>& fn) const {
   SG_RETURN_IF_ERROR(load_overlay(kind));  // it corrects the degrees, or defers that to here
-  if (std::function<Status()> correct = std::move(deferred_degrees_[kind_slot(kind)])) {
+  if (DegreeCorrection correct = std::move(deferred_degrees_[kind_slot(kind)])) {
     deferred_degrees_[kind_slot(kind)] = nullptr;  // it scans the stored file itself
-    SG_RETURN_IF_ERROR(correct());
+    SG_RETURN_IF_ERROR(correct(nullptr));
   }
   return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), manifest_.num_vertices, fn);
+}
+
+Status Graph::take_corrected_degrees(SpaceKind kind, std::vector<uint32_t>* degrees, bool* taken) const {
+  SG_RETURN_IF_ERROR(load_overlay(kind));  // it corrects the degrees, or defers that
+  DegreeCorrection correct = std::move(deferred_degrees_[kind_slot(kind)]);
+  deferred_degrees_[kind_slot(kind)] = nullptr;  // it scans the stored file itself
+  *taken = static_cast<bool>(correct);
+  if (!*taken) return Status::OK();
+  const Status status = correct(degrees);
+  deferred_degrees_[kind_slot(kind)] = std::move(correct);  // the file, if a reader asks for it
+  return status;
 }
 
 Status Graph::check_id_map() const {

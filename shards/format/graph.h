@@ -271,12 +271,21 @@ class Graph {
   std::string corrected_degree_path(SpaceKind kind) const {
     return "/proc/self/fd/" + std::to_string(corrected_degrees_[kind_slot(kind)].fd());
   }
-  // Defers the correction of a kind's degrees to the first scan of them
-  // (scan_degree_file, which every reader of degree_path() calls first):
-  // `correct` then runs once, and most runs never read one kind's degrees.
-  void defer_degree_correction(SpaceKind kind, std::function<Status()> correct) {
+  // Defers the correction of a kind's degrees to the first read of them,
+  // since most runs never read one kind's degrees. `correct(into)` computes
+  // them: into *into when given (take_corrected_degrees), else into the
+  // unnamed file degree_path() then names (scan_degree_file, which every
+  // reader of degree_path() calls first, and which runs it once).
+  using DegreeCorrection = std::function<Status(std::vector<uint32_t>* into)>;
+  void defer_degree_correction(SpaceKind kind, DegreeCorrection correct) {
     deferred_degrees_[kind_slot(kind)] = std::move(correct);
   }
+  // The kind's degrees after the updates, computed into *degrees for a
+  // reader that holds them whole (no file written and read back); *taken
+  // is false, and nothing computed, when the kind's correction is not
+  // deferred (its degree file is then exact). A later scan_degree_file
+  // still computes and writes the file.
+  Status take_corrected_degrees(SpaceKind kind, std::vector<uint32_t>* degrees, bool* taken) const;
   // Bytes of id maps held in memory (part of a run's budget).
   uint64_t id_map_bytes() const { return id_map_.size() * sizeof(uint64_t) + by_original_.size() * sizeof(uint32_t); }
 
@@ -306,10 +315,10 @@ class Graph {
   bool overlay_dropped_[2] = {false, false};              // per kind slot
   mutable std::function<Status()> deferred_overlays_[2];  // per kind slot, until first used
   uint64_t deferred_overlay_bytes_[2] = {0, 0};
-  mutable std::function<Status()> deferred_degrees_[2];  // per kind slot, until first scanned
-  File corrected_degrees_[2];                            // per kind slot, when set
-  File dir_handle_;                                      // GraphOpenOptions::hold
-  File generation_lock_;                                 // its shared lock
+  mutable DegreeCorrection deferred_degrees_[2];  // per kind slot, until first scanned
+  File corrected_degrees_[2];                     // per kind slot, when set
+  File dir_handle_;                               // GraphOpenOptions::hold
+  File generation_lock_;                          // its shared lock
   uint64_t corrected_checksum_[2] = {0, 0};
   bool by_original_wanted_ = true;
 };

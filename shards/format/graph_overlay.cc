@@ -345,7 +345,7 @@ Status correct_adds_alone(OverlayCorrection* correction, uint32_t num_vertices, 
   std::vector<Status> status(slices);
   std::vector<uint64_t> records(slices, 0);
   parallel_for(size_t{0}, slices, size_t{1}, [&](size_t first, size_t end) {
-    std::vector<DeltaArc> arcs;
+    thread_local std::vector<DeltaArc> arcs;  // per thread, kept: fresh pages each slice would cost more
     for (size_t s = first; s < end; ++s) {
       arcs.clear();
       const auto key = [&](size_t i) { return static_cast<uint32_t>(uint64_t{num_vertices} * i / slices); };
@@ -354,7 +354,7 @@ Status correct_adds_alone(OverlayCorrection* correction, uint32_t num_vertices, 
       correction->count_arcs(arcs, &counts[s]);
       records[s] = arcs.size();
       if (!pack) continue;
-      packed[s].start(overlay->weighted);
+      packed[s].start(overlay->weighted, arcs.size());
       for (size_t at = 0; at < arcs.size(); at += kMergedBlockRecords) {
         const std::span<const DeltaArc> block(arcs.data() + at, std::min(kMergedBlockRecords, arcs.size() - at));
         packed[s].add_block(block.front().key, block.back().key, block);
@@ -430,11 +430,16 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   if (!deferred) SG_RETURN_IF_ERROR(load_degrees(graph, kind));
   SG_RETURN_IF_ERROR(correct_for_overlay(graph, kind, overlay.get()));
   if (deferred) {
-    graph->defer_degree_correction(kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)] {
-      SG_RETURN_IF_ERROR(load_degrees(graph, kind));
-      SG_RETURN_IF_ERROR(add_degrees(*held, &graph->stored_space_to_correct(graph->degree_space(kind)).degrees));
-      return write_corrected_degrees(graph, kind);
-    });
+    graph->defer_degree_correction(
+        kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)](std::vector<uint32_t>* into) {
+          SG_RETURN_IF_ERROR(load_degrees(graph, kind));
+          std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(kind)).degrees;
+          SG_RETURN_IF_ERROR(add_degrees(*held, &degrees));
+          if (into == nullptr) return write_corrected_degrees(graph, kind);
+          *into = std::move(degrees);
+          std::vector<uint32_t>().swap(degrees);  // the stored space holds none (the engine counts those)
+          return Status::OK();
+        });
   } else {
     SG_RETURN_IF_ERROR(write_corrected_degrees(graph, kind));
   }

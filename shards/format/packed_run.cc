@@ -16,10 +16,14 @@ void append_svb(SvbLengths lengths, const uint32_t* values, uint32_t count, std:
   out->resize(at + svb_encode(lengths, values, count, out->data() + at));
 }
 
+// About the most bytes a record packs to: a StreamVByte control byte per
+// four values of each stream, at most four bytes a value, and its weight.
+uint64_t most_record_bytes(bool weighted) { return 2 * 4 + 1 + (weighted ? sizeof(float) : 0); }
+
 }  // namespace
 
 Status PackedRun::pack(const DeltaRunReader& reader, bool weighted) {
-  start(weighted);
+  start(weighted, reader.records());
   std::vector<DeltaArc> arcs;
   for (size_t i = 0; i < reader.blocks(); ++i) {
     arcs.clear();
@@ -30,10 +34,13 @@ Status PackedRun::pack(const DeltaRunReader& reader, bool weighted) {
   return Status::OK();
 }
 
-void PackedRun::start(bool weighted) {
+void PackedRun::start(bool weighted, uint64_t records_hint) {
   weighted_ = weighted;
   ready_ = false;
-  bytes_.clear();
+  segments_.assign(1, {});
+  // Reserved at the most: pages never written stay unbacked, and the bytes
+  // are never moved to grow.
+  segments_.back().reserve(records_hint * most_record_bytes(weighted));
   blocks_.clear();
 }
 
@@ -48,25 +55,27 @@ void PackedRun::add_block(uint32_t first_key, uint32_t last_key, std::span<const
     last = arcs[r].key;
     words_[r] = arcs[r].neighbour << 1 | (arcs[r].removed ? 1u : 0u);
   }
-  Block block{first_key, last_key, records, bytes_.size(), 0, 0, 0};
-  append_svb(SvbLengths::k0124, gaps_.data(), records, &bytes_);
-  block.word_offset = static_cast<uint32_t>(bytes_.size() - block.offset);
-  append_svb(SvbLengths::k1234, words_.data(), records, &bytes_);
-  block.weight_offset = static_cast<uint32_t>(bytes_.size() - block.offset);
+  std::vector<uint8_t>& bytes = segments_.back();
+  Block block{first_key, last_key, records, static_cast<uint32_t>(segments_.size() - 1), bytes.size(), 0, 0, 0};
+  append_svb(SvbLengths::k0124, gaps_.data(), records, &bytes);
+  block.word_offset = static_cast<uint32_t>(bytes.size() - block.offset);
+  append_svb(SvbLengths::k1234, words_.data(), records, &bytes);
+  block.weight_offset = static_cast<uint32_t>(bytes.size() - block.offset);
   if (weighted_) {
-    const size_t at = bytes_.size();
-    bytes_.resize(at + sizeof(float) * records);
+    const size_t at = bytes.size();
+    bytes.resize(at + sizeof(float) * records);
     for (uint32_t r = 0; r < records; ++r) {
       const float weight = arcs[r].removed ? 1.0f : arcs[r].weight;
-      std::memcpy(bytes_.data() + at + sizeof(float) * r, &weight, sizeof(float));
+      std::memcpy(bytes.data() + at + sizeof(float) * r, &weight, sizeof(float));
     }
   }
-  block.bytes = static_cast<uint32_t>(bytes_.size() - block.offset);
+  block.bytes = static_cast<uint32_t>(bytes.size() - block.offset);
   blocks_.push_back(block);
 }
 
+// The bytes keep their capacity: a large reserve's unwritten pages take no
+// memory, and copying them to fit would fault in as many fresh pages.
 void PackedRun::finish() {
-  bytes_.shrink_to_fit();
   std::vector<uint32_t>().swap(gaps_);
   std::vector<uint32_t>().swap(words_);
   ready_ = true;
@@ -74,26 +83,30 @@ void PackedRun::finish() {
 
 void PackedRun::join(std::vector<PackedRun>&& runs) {
   assert(!runs.empty());
-  start(runs.front().weighted_);
-  size_t bytes = 0, blocks = 0;
-  for (const PackedRun& run : runs) {
-    assert(run.ready_ && run.weighted_ == weighted_);
-    bytes += run.bytes_.size();
-    blocks += run.blocks_.size();
-  }
-  bytes_.reserve(bytes);
+  weighted_ = runs.front().weighted_;
+  segments_.clear();
+  blocks_.clear();
+  size_t blocks = 0;
+  for (const PackedRun& run : runs) blocks += run.blocks_.size();
   blocks_.reserve(blocks);
   for (PackedRun& run : runs) {
+    assert(run.ready_ && run.weighted_ == weighted_);
     assert(blocks_.empty() || run.blocks_.empty() || blocks_.back().last_key <= run.blocks_.front().first_key);
-    const uint64_t shift = bytes_.size();
-    bytes_.insert(bytes_.end(), run.bytes_.begin(), run.bytes_.end());
+    const auto shift = static_cast<uint32_t>(segments_.size());
+    for (std::vector<uint8_t>& segment : run.segments_) segments_.push_back(std::move(segment));
     for (Block block : run.blocks_) {
-      block.offset += shift;
+      block.segment += shift;
       blocks_.push_back(block);
     }
-    run = PackedRun();  // its bytes go as they are joined
+    run = PackedRun();
   }
   ready_ = true;
+}
+
+uint64_t PackedRun::bytes() const {
+  uint64_t bytes = blocks_.size() * sizeof(Block);
+  for (const std::vector<uint8_t>& segment : segments_) bytes += segment.size();
+  return bytes;
 }
 
 size_t PackedRun::find_block(uint32_t key) const {
@@ -107,7 +120,7 @@ void PackedRun::decode_block(size_t i, std::vector<DeltaArc>* arcs) const {
   thread_local std::vector<uint32_t> gaps, words;  // per thread: windows decode blocks in parallel
   gaps.resize(b.records);
   words.resize(b.records);
-  const uint8_t* begin = bytes_.data() + b.offset;
+  const uint8_t* begin = segments_[b.segment].data() + b.offset;
   const uint8_t* end = begin + b.bytes;
   svb_decode(SvbLengths::k0124, begin, begin + svb_control_bytes(b.records), begin + b.word_offset, b.records,
              gaps.data());

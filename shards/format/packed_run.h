@@ -24,7 +24,8 @@ class PackedRun {
   struct Block {
     uint32_t first_key = 0, last_key = 0;
     uint32_t records = 0;
-    uint64_t offset = 0;                                     // of its key gaps in the packed bytes
+    uint32_t segment = 0;                                    // which bytes hold it
+    uint64_t offset = 0;                                     // of its key gaps in them
     uint32_t word_offset = 0, weight_offset = 0, bytes = 0;  // from `offset`
   };
 
@@ -32,12 +33,14 @@ class PackedRun {
   // decoding it checked.
   Status pack(const DeltaRunReader& reader, bool weighted);
   // The same a block at a time: start(), then each block's arcs (decoded
-  // checked, in order; ids below 2^31), then finish().
-  void start(bool weighted);
+  // checked, in order; ids below 2^31), then finish(). `records_hint`: the
+  // records to come, if known (their bytes are reserved at once).
+  void start(bool weighted, uint64_t records_hint = 0);
   void add_block(uint32_t first_key, uint32_t last_key, std::span<const DeltaArc> arcs);
   void finish();
   // Becomes `runs` (each finished, packed apart, its keys at or after the
-  // one before's) joined in order: slices of a run packed in parallel.
+  // one before's) joined in order: slices of a run packed in parallel. Their
+  // bytes move, uncopied, as segments of this run.
   void join(std::vector<PackedRun>&& runs);
   bool ready() const { return ready_; }
   size_t blocks() const { return blocks_.size(); }
@@ -46,12 +49,12 @@ class PackedRun {
   size_t find_block(uint32_t key) const;
   // Appends block i's arcs to *arcs.
   void decode_block(size_t i, std::vector<DeltaArc>* arcs) const;
-  uint64_t bytes() const { return bytes_.size() + blocks_.size() * sizeof(Block); }
+  uint64_t bytes() const;
 
  private:
   bool ready_ = false;
   bool weighted_ = false;
-  std::vector<uint8_t> bytes_;
+  std::vector<std::vector<uint8_t>> segments_;  // the last one while packing
   std::vector<Block> blocks_;
   std::vector<uint32_t> gaps_, words_;  // while packing
 };
