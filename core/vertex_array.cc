@@ -138,10 +138,10 @@ Status RawVertexArray::allocate_ranged(size_t count, size_t value_bytes, const s
   return Status::OK();
 }
 
-Status RawVertexArray::open_ranged(const std::string& path, size_t count, size_t value_bytes) {
+Status RawVertexArray::open_ranged(const std::string& path, size_t count, size_t value_bytes, bool direct) {
   release();
   SG_RETURN_IF_ERROR(reserve(count, value_bytes));
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  fd_ = direct ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT) : -1;
   if (fd_ < 0) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return Status::IOError(path + ": " + std::strerror(errno));
   path_ = path;

@@ -57,8 +57,10 @@ class RawVertexArray {
   // nothing is loaded yet.
   Status allocate_ranged(size_t count, size_t value_bytes, const std::string& scratch_path);
   // Ranged and read only over an existing file holding `count` values from
-  // offset 0 (e.g. a graph's degree file).
-  Status open_ranged(const std::string& path, size_t count, size_t value_bytes);
+  // offset 0 (e.g. a graph's degree file). `direct`: read with O_DIRECT
+  // where the file system allows (not for a file just written through the
+  // page cache: O_DIRECT would first flush it to the disk).
+  Status open_ranged(const std::string& path, size_t count, size_t value_bytes, bool direct = true);
   // A read-only view of `data` (not owned).
   void adopt(const void* data, size_t bytes);
 

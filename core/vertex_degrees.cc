@@ -44,7 +44,10 @@ Status VertexDegrees::setup(SpaceKind kind) {
     degrees.raw().adopt(space.degrees.data(), space.degrees.size() * sizeof(uint32_t));  // counted at open
   } else {
     SG_RETURN_IF_ERROR(graph_->scan_degree_file(kind));
-    SG_RETURN_IF_ERROR(degrees.raw().open_ranged(graph_->degree_path(kind), n, sizeof(uint32_t)));
+    // Degrees after updates, in a scratch file just written: from the page
+    // cache, and its pages go unwritten with the run.
+    const bool direct = !graph_->degrees_corrected_in_scratch(kind);
+    SG_RETURN_IF_ERROR(degrees.raw().open_ranged(graph_->degree_path(kind), n, sizeof(uint32_t), direct));
     // After the app's edge arrays, before its vertex_map-only ones: the
     // planner prices push steps with exact degrees when they are whole.
     residency_->add(&degrees.raw(), VertexUse::kVertex, sizeof(uint32_t), space.meta.kind + ".degrees", false, 0, 1);

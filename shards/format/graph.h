@@ -268,6 +268,9 @@ class Graph {
     corrected_degrees_[kind_slot(kind)] = std::move(file);
     corrected_checksum_[kind_slot(kind)] = checksum;
   }
+  // Whether degree_path() names such a file: written through the page
+  // cache, to be read from there.
+  bool degrees_corrected_in_scratch(SpaceKind kind) const { return corrected_degrees_[kind_slot(kind)].is_open(); }
   std::string corrected_degree_path(SpaceKind kind) const {
     return "/proc/self/fd/" + std::to_string(corrected_degrees_[kind_slot(kind)].fd());
   }

@@ -378,13 +378,14 @@ Status correct_adds_alone(OverlayCorrection* correction, uint32_t num_vertices, 
 }
 
 // Corrects the kind's degrees and arc counts for `overlay`, and counts its
-// resolved records, in one pass over them; then packs its parts in memory
-// (adds alone: merged into one, in the same pass).
-Status correct_for_overlay(Graph* graph, SpaceKind kind, DeltaOverlay* overlay) {
+// resolved records, in one pass over them; then, if `kept` (the run reads
+// its lists), packs its parts in memory (adds alone: merged into one, in
+// the same pass).
+Status correct_for_overlay(Graph* graph, SpaceKind kind, bool kept, DeltaOverlay* overlay) {
   OverlayCorrection correction(graph, kind);
   overlay->adds = overlay->removals = 0;
   // Packed as read, for the windows' decodes, where ids allow (PackedRun).
-  const bool pack = graph->num_vertices() <= (1u << 31);
+  const bool pack = kept && graph->num_vertices() <= (1u << 31);
   if (overlay->adds_alone()) {
     SG_RETURN_IF_ERROR(correct_adds_alone(&correction, graph->num_vertices(), pack, overlay));
     return correction.finish(*overlay);
@@ -428,7 +429,7 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
                                         graph->num_vertices(), overlay.get()));
   const bool deferred = kept && overlay->adds_alone();
   if (!deferred) SG_RETURN_IF_ERROR(load_degrees(graph, kind));
-  SG_RETURN_IF_ERROR(correct_for_overlay(graph, kind, overlay.get()));
+  SG_RETURN_IF_ERROR(correct_for_overlay(graph, kind, kept, overlay.get()));
   if (deferred) {
     graph->defer_degree_correction(
         kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)](std::vector<uint32_t>* into) {
@@ -445,6 +446,31 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   }
   graph->set_overlay(kind, std::move(overlay));
   return Status::OK();
+}
+
+// A run that reads no out-lists needs the out-space's degrees alone: with
+// adds alone they count from the in-space's overlay (the same arcs, keyed
+// by their heads), and the out-space's tiers are never read. *counted is
+// false, and nothing done, when the in-space's updates are not adds alone.
+Status count_out_degrees_from_in(Graph* graph, bool* counted) {
+  SG_RETURN_IF_ERROR(graph->load_overlay(SpaceKind::kIn));
+  const DeltaOverlay* in = graph->overlay(SpaceKind::kIn);
+  *counted = in != nullptr && in->adds_alone();
+  if (!*counted) return Status::OK();
+  SG_RETURN_IF_ERROR(load_degrees(graph, SpaceKind::kOut));
+  std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(SpaceKind::kOut)).degrees;
+  const std::vector<size_t>& blocks = graph->blocks(SpaceKind::kOut);
+  std::vector<uint64_t> block_adds(blocks.size(), 0);  // an out block holds the arcs whose heads are in its range
+  SG_RETURN_IF_ERROR(for_each_part_block(*in, [&](const std::vector<DeltaArc>& records) {
+    for (const DeltaArc& a : records) degrees[a.neighbour] += 1;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      uint32_t lo = 0, hi = 0;
+      block_range(graph->stored_space(blocks[b]), &lo, &hi);
+      for (const DeltaArc& a : records) block_adds[b] += a.key >= lo && a.key < hi;
+    }
+  }));
+  for (size_t b = 0; b < blocks.size(); ++b) graph->stored_space_to_correct(blocks[b]).meta.arcs += block_adds[b];
+  return write_corrected_degrees(graph, SpaceKind::kOut);
 }
 
 }  // namespace
@@ -467,7 +493,9 @@ Status prepare_run_over_updates(Graph* graph, bool out_lists) {
     graph->defer_overlay(
         kind,
         [graph, kind, kept] {
-          SG_RETURN_IF_ERROR(prepare_kind(graph, kind, kept));
+          bool counted = false;
+          if (!kept) SG_RETURN_IF_ERROR(count_out_degrees_from_in(graph, &counted));
+          if (!counted) SG_RETURN_IF_ERROR(prepare_kind(graph, kind, kept));
           if (!kept) graph->drop_overlay(kind);
           return Status::OK();
         },
