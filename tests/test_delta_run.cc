@@ -182,7 +182,7 @@ std::vector<std::unique_ptr<DeltaRun>> tiered(const std::vector<std::vector<Delt
       DeltaOverlay tier;
       REQUIRE(build_delta_overlay(group, weighted, dedup, vertices, &tier).ok());
       std::unique_ptr<DeltaRun> run;
-      REQUIRE(open_delta_run(tier.parts[0]->run, weighted, vertices, "tier", &run).ok());
+      REQUIRE(open_delta_run(std::string(tier.parts[0]->run.view()), weighted, vertices, "tier", &run).ok());
       run->tier = true;
       held.push_back(std::move(run));
     }

@@ -46,11 +46,11 @@ Status decode_part(const OverlayPart& part, uint32_t first, uint32_t end,
 
 }  // namespace
 
-Status DeltaOverlay::add_part(std::string run, bool resolved, uint32_t num_vertices) {
+Status DeltaOverlay::add_part(RunBytes run, bool resolved, uint32_t num_vertices) {
   auto part = std::make_unique<OverlayPart>();
   part->run = std::move(run);
   part->resolved = resolved;
-  const auto* begin = reinterpret_cast<const uint8_t*>(part->run.data());
+  const uint8_t* begin = part->run.data();
   SG_RETURN_IF_ERROR(part->reader.open(begin, begin + part->run.size(), weighted, num_vertices));
   for (size_t b = 0; b < part->reader.blocks(); ++b) {
     part_removals += part->reader.block(b).records - part->reader.block(b).adds;

@@ -19,6 +19,7 @@
 #include "base/status.h"
 #include "shards/format/delta_run.h"
 #include "shards/format/packed_run.h"
+#include "shards/format/run_bytes.h"
 
 namespace sg {
 
@@ -31,7 +32,7 @@ constexpr uint32_t kOverlayKeysAPass = 1 << 16;
 // One run of an overlay: as stored, or re-coded in memory (packed; the
 // stored bytes then go).
 struct OverlayPart {
-  std::string run;
+  RunBytes run;
   DeltaRunReader reader;
   PackedRun packed;
   // Its records already say per arc what the overlay says (a tier, or a
@@ -41,7 +42,7 @@ struct OverlayPart {
   // Once packed: the stored bytes go.
   void drop_stored() {
     reader = DeltaRunReader();
-    std::string().swap(run);
+    run = RunBytes();
   }
 };
 
@@ -53,7 +54,7 @@ struct DeltaOverlay {
   uint64_t part_removals = 0;                       // the removal records its parts hold (from their indexes)
 
   // Opens `run` (checked, ids below `num_vertices`) as the newest part.
-  Status add_part(std::string run, bool resolved, uint32_t num_vertices);
+  Status add_part(RunBytes run, bool resolved, uint32_t num_vertices);
   // Re-codes every part not yet packed in memory (PackedRun), for a run's
   // many decodes; ids must be below 2^31.
   Status pack_parts();

@@ -8,34 +8,49 @@
 namespace sg {
 namespace {
 
+// A failure to read `read_path` (the held directory's /proc path), named
+// by the file's path.
+Status named_by_path(const Status& s, const std::string& read_path, const std::string& path) {
+  std::string message = s.message();
+  if (const size_t at = message.find(read_path); at != std::string::npos) message.replace(at, read_path.size(), path);
+  return Status::FromCode(s.code(), message);
+}
+
+// Checks a file's bytes against the manifest's size and checksum.
+Status check_contents(const std::string& path, const void* data, uint64_t size, uint64_t bytes, uint64_t checksum) {
+  if (size != bytes) {
+    return Status::Corruption(path + ": " + std::to_string(size) + " bytes, the manifest says " +
+                              std::to_string(bytes));
+  }
+  if (checksum64(data, size) != checksum) return Status::Corruption(path + ": checksum mismatch");
+  return Status::OK();
+}
+
 // A file of the graph directory, whole, checked against its size and
 // checksum; read through the generation the graph holds (Graph::path_of).
 Status read_checked(const Graph& graph, const std::string& name, uint64_t bytes, uint64_t checksum,
                     std::string* contents) {
-  const std::string path = graph.dir() + "/" + name;
   const std::string read_path = graph.path_of(name);
   const Status s = read_whole_file(read_path, contents);
-  if (!s.ok()) {  // named by its path, not the held directory's /proc path
-    std::string message = s.message();
-    if (const size_t at = message.find(read_path); at != std::string::npos) message.replace(at, read_path.size(), path);
-    return Status::FromCode(s.code(), message);
-  }
-  if (contents->size() != bytes) {
-    return Status::Corruption(path + ": " + std::to_string(contents->size()) + " bytes, the manifest says " +
-                              std::to_string(bytes));
-  }
-  if (checksum64(contents->data(), contents->size()) != checksum)
-    return Status::Corruption(path + ": checksum mismatch");
-  return Status::OK();
+  if (!s.ok()) return named_by_path(s, read_path, graph.dir() + "/" + name);
+  return check_contents(graph.dir() + "/" + name, contents->data(), contents->size(), bytes, checksum);
+}
+
+// The same, mapped.
+Status map_checked(const Graph& graph, const std::string& name, uint64_t bytes, uint64_t checksum, RunBytes* contents) {
+  const std::string read_path = graph.path_of(name);
+  const Status s = RunBytes::map(read_path, contents);
+  if (!s.ok()) return named_by_path(s, read_path, graph.dir() + "/" + name);
+  return check_contents(graph.dir() + "/" + name, contents->data(), contents->size(), bytes, checksum);
 }
 
 }  // namespace
 
-Status open_delta_run(std::string bytes, bool weighted, uint32_t num_vertices, const std::string& name,
+Status open_delta_run(RunBytes bytes, bool weighted, uint32_t num_vertices, const std::string& name,
                       std::unique_ptr<DeltaRun>* opened) {
   auto run = std::make_unique<DeltaRun>();
   run->bytes = std::move(bytes);
-  const auto* begin = reinterpret_cast<const uint8_t*>(run->bytes.data());
+  const uint8_t* begin = run->bytes.data();
   const Status s = run->reader.open(begin, begin + run->bytes.size(), weighted, num_vertices);
   if (!s.ok()) return Status::Corruption(name + ": " + s.message());
   run->removals = run->reader.records();
@@ -47,14 +62,14 @@ Status open_delta_run(std::string bytes, bool weighted, uint32_t num_vertices, c
 Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num_vertices,
                       std::unique_ptr<DeltaRun>* opened) {
   const std::string path = graph.dir() + "/" + file.file;
-  std::string bytes;
-  SG_RETURN_IF_ERROR(read_checked(graph, file.file, file.bytes, file.checksum, &bytes));
+  RunBytes bytes;
+  SG_RETURN_IF_ERROR(map_checked(graph, file.file, file.bytes, file.checksum, &bytes));
   SG_RETURN_IF_ERROR(open_delta_run(std::move(bytes), graph.weighted(), num_vertices, path, opened));
   if ((*opened)->reader.records() != file.records) return Status::Corruption(path + ": record count differs");
   return Status::OK();
 }
 
-Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, const std::string& run,
+Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, std::string_view run,
                        uint64_t records, DeltaRunFile* file) {
   *file = DeltaRunFile{kind, name, run.size(), checksum64(run.data(), run.size()), records};
   return write_file_synced(dir + "/" + name, run.data(), run.size());

@@ -7,16 +7,18 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shards/format/delta_run.h"
 #include "shards/format/graph.h"
+#include "shards/format/run_bytes.h"
 
 namespace sg {
 
 struct DeltaRun {
   uint64_t generation = 0;
-  std::string bytes;
+  RunBytes bytes;
   DeltaRunReader reader;
   uint64_t removals = 0;  // its removal records (from the index): none, no cursor needed
   // A tier's run (delta_tiers.h): built as an overlay, so its records
@@ -25,16 +27,16 @@ struct DeltaRun {
 };
 
 // Opens a run held in `bytes` (checked, ids below `num_vertices`).
-Status open_delta_run(std::string bytes, bool weighted, uint32_t num_vertices, const std::string& name,
+Status open_delta_run(RunBytes bytes, bool weighted, uint32_t num_vertices, const std::string& name,
                       std::unique_ptr<DeltaRun>* opened);
-// Reads one run file of `graph`'s directory whole, checks it against the
+// Maps one run file of `graph`'s directory whole, checks it against the
 // manifest's size, checksum and records, and opens it.
 Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num_vertices,
                       std::unique_ptr<DeltaRun>* opened);
 
 // Writes `run` (its `records`) as the file `name` of the graph directory
 // `dir`, synced, and describes it for the manifest as a run of `kind`.
-Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, const std::string& run,
+Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, std::string_view run,
                        uint64_t records, DeltaRunFile* file);
 // Writes the original ids of the vertices a delta of `generation` adds
 // ("delta-<generation>.ids", synced) and names it in *delta; none if empty.

@@ -54,7 +54,7 @@ Status merge_kind(const Graph& graph, size_t first, size_t kind, NewUpdate* upda
   if (overlay.adds + overlay.removals == 0) return Status::OK();
   const std::string name = "delta-" + std::to_string(update->generation) + "-tier." + kind_name(kind);
   DeltaRunFile file;
-  SG_RETURN_IF_ERROR(write_delta_run(graph.dir(), name, kind_name(kind), overlay.parts[0]->run,
+  SG_RETURN_IF_ERROR(write_delta_run(graph.dir(), name, kind_name(kind), overlay.parts[0]->run.view(),
                                      overlay.adds + overlay.removals, &file));
   merged->runs.push_back(file);
   return Status::OK();
