@@ -30,7 +30,7 @@ Status VertexDegrees::setup(SpaceKind kind) {
   const EdgeSpace& space = graph_->space(kind);
   VertexArray<uint32_t>& degrees = degrees_[s];
   // Degrees after updates, cheap to hold: computed in memory, not written
-  // to a file and read back (on an HDD the write is flushed before the read).
+  // to a scratch file and read back.
   bool taken = false;
   if (space.degrees.empty() && cheap())
     SG_RETURN_IF_ERROR(graph_->take_corrected_degrees(kind, &corrected_[s], &taken));

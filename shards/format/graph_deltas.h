@@ -1,5 +1,5 @@
 // The updates of a graph not yet compacted (Manifest::deltas): their run
-// files read and checked (size and checksum), each opened as a
+// files mapped and checked (size and checksum), each opened as a
 // DeltaRunReader, and the original ids of the vertices they add. Held in
 // memory: a graph is compacted before its updates grow large.
 #pragma once
