@@ -265,7 +265,7 @@ class OverlayCorrection {
       for (const DeltaArc& a : records) {
         if (a.neighbour < lo || a.neighbour >= hi) continue;
         bound_chunk_adds(space, a.key, 1, &counts->next[b], &counts->chunk_adds[b]);
-        if (!degrees_.empty()) degrees_[a.key] += 1;  // else deferred (add_degrees)
+        if (!degrees_.empty()) degrees_[a.key] += 1;  // else deferred (correct_degrees_for_adds)
         counts->arcs_change[b] += 1;
       }
     }
@@ -408,13 +408,23 @@ Status correct_for_overlay(Graph* graph, SpaceKind kind, bool kept, DeltaOverlay
   return pack ? overlay->pack_parts() : Status::OK();
 }
 
-// Adds one to the degree of each add's key: the degrees adds alone change.
+// The degrees of `kind` after adds alone, into *into when given, else into
+// the unnamed file (write_corrected_degrees): its stored degrees plus one
+// for each add of `overlay` at its key, or with `at_neighbours` at its
+// neighbour (`overlay` then the other kind's: the same arcs, reversed).
 // Part by part: the parts need no merge for a sum.
-Status add_degrees(const DeltaOverlay& overlay, std::vector<uint32_t>* degrees) {
+Status correct_degrees_for_adds(Graph* graph, SpaceKind kind, const DeltaOverlay& overlay, bool at_neighbours,
+                                std::vector<uint32_t>* into) {
   assert(overlay.adds_alone());
-  return for_each_part_block(overlay, [&](const std::vector<DeltaArc>& records) {
-    for (const DeltaArc& a : records) (*degrees)[a.key] += 1;
-  });
+  SG_RETURN_IF_ERROR(load_degrees(graph, kind));
+  std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(kind)).degrees;
+  SG_RETURN_IF_ERROR(for_each_part_block(overlay, [&](const std::vector<DeltaArc>& records) {
+    for (const DeltaArc& a : records) degrees[at_neighbours ? a.neighbour : a.key] += 1;
+  }));
+  if (into == nullptr) return write_corrected_degrees(graph, kind);
+  *into = std::move(degrees);
+  std::vector<uint32_t>().swap(degrees);  // the stored space holds none (the engine counts those)
+  return Status::OK();
 }
 
 // Reads the kind's runs, holds them as its overlay and corrects its
@@ -433,13 +443,7 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   if (deferred) {
     graph->defer_degree_correction(
         kind, [graph, kind, held = std::shared_ptr<const DeltaOverlay>(overlay)](std::vector<uint32_t>* into) {
-          SG_RETURN_IF_ERROR(load_degrees(graph, kind));
-          std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(kind)).degrees;
-          SG_RETURN_IF_ERROR(add_degrees(*held, &degrees));
-          if (into == nullptr) return write_corrected_degrees(graph, kind);
-          *into = std::move(degrees);
-          std::vector<uint32_t>().swap(degrees);  // the stored space holds none (the engine counts those)
-          return Status::OK();
+          return correct_degrees_for_adds(graph, kind, *held, false, into);
         });
   } else {
     SG_RETURN_IF_ERROR(write_corrected_degrees(graph, kind));
@@ -448,29 +452,37 @@ Status prepare_kind(Graph* graph, SpaceKind kind, bool kept) {
   return Status::OK();
 }
 
-// A run that reads no out-lists needs the out-space's degrees alone: with
-// adds alone they count from the in-space's overlay (the same arcs, keyed
-// by their heads), and the out-space's tiers are never read. *counted is
-// false, and nothing done, when the in-space's updates are not adds alone.
-Status count_out_degrees_from_in(Graph* graph, bool* counted) {
+// A run that reads no out-lists needs the out-space's degrees and arc
+// counts alone: with adds alone they count from the in-space's overlay
+// (the same arcs, keyed by their heads), and the out-space's tiers are
+// never read. The arcs are counted now, the degrees deferred as a kept
+// kind's are. *counted is false, and nothing done, when the in-space's
+// updates are not adds alone.
+Status count_out_from_in(Graph* graph, bool* counted) {
   SG_RETURN_IF_ERROR(graph->load_overlay(SpaceKind::kIn));
   const DeltaOverlay* in = graph->overlay(SpaceKind::kIn);
   *counted = in != nullptr && in->adds_alone();
   if (!*counted) return Status::OK();
-  SG_RETURN_IF_ERROR(load_degrees(graph, SpaceKind::kOut));
-  std::vector<uint32_t>& degrees = graph->stored_space_to_correct(graph->degree_space(SpaceKind::kOut)).degrees;
   const std::vector<size_t>& blocks = graph->blocks(SpaceKind::kOut);
   std::vector<uint64_t> block_adds(blocks.size(), 0);  // an out block holds the arcs whose heads are in its range
-  SG_RETURN_IF_ERROR(for_each_part_block(*in, [&](const std::vector<DeltaArc>& records) {
-    for (const DeltaArc& a : records) degrees[a.neighbour] += 1;
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      uint32_t lo = 0, hi = 0;
-      block_range(graph->stored_space(blocks[b]), &lo, &hi);
-      for (const DeltaArc& a : records) block_adds[b] += a.key >= lo && a.key < hi;
-    }
-  }));
+  if (blocks.size() == 1) {
+    block_adds[0] = in->adds;
+  } else {
+    SG_RETURN_IF_ERROR(for_each_part_block(*in, [&](const std::vector<DeltaArc>& records) {
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        uint32_t lo = 0, hi = 0;
+        block_range(graph->stored_space(blocks[b]), &lo, &hi);
+        for (const DeltaArc& a : records) block_adds[b] += a.key >= lo && a.key < hi;
+      }
+    }));
+  }
   for (size_t b = 0; b < blocks.size(); ++b) graph->stored_space_to_correct(blocks[b]).meta.arcs += block_adds[b];
-  return write_corrected_degrees(graph, SpaceKind::kOut);
+  graph->defer_degree_correction(SpaceKind::kOut, [graph](std::vector<uint32_t>* into) {
+    const DeltaOverlay* held = graph->overlay(SpaceKind::kIn);  // kept for the run
+    assert(held != nullptr);
+    return correct_degrees_for_adds(graph, SpaceKind::kOut, *held, true, into);
+  });
+  return Status::OK();
 }
 
 }  // namespace
@@ -494,7 +506,7 @@ Status prepare_run_over_updates(Graph* graph, bool out_lists) {
         kind,
         [graph, kind, kept] {
           bool counted = false;
-          if (!kept) SG_RETURN_IF_ERROR(count_out_degrees_from_in(graph, &counted));
+          if (!kept) SG_RETURN_IF_ERROR(count_out_from_in(graph, &counted));
           if (!counted) SG_RETURN_IF_ERROR(prepare_kind(graph, kind, kept));
           if (!kept) graph->drop_overlay(kind);
           return Status::OK();
