@@ -70,6 +70,12 @@ Status decode_lists(ChunkListReader* lists, const ChunkIndexEntry& e, uint32_t e
 Status decode_chunk_into(const Graph& graph, const ChunkIndexEntry& e, const uint8_t* payload, uint32_t edge_base,
                          WindowGraph* out, const VertexSubset* only) {
   if (checksum64(payload, e.bytes) != e.checksum) return Status::Corruption("checksum mismatch");
+  if (e.bytes == 0) {  // a run's vertex tail (Graph::extend_vertices): every list empty
+    if (e.edge_count != 0) return Status::Corruption("edge count differs from index");
+    uint32_t* starts = out->offsets.data() + (e.first_vertex - out->first_vertex);
+    std::fill(starts + 1, starts + e.vertex_count, edge_base);  // the first is set by the caller
+    return Status::OK();
+  }
   const uint64_t weight_bytes = graph.weighted() ? uint64_t{4} * e.edge_count : 0;
   if (weight_bytes > e.bytes) return Status::Corruption("weight stream longer than chunk");
   ChunkListReader lists;

@@ -43,6 +43,13 @@ Status for_each_list(ListCodec codec, const uint8_t* payload, const ChunkIndexEn
   if (uint64_t{entry.first_vertex} + entry.vertex_count > num_vertices) {
     return Status::Corruption("chunk vertex range beyond |V|");
   }
+  if (entry.bytes == 0) {  // a run's vertex tail (Graph::extend_vertices): no bytes, every list empty
+    if (entry.edge_count != 0) return Status::Corruption("edge count differs from index");
+    for (uint32_t i = 0; i < entry.vertex_count; ++i) {
+      f(entry.first_vertex + i, static_cast<const uint32_t*>(nullptr), uint32_t{0}, static_cast<const float*>(nullptr));
+    }
+    return Status::OK();
+  }
   const float* weights = weighted ? reinterpret_cast<const float*>(payload) : nullptr;
   ChunkListReader lists;
   SG_RETURN_IF_ERROR(lists.open(codec, payload + weight_bytes, payload + entry.bytes, entry.first_vertex,

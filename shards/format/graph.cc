@@ -95,6 +95,8 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
     }
   }
   graph->layout_ = StripeLayout(m.stripe_bytes, static_cast<uint32_t>(m.devices.size()));
+  graph->vertices_ = static_cast<uint32_t>(m.num_vertices);
+  graph->added_ids_.clear();
   graph->spaces_.clear();
   graph->spaces_.resize(m.spaces.size());
   for (std::vector<size_t>& blocks : graph->blocks_) blocks.clear();
@@ -194,7 +196,9 @@ Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t
     deferred_degrees_[kind_slot(kind)] = nullptr;  // it scans the stored file itself
     SG_RETURN_IF_ERROR(correct(nullptr));
   }
-  return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), manifest_.num_vertices, fn);
+  // Degrees after updates cover the vertices they add; the stored file not.
+  const uint64_t vertices = degrees_corrected_in_scratch(kind) ? vertices_ : manifest_.num_vertices;
+  return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), vertices, fn);
 }
 
 Status Graph::take_corrected_degrees(SpaceKind kind, std::vector<uint32_t>* degrees, bool* taken) const {
@@ -218,15 +222,23 @@ Status Graph::check_id_map() const {
       last = ids[i];
     }
   }));
+  for (const uint64_t id : added_ids_) {
+    sorted = sorted && id >= last;
+    last = id;
+  }
   ids_sorted_ = sorted;
   id_map_checked_ = true;
   return Status::OK();
 }
 
 Status Graph::lookup_original_id(uint32_t vertex, uint64_t* id) const {
-  assert(vertex < manifest_.num_vertices);
+  assert(vertex < vertices_);
   if (!id_map_pending_) {
     *id = original_id(vertex);
+    return Status::OK();
+  }
+  if (vertex >= manifest_.num_vertices) {
+    *id = added_ids_[vertex - manifest_.num_vertices];
     return Status::OK();
   }
   File file;
@@ -238,6 +250,7 @@ Status Graph::load_id_map() const {
   if (!id_map_pending_) return Status::OK();
   const Manifest& m = manifest_;
   SG_RETURN_IF_ERROR(load_array(path_of(m.id_map_file), m.id_map_checksum, m.num_vertices, &id_map_));
+  id_map_.insert(id_map_.end(), added_ids_.begin(), added_ids_.end());
   id_map_pending_ = false;
   id_map_checked_ = true;
   ids_ = id_map_.data();
@@ -269,6 +282,7 @@ bool Graph::order_permuted_ids() const {
 
 Status Graph::map_id_map() const {
   if (!id_map_pending_) return Status::OK();
+  if (!added_ids_.empty()) return load_id_map();  // the file lacks the ids updates added
   SG_RETURN_IF_ERROR(check_id_map());
   auto mapping = std::make_unique<MappedFile>();
   const std::string path = path_of(manifest_.id_map_file);
@@ -286,7 +300,7 @@ uint64_t Graph::id_map_load_bytes() const {
   if (manifest_.id_map_file.empty()) return 0;
   assert(!id_map_pending_ || id_map_checked_);
   const uint64_t per_vertex = sizeof(uint64_t) + (ids_sorted_ || !by_original_wanted_ ? 0 : sizeof(uint32_t));
-  return manifest_.num_vertices * per_vertex;
+  return uint64_t{vertices_} * per_vertex;
 }
 
 Status Graph::load_space(const SpaceManifest& meta, bool degrees, EdgeSpace* space) {
@@ -328,7 +342,7 @@ Status Graph::check_index(const EdgeSpace& space) const {
   size_t interval = 0;
   for (const ChunkIndexEntry& e : space.index) {
     const bool continues = e.first_vertex + 1 == next_vertex;
-    if ((e.first_vertex != next_vertex && !continues) || e.vertex_count == 0 || e.offset < end_offset ||
+    if ((e.first_vertex != next_vertex && !continues) || e.vertex_count == 0 || e.bytes == 0 || e.offset < end_offset ||
         e.offset % kAlignBytes != 0 || uint64_t{e.first_vertex} + e.vertex_count > manifest_.num_vertices) {
       return Status::Corruption(where + "chunks do not tile the vertices; the index does not match the manifest");
     }
@@ -355,6 +369,32 @@ Status Graph::check_index(const EdgeSpace& space) const {
   return Status::OK();
 }
 
+Status Graph::extend_vertices(uint32_t vertices, std::vector<uint64_t> added_ids) {
+  const uint32_t stored = stored_vertices();
+  assert(vertices > stored && vertices_ == stored && overlays_[0] == nullptr && overlays_[1] == nullptr);
+  assert(added_ids.empty() || added_ids.size() == vertices - stored);
+  static const uint8_t kNoBytes = 0;
+  for (EdgeSpace& space : spaces_) {
+    const ChunkIndexEntry& last = space.index.back();
+    // At the aligned end of the space: a window that ends with it reads no
+    // byte more, and one of it alone reads none.
+    const uint64_t offset = align_up(last.offset + last.bytes, kAlignBytes);
+    space.index.push_back(ChunkIndexEntry{stored, vertices - stored, offset, 0, 0, checksum64(&kNoBytes, 0)});
+    if (space.neighbour_end == stored) space.neighbour_end = vertices;  // the last block: new ids are its neighbours
+  }
+  vertices_ = vertices;
+  added_ids_ = std::move(added_ids);
+  if (manifest_.id_map_file.empty() || id_map_pending_) return Status::OK();
+  // Loaded (or mapped) before: loaded again, with the added ids.
+  id_map_.clear();
+  id_map_mapping_.reset();
+  by_original_.clear();
+  ids_ = nullptr;
+  id_map_pending_ = true;
+  id_map_checked_ = false;
+  return load_id_map();
+}
+
 std::string Graph::describe_chunk(const EdgeSpace& space, size_t chunk) const {
   const ChunkIndexEntry& e = space.index[chunk];
   std::string where;
@@ -377,7 +417,7 @@ Status Graph::read_chunk_range(const EdgeSpace& space, size_t first, size_t end,
     return Status::Corruption(describe_chunk(space, end - 1) + ": extends past the end of the space");
   }
   Status status;
-  layout_.split(begin, bytes, [&](const StripePiece& piece) {
+  layout_.split(begin, bytes, [&](const StripePiece& piece) {  // none for a vertex tail alone (no bytes)
     if (!status.ok()) return;
     status = space.device_files[piece.device].pread_all(payload + (piece.logical_offset - begin), piece.bytes,
                                                         piece.device_offset);
@@ -419,15 +459,18 @@ bool Graph::dense_id(uint64_t original, uint32_t* vertex) const {
         }
       }
     }
-    return false;
+    const auto added = std::find(added_ids_.begin(), added_ids_.end(), original);
+    if (added == added_ids_.end()) return false;
+    *vertex = static_cast<uint32_t>(manifest_.num_vertices + (added - added_ids_.begin()));
+    return true;
   }
   if (ids_ == nullptr) {
-    if (original < manifest_.id_base || original - manifest_.id_base >= manifest_.num_vertices) return false;
+    if (original < manifest_.id_base || original - manifest_.id_base >= vertices_) return false;
     *vertex = static_cast<uint32_t>(original - manifest_.id_base);
     return true;
   }
   const uint64_t* begin = ids_;
-  const uint64_t* end = ids_ + manifest_.num_vertices;
+  const uint64_t* end = ids_ + vertices_;
   // A permutation of 0..n-1 (a reordered dense graph): by_original_ is its
   // inverse, so the dense id is one look-up.
   if (!by_original_.empty() && original < by_original_.size() && ids_[by_original_[original]] == original) {

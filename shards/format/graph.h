@@ -92,7 +92,18 @@ class Graph {
     if (!dir_handle_.is_open()) return dir_ + "/" + name;
     return "/proc/self/fd/" + std::to_string(dir_handle_.fd()) + "/" + name;
   }
-  uint32_t num_vertices() const { return static_cast<uint32_t>(manifest_.num_vertices); }
+  // The vertices a run sees: the stored ones, and those a run over updates
+  // adds (extend_vertices).
+  uint32_t num_vertices() const { return vertices_; }
+  // The vertices the stored spaces, degree files and id map hold.
+  uint32_t stored_vertices() const { return static_cast<uint32_t>(manifest_.num_vertices); }
+  // For a run over updates that add vertices (graph_overlay.h): the graph
+  // is seen with `vertices` vertices. Each stored space gains a tail chunk
+  // over the new ones (no bytes on any device, every list empty: a run's
+  // merge fills them from the updates), the last block's neighbour range
+  // takes them, and `added_ids` are their original ids (empty without an
+  // id map, where ids stay dense). Before any overlay or degree is read.
+  Status extend_vertices(uint32_t vertices, std::vector<uint64_t> added_ids);
   bool directed() const { return manifest_.directed && !undirected_view_; }
   // A part of a partitioned undirected graph: stored directed (the arcs of
   // the edges into its range, both ways, so its in- and out-spaces differ),
@@ -156,7 +167,7 @@ class Graph {
   std::string describe_chunk(const EdgeSpace& space, size_t chunk) const;
 
   uint64_t original_id(uint32_t vertex) const {
-    assert(!id_map_pending_);
+    assert(!id_map_pending_ && vertex < vertices_);
     return ids_ == nullptr ? vertex + manifest_.id_base : ids_[vertex];
   }
   // Loads an id map deferred by GraphOpenOptions::id_map (no-op otherwise).
@@ -167,7 +178,8 @@ class Graph {
   // are trustworthy only if it returns OK.
   Status scan_id_map(const std::function<void(uint32_t, const uint64_t*, size_t)>& fn) const;
   // Instead of loading a deferred id map, checks it (one streamed pass) and
-  // maps its file read only, for a reader that needs every id but has no
+  // maps its file read only (loads it when updates added vertices: their ids
+  // are not in the file), for a reader that needs every id but has no
   // room for the map: original_id() then reads the mapping (pages come in
   // as read, and the kernel may drop them again), and there is no order by
   // original id (by_original_available() is false unless the ids are in
@@ -215,7 +227,7 @@ class Graph {
   void for_each_by_original_id(F&& f) const {
     assert(!id_map_pending_ && by_original_available());
     if (by_original_.empty()) {
-      for (uint32_t v = 0; v < num_vertices(); ++v) f(v);
+      for (uint32_t v = 0; v < vertices_; ++v) f(v);
     } else {
       for (uint32_t v : by_original_) f(v);
     }
@@ -302,6 +314,8 @@ class Graph {
 
   std::string dir_;
   Manifest manifest_;
+  uint32_t vertices_ = 0;            // num_vertices()
+  std::vector<uint64_t> added_ids_;  // extend_vertices: original ids of the vertices past the stored ones
   StripeLayout layout_;
   mutable std::vector<EdgeSpace> spaces_;  // mutable: deferred in-degrees load into it
   std::vector<size_t> blocks_[2];          // per kind slot: stored indexes

@@ -490,10 +490,11 @@ Status count_out_from_in(Graph* graph, bool* counted) {
 Status prepare_run_over_updates(Graph* graph, bool out_lists) {
   const Manifest& m = graph->manifest();
   if (m.deltas.empty()) return Status::OK();
-  if (m.vertices_after_deltas() != m.num_vertices) {
-    return Status::InvalidArgument(
-        graph->dir() + ": its updates add vertices (" + std::to_string(m.vertices_after_deltas() - m.num_vertices) +
-        "); runs read such a graph once compacted: run `shardgraph compact " + graph->dir() + "` first");
+  if (m.vertices_after_deltas() > UINT32_MAX) return Status::Corruption(graph->dir() + ": updates past 2^32 vertices");
+  if (m.vertices_after_deltas() != m.num_vertices) {  // the vertices they add, with their ids (no runs read)
+    GraphDeltas added;
+    SG_RETURN_IF_ERROR(added.open(*graph, false));
+    SG_RETURN_IF_ERROR(graph->extend_vertices(static_cast<uint32_t>(m.vertices_after_deltas()), added.new_ids()));
   }
   // Each kind's runs are read when the run first uses the kind: a run that
   // pushes alone never reads the in-space's. The graph must stay put.

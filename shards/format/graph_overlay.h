@@ -27,8 +27,9 @@ Status open_delta_overlay(std::vector<std::unique_ptr<DeltaRun>> runs, bool weig
 // installs its overlay and corrects its degrees and arc counts, in one pass
 // over its records. `graph` must not move meanwhile. A
 // degree the adds alone decide costs nothing more; one that removals or
-// deduplication decide is counted by decoding that vertex's chunks once. Updates that added vertices are
-// refused (compact them first). With `out_lists` false (an app that reads
+// deduplication decide is counted by decoding that vertex's chunks once. Updates that added vertices
+// extend the graph first (Graph::extend_vertices): their lists come from the
+// updates alone, their ids from the updates' id files. With `out_lists` false (an app that reads
 // only the in-space's lists), a directed graph's out-space overlay goes
 // once its degrees are corrected: its memory is the run's.
 Status prepare_run_over_updates(Graph* graph, bool out_lists = true);
