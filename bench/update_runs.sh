@@ -3,7 +3,9 @@
 # HDD (../shared/tools/emudisk.sh) and from the page cache. GRAPH, ingested
 # onto the disk (DISK_DIR) in its order, takes UPDATES updates that together
 # add SHARE of its edges (uniform random pairs of its ids, which must be a permutation of
-# 0..n-1 so no update adds a vertex); a second copy is then compacted.
+# 0..n-1, so no update adds a vertex; NEW_VERTEX_SHARE=x draws them below
+# n(1 + x) instead, so updates add about x n vertices); a second copy is
+# then compacted.
 # PageRank (10 iterations), BFS and WCC run on both, alternating, ROUNDS
 # times: inside the disk throttle and a CGROUP_MB memory cgroup with the
 # page cache dropped (--memory 3/4 of it), then outside it with the graph
@@ -23,7 +25,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$graph/manifest.json" "$1"; }
 vertices=$(field num_vertices); edges=$(field num_edges)
 per_update=$(python3 -c "print(int($edges * $share / $updates))")
-update_files "$tmp" "$vertices" "$per_update" "$updates"
+new_share=${NEW_VERTEX_SHARE:-0}
+update_files "$tmp" "$(python3 -c "print(int($vertices * (1 + $new_share)))")" "$per_update" "$updates"
 changed=$disk/runs-changed; compacted=$disk/runs-compacted
 rm -rf "$changed" "$compacted"
 # The base as a user of this disk has it: ingested onto it (its codec,
@@ -39,7 +42,7 @@ update_seconds=$(python3 -c "print($(date +%s.%N) - $update_start)")
 tiers=$(grep -o 'in [0-9]* tier' "$tmp/update.log" | grep -o '[0-9]*' || echo "")
 cp -r "$changed" "$compacted"
 json() {  # what, graph, seconds, extra json
-  python3 -c "import json,sys; d={'bench':'update_runs','what':sys.argv[1],'graph':sys.argv[2],'seconds':round(float(sys.argv[3]),3),'updates':$updates,'share':$share,'cgroup_mib':$cgroup_mb,'memory':'$memory'}; d.update(json.loads(sys.argv[4])); print(json.dumps(d))" "$@"
+  python3 -c "import json,sys; d={'bench':'update_runs','what':sys.argv[1],'graph':sys.argv[2],'seconds':round(float(sys.argv[3]),3),'updates':$updates,'share':$share,'cgroup_mib':$cgroup_mb,'memory':'$memory','new_vertex_share':$new_share}; d.update(json.loads(sys.argv[4])); print(json.dumps(d))" "$@"
 }
 json "updates" "$(basename "$graph")" "$update_seconds" "{\"tiers\": \"${tiers:-untiered}\"}"
 s=$(timed "$tmp/compact.log" "$emudisk" run --mem "$cgroup_mb" -- "$bin" compact "$compacted" --memory "$memory")
