@@ -102,7 +102,8 @@ class Graph {
   // over the new ones (no bytes on any device, every list empty: a run's
   // merge fills them from the updates), the last block's neighbour range
   // takes them, and `added_ids` are their original ids (empty without an
-  // id map, where ids stay dense). Before any overlay or degree is read.
+  // id map, where ids stay dense; an id map loaded already is loaded again
+  // with them). Before any overlay or degree is read.
   Status extend_vertices(uint32_t vertices, std::vector<uint64_t> added_ids);
   bool directed() const { return manifest_.directed && !undirected_view_; }
   // A part of a partitioned undirected graph: stored directed (the arcs of
