@@ -248,6 +248,10 @@ TEST_CASE("an update of a remapped, reordered graph keeps its ids and adds new o
                               " --no-compact",
                           &output) == 0);
   CHECK(output.find("2 new vertices") != std::string::npos);
+  // A second update names only vertices the first added: none is new.
+  sgtest::write_text(dir / "add2.txt", "6000 4000\n5000 6000\n");
+  REQUIRE(sgtest::run_cli("update " + (dir / "g") + " --add " + (dir / "add2.txt") + " --no-compact", &output) == 0);
+  CHECK(output.find(" 0 new vertices") != std::string::npos);
   // Runs read the new vertices before the compaction, by their ids, and
   // from one as the source; they agree with the compacted graph's.
   const std::string runs[] = {"bfs --source 4000", "bfs --source 5000", "wcc", "pagerank --iterations 3"};
@@ -280,8 +284,8 @@ TEST_CASE("an update of a remapped, reordered graph keeps its ids and adds new o
     REQUIRE(sgtest::run_cli("run " + runs[r] + " " + (dir / "g") + " --output " + out, &output) == 0);
     CHECK(sgtest::read_text(out) == sgtest::read_text(dir / ("updated" + std::to_string(r) + ".txt")));
   }
-  const std::vector<Arc> expected = {{1000, 2000, 1}, {1000, 4000, 1}, {2000, 3000, 1},
-                                     {4000, 5000, 1}, {5000, 1000, 1}, {6000, 6000, 1}};
+  const std::vector<Arc> expected = {{1000, 2000, 1}, {1000, 4000, 1}, {2000, 3000, 1}, {4000, 5000, 1},
+                                     {5000, 1000, 1}, {5000, 6000, 1}, {6000, 4000, 1}, {6000, 6000, 1}};
   CHECK(sorted_space(dir / "g", SpaceKind::kOut) == expected);
   CHECK(sorted_space(dir / "g", SpaceKind::kIn) == transposed(expected));
   REQUIRE(sgtest::run_cli("run bfs " + (dir / "g") + " --source 4000 --output " + (dir / "bfs.txt"), &output) == 0);

@@ -29,12 +29,12 @@ constexpr uint64_t kMergeBudgetShare = 6;
 // updates added, and new ones for the vertices this one adds.
 class UpdateIds {
  public:
+  // `deltas` (the ids earlier updates added) must outlive the update.
   void start(const Graph& graph, const GraphDeltas& deltas) {
     graph_ = &graph;
     vertices_ = graph.manifest().vertices_after_deltas();
     mapped_ = !graph.manifest().id_map_file.empty();
-    const std::vector<uint64_t>& earlier = deltas.new_ids();
-    for (size_t i = 0; i < earlier.size(); ++i) earlier_[earlier[i]] = static_cast<uint32_t>(graph.num_vertices() + i);
+    earlier_ids_ = &deltas.new_ids();
   }
 
   // *v for `original`; a new vertex when `create` (an add); *known false
@@ -75,17 +75,20 @@ class UpdateIds {
     return Status::OK();
   }
 
-  // Finds the base's dense ids of `originals` (an id-mapped graph), for
-  // dense(): a few ids in one streamed pass over the map's file, many by
-  // loading the map (then each is one look-up).
-  // `lookups` ids to come, which `list` appends (only when streamed).
-  template <typename List>
-  Status resolve(uint64_t lookups, List&& list) {
+  // Finds the dense ids of the originals `lookups` ids to come name (an
+  // id-mapped graph), for dense(): the base's, a few in one streamed pass
+  // over the map's file, many by loading the map (then each is one
+  // look-up); and those earlier updates added. visit(fn) calls fn(id) for
+  // each of them.
+  template <typename Visit>
+  Status resolve(uint64_t lookups, Visit&& visit) {
     base_.clear();
-    if (!mapped_ || !graph_->id_map_pending() || lookups == 0) return Status::OK();
+    if (!mapped_ || lookups == 0) return Status::OK();
+    find_earlier(lookups, visit);
+    if (!graph_->id_map_pending()) return Status::OK();
     if (lookups * kStreamedLookupShare > graph_->num_vertices()) return graph_->load_id_map();
     std::vector<uint64_t> originals;
-    list(&originals);
+    visit([&](uint64_t id) { originals.push_back(id); });
     std::sort(originals.begin(), originals.end());
     originals.erase(std::unique(originals.begin(), originals.end()), originals.end());
     // A bit per hashed id (8 KiB, in cache) turns away nearly every id of
@@ -112,14 +115,37 @@ class UpdateIds {
   const std::vector<uint64_t>& added() const { return added_; }
 
  private:
+  // Puts into earlier_ the ids earlier updates added that the coming
+  // look-ups may name: one pass over them through a filter of those ids
+  // (16 bits an id), instead of a map of every id added since the last
+  // compaction built by every update. An id the filter lets through by
+  // chance is still an earlier vertex, so it does no harm.
+  template <typename Visit>
+  void find_earlier(uint64_t lookups, Visit& visit) {
+    const std::vector<uint64_t>& earlier = *earlier_ids_;
+    if (earlier.empty()) return;
+    int shift = 16;
+    while (shift < kEarlierFilterMaxShift && (uint64_t{1} << shift) < 16 * lookups) ++shift;
+    std::vector<uint64_t> filter((uint64_t{1} << shift) / 64, 0);
+    auto bit = [shift](uint64_t id) { return (id * 0x9e3779b97f4a7c15ULL) >> (64 - shift); };
+    visit([&](uint64_t id) { filter[bit(id) / 64] |= uint64_t{1} << (bit(id) % 64); });
+    const uint64_t first = graph_->num_vertices();
+    for (size_t i = 0; i < earlier.size(); ++i) {
+      const uint64_t b = bit(earlier[i]);
+      if ((filter[b / 64] >> (b % 64) & 1) != 0) earlier_.emplace(earlier[i], static_cast<uint32_t>(first + i));
+    }
+  }
+
   static constexpr uint64_t kStreamedLookupShare = 64;  // ids a vertex below which the map is streamed
   static constexpr int kFilterShift = 16;
   static constexpr uint64_t kFilterBits = uint64_t{1} << kFilterShift;
+  static constexpr int kEarlierFilterMaxShift = 26;  // 8 MiB
   std::unordered_map<uint64_t, uint32_t> base_;
   const Graph* graph_ = nullptr;
   bool mapped_ = false;
   uint64_t vertices_ = 0;
-  std::unordered_map<uint64_t, uint32_t> earlier_;
+  const std::vector<uint64_t>* earlier_ids_ = nullptr;  // in dense id order from the base's vertex count
+  std::unordered_map<uint64_t, uint32_t> earlier_;      // those found, and those this update adds
   std::vector<uint64_t> added_;
 };
 
@@ -202,10 +228,10 @@ struct UpdateBuild {
 
   // The pending edges in dense ids, into the runs.
   Status drain(const std::string& path) {
-    SG_RETURN_IF_ERROR(ids.resolve(2 * pending.size(), [&](std::vector<uint64_t>* originals) {
+    SG_RETURN_IF_ERROR(ids.resolve(2 * pending.size(), [&](auto&& fn) {
       for (const PendingEdge& e : pending) {
-        originals->push_back(e.raw.src);
-        originals->push_back(e.raw.dst);
+        fn(e.raw.src);
+        fn(e.raw.dst);
       }
     }));
     for (const PendingEdge& e : pending) {
