@@ -25,6 +25,26 @@ constexpr uint64_t kMaxDenseId = uint64_t{UINT32_MAX} - 1;
 // share of the budget (the reading buffers are freed first).
 constexpr uint64_t kMergeBudgetShare = 6;
 
+// A bit per hashed id (2^shift bits): turns away nearly every id not added
+// before an exact look-up, or any further work.
+class IdFilter {
+ public:
+  explicit IdFilter(int shift) : shift_(shift), words_((uint64_t{1} << shift) / 64, 0) {}
+  void add(uint64_t id) {
+    const uint64_t b = bit(id);
+    words_[b / 64] |= uint64_t{1} << (b % 64);
+  }
+  bool may_hold(uint64_t id) const {
+    const uint64_t b = bit(id);
+    return (words_[b / 64] >> (b % 64) & 1) != 0;
+  }
+
+ private:
+  uint64_t bit(uint64_t id) const { return (id * 0x9e3779b97f4a7c15ULL) >> (64 - shift_); }
+  int shift_;
+  std::vector<uint64_t> words_;
+};
+
 // Dense ids of the originals an update names: the graph's, those earlier
 // updates added, and new ones for the vertices this one adds.
 class UpdateIds {
@@ -91,18 +111,14 @@ class UpdateIds {
     visit([&](uint64_t id) { originals.push_back(id); });
     std::sort(originals.begin(), originals.end());
     originals.erase(std::unique(originals.begin(), originals.end()), originals.end());
-    // A bit per hashed id (8 KiB, in cache) turns away nearly every id of
-    // the map before the exact look-up.
-    std::vector<uint64_t> filter(kFilterBits / 64, 0);
-    auto bit = [](uint64_t id) { return (id * 0x9e3779b97f4a7c15ULL) >> (64 - kFilterShift); };
+    IdFilter filter(kFilterShift);  // 8 KiB, in cache: turns away nearly every id of the map
     for (const uint64_t original : originals) {
       base_.emplace(original, UINT32_MAX);
-      filter[bit(original) / 64] |= uint64_t{1} << (bit(original) % 64);
+      filter.add(original);
     }
     SG_RETURN_IF_ERROR(graph_->scan_id_map([&](uint32_t first, const uint64_t* ids, size_t count) {
       for (size_t i = 0; i < count; ++i) {
-        const uint64_t b = bit(ids[i]);
-        if ((filter[b / 64] >> (b % 64) & 1) == 0) continue;
+        if (!filter.may_hold(ids[i])) continue;
         const auto it = base_.find(ids[i]);
         if (it != base_.end()) it->second = static_cast<uint32_t>(first + i);
       }
@@ -126,19 +142,16 @@ class UpdateIds {
     if (earlier.empty()) return;
     int shift = 16;
     while (shift < kEarlierFilterMaxShift && (uint64_t{1} << shift) < 16 * lookups) ++shift;
-    std::vector<uint64_t> filter((uint64_t{1} << shift) / 64, 0);
-    auto bit = [shift](uint64_t id) { return (id * 0x9e3779b97f4a7c15ULL) >> (64 - shift); };
-    visit([&](uint64_t id) { filter[bit(id) / 64] |= uint64_t{1} << (bit(id) % 64); });
+    IdFilter filter(shift);
+    visit([&](uint64_t id) { filter.add(id); });
     const uint64_t first = graph_->num_vertices();
     for (size_t i = 0; i < earlier.size(); ++i) {
-      const uint64_t b = bit(earlier[i]);
-      if ((filter[b / 64] >> (b % 64) & 1) != 0) earlier_.emplace(earlier[i], static_cast<uint32_t>(first + i));
+      if (filter.may_hold(earlier[i])) earlier_.emplace(earlier[i], static_cast<uint32_t>(first + i));
     }
   }
 
   static constexpr uint64_t kStreamedLookupShare = 64;  // ids a vertex below which the map is streamed
   static constexpr int kFilterShift = 16;
-  static constexpr uint64_t kFilterBits = uint64_t{1} << kFilterShift;
   static constexpr int kEarlierFilterMaxShift = 26;  // 8 MiB
   std::unordered_map<uint64_t, uint32_t> base_;
   const Graph* graph_ = nullptr;
