@@ -98,7 +98,7 @@ Status GraphDeltas::open(const Graph& graph, bool runs, const SpaceKind* kind) {
       run->tier = d.updates > 1;
       runs_[slot].push_back(std::move(run));
     }
-    if (!d.new_ids_file.empty()) {
+    if (!d.new_ids_file.empty() && kind == nullptr) {  // a kind's runs are read without them
       std::string ids;
       const uint64_t added = d.num_vertices - vertices;
       SG_RETURN_IF_ERROR(read_checked(graph, d.new_ids_file, added * sizeof(uint64_t), d.new_ids_checksum, &ids));

@@ -47,7 +47,7 @@ class GraphDeltas {
  public:
   // Reads every run of `graph` (opened with GraphOpenOptions::deltas), or
   // with `runs` false only the new vertices' ids (what an update needs), or
-  // with `kind` only that kind's runs.
+  // with `kind` only that kind's runs (no ids).
   Status open(const Graph& graph, bool runs = true, const SpaceKind* kind = nullptr);
   bool empty() const { return runs_[0].empty() && runs_[1].empty(); }
   // The runs of a kind, oldest first.
