@@ -156,6 +156,15 @@ void ingest_with_split_list(const GraphCase& c, const sgtest::TempDir& dir, uint
   ingest_base(c, dir, edges, base, model);
 }
 
+// Runs `app` in io mode `io` on "g" (its output a.txt, the environment
+// `env`) and on "fresh" (b.txt).
+void run_on_both(const sgtest::TempDir& dir, const std::string& app, const std::string& io, const std::string& env) {
+  std::string output;
+  const std::string common = " --io " + io + " --memory 8M --output ";
+  REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + common + (dir / "a.txt"), &output, env) == 0);
+  REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "fresh") + common + (dir / "b.txt"), &output) == 0);
+}
+
 void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
                       std::initializer_list<const char*> io_modes = {"full", "selective"},
                       const std::string& env = "") {
@@ -167,10 +176,7 @@ void check_apps_equal(const GraphCase& c, const sgtest::TempDir& dir,
       CAPTURE(app);
       const std::string io_mode = io;
       CAPTURE(io_mode);
-      std::string output;
-      const std::string common = std::string(" --io ") + io + " --memory 8M --output ";
-      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + common + (dir / "a.txt"), &output, env) == 0);
-      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "fresh") + common + (dir / "b.txt"), &output) == 0);
+      run_on_both(dir, app, io, env);
       CHECK(sgtest::read_text(dir / "a.txt") == sgtest::read_text(dir / "b.txt"));
     }
   }
@@ -186,10 +192,7 @@ void check_other_apps_equal(const GraphCase& c, const sgtest::TempDir& dir) {
     for (const char* io : {"full", "selective"}) {
       CAPTURE(app);
       CAPTURE(io);
-      std::string output;
-      const std::string common = std::string(" --io ") + io + " --memory 8M --output ";
-      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "g") + common + (dir / "a.txt"), &output) == 0);
-      REQUIRE(sgtest::run_cli("run " + app + " " + (dir / "fresh") + common + (dir / "b.txt"), &output) == 0);
+      run_on_both(dir, app, io, "");
       const std::map<uint64_t, double> a = sgtest::read_values(dir / "a.txt"), b = sgtest::read_values(dir / "b.txt");
       REQUIRE(a.size() == b.size());
       for (const auto& [id, value] : b) {
