@@ -4,8 +4,8 @@
 #include <cassert>
 #include <cstring>
 
+#include "shards/ingest/binary_reader.h"
 #include "shards/ingest/open_input.h"
-#include "shards/ingest/text_readers.h"
 
 namespace sg {
 namespace {

@@ -1,10 +1,6 @@
 #include "shards/ingest/text_readers.h"
 
-#include "base/fault_injection.h"
-
-#include <sys/stat.h>
 #include <zlib.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -15,185 +11,15 @@
 #include <cstring>
 #include <filesystem>
 
+#include "shards/ingest/binary_reader.h"
+#include "shards/ingest/input_source.h"
+
 namespace sg {
 namespace {
 
-constexpr size_t kReadBufferBytes = 1 << 20;
-constexpr size_t kMaxLineBytes = 1 << 16;  // a longer line is malformed input
 constexpr const char* kFormatList =
     "mtx (.mtx), bin32/bin64 (.bin32/.bin64), dimacs (.gr), webgraph (BASENAME.graph), graphalytics (BASENAME.v + .e), "
     "graph (a graph directory)";
-
-// The name without a compression suffix (.gz, .zst).
-std::string strip_compression(const std::string& path) {
-  if (path.ends_with(".gz")) return path.substr(0, path.size() - 3);
-  if (path.ends_with(".zst")) return path.substr(0, path.size() - 4);
-  return path;
-}
-
-// Reads a file (gzip, zstd or plain) in large blocks. A compressed stream
-// cut short or failing its checksum is bad input, never a short file.
-class ByteSource {
- public:
-  ~ByteSource() {
-    if (file_ != nullptr) gzclose(file_);
-    if (zstd_ != nullptr) ZSTD_freeDCtx(zstd_);
-    if (raw_ != nullptr) std::fclose(raw_);
-  }
-  Status open(const std::string& path) {
-    path_ = path;
-    struct stat info {};
-    if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      return Status::NoInput(path + ": is a directory, not an edge list (nor a graph: it has no manifest.json)");
-    }
-    if (::stat(path.c_str(), &info) == 0) total_bytes_ = static_cast<uint64_t>(info.st_size);
-    if (path.ends_with(".zst")) return open_zstd();
-    file_ = gzopen(path.c_str(), "rb");
-    // A missing, unreadable or wrong input is the user's to fix: exit 2.
-    if (file_ == nullptr) return Status::NoInput(path + ": cannot open input: " + std::strerror(errno));
-    gzbuffer(file_, 256 * 1024);
-    return Status::OK();
-  }
-  uint64_t bytes_read() const {
-    if (zstd_ != nullptr) return zstd_consumed_;
-    const long offset = gzoffset(file_);
-    return offset > 0 ? static_cast<uint64_t>(offset) : 0;
-  }
-  uint64_t bytes_total() const { return total_bytes_; }
-  // Reads up to `bytes`; returns the count (0 at the end).
-  Status read(char* dst, size_t bytes, size_t* got) {
-    const InjectedFault fault = next_read_fault();
-    if (fault.kind == InjectedFault::kError) return Status::IOError(path_ + ": read: " + std::strerror(fault.error));
-    // A short read: ask for less (the caller reads on).
-    const size_t ask = fault.kind == InjectedFault::kShort && bytes > 1 ? bytes / 2 : bytes;
-    if (zstd_ != nullptr) return read_zstd(dst, ask, got);
-    const int n = gzread(file_, dst, static_cast<unsigned>(ask));
-    int errnum = 0;
-    const char* msg = gzerror(file_, &errnum);
-    if (n < 0 && errnum == Z_ERRNO) return Status::IOError(path_ + ": read: " + std::strerror(errno));
-    // zlib: "unexpected end of file", or a CRC/length mismatch.
-    if (n < 0 || (n == 0 && errnum == Z_BUF_ERROR)) {
-      std::string why = msg != nullptr ? msg : "";
-      if (why.starts_with(path_ + ": ")) why = why.substr(path_.size() + 2);  // zlib names the file too
-      return Status::BadInput(path_ + ": truncated or corrupt gzip stream (" + why + ")");
-    }
-    *got = static_cast<size_t>(n);
-    return Status::OK();
-  }
-  const std::string& path() const { return path_; }
-  // Moves to `offset` of a plain (not compressed) file.
-  Status seek(uint64_t offset) {
-    if (zstd_ != nullptr || gzdirect(file_) == 0)
-      return Status::InvalidArgument(path_ + ": a compressed input cannot be read from an offset");
-    if (gzseek(file_, static_cast<z_off_t>(offset), SEEK_SET) != static_cast<z_off_t>(offset))
-      return Status::IOError(path_ + ": seek to " + std::to_string(offset) + " failed");
-    return Status::OK();
-  }
-
- private:
-  Status open_zstd() {
-    raw_ = std::fopen(path_.c_str(), "rb");
-    if (raw_ == nullptr) return Status::NoInput(path_ + ": cannot open input: " + std::strerror(errno));
-    zstd_ = ZSTD_createDCtx();
-    if (zstd_ == nullptr) return Status::IOError(path_ + ": cannot allocate a zstd context");
-    zstd_input_.resize(ZSTD_DStreamInSize());
-    return Status::OK();
-  }
-  // Decompresses until `bytes` are out or the input ends; at the end the
-  // last frame must be complete (zstd checks its content checksum).
-  Status read_zstd(char* dst, size_t bytes, size_t* got) {
-    ZSTD_outBuffer out{dst, bytes, 0};
-    while (out.pos < out.size) {
-      if (zstd_in_.pos == zstd_in_.size) {
-        const size_t n = std::fread(zstd_input_.data(), 1, zstd_input_.size(), raw_);
-        if (n == 0) {
-          if (std::ferror(raw_)) return Status::IOError(path_ + ": read: " + std::strerror(errno));
-          if (zstd_pending_ != 0)
-            return Status::BadInput(path_ + ": truncated zstd stream (the last frame is incomplete)");
-          break;
-        }
-        zstd_in_ = ZSTD_inBuffer{zstd_input_.data(), n, 0};
-      }
-      const size_t before = zstd_in_.pos;
-      zstd_pending_ = ZSTD_decompressStream(zstd_, &out, &zstd_in_);
-      zstd_consumed_ += zstd_in_.pos - before;
-      if (ZSTD_isError(zstd_pending_)) {
-        return Status::BadInput(path_ + ": corrupt zstd stream (" + ZSTD_getErrorName(zstd_pending_) + ")");
-      }
-    }
-    *got = out.pos;
-    return Status::OK();
-  }
-
-  std::string path_;
-  gzFile file_ = nullptr;
-  uint64_t total_bytes_ = 0;
-  FILE* raw_ = nullptr;
-  ZSTD_DCtx* zstd_ = nullptr;
-  std::vector<char> zstd_input_;
-  ZSTD_inBuffer zstd_in_{nullptr, 0, 0};
-  size_t zstd_pending_ = 0;
-  uint64_t zstd_consumed_ = 0;
-};
-
-// Splits the input into lines without copying; handles CRLF.
-class LineSource {
- public:
-  Status open(const std::string& path) {
-    buffer_.resize(kReadBufferBytes + kMaxLineBytes);
-    return source_.open(path);
-  }
-  // Sets *line (without line end); *more = false at the end of input.
-  Status next_line(std::string_view* line, bool* more) {
-    for (;;) {
-      const char* begin = buffer_.data() + pos_;
-      const char* end = buffer_.data() + filled_;
-      const char* newline = static_cast<const char*>(std::memchr(begin, '\n', static_cast<size_t>(end - begin)));
-      if (newline != nullptr || (eof_ && begin < end)) {
-        const char* line_end = newline != nullptr ? newline : end;
-        pos_ = static_cast<size_t>(line_end - buffer_.data()) + (newline != nullptr ? 1 : 0);
-        if (line_end > begin && line_end[-1] == '\r') --line_end;
-        *line = std::string_view(begin, static_cast<size_t>(line_end - begin));
-        ++line_number_;
-        *more = true;
-        return Status::OK();
-      }
-      if (eof_) {
-        *more = false;
-        return Status::OK();
-      }
-      SG_RETURN_IF_ERROR(refill());
-    }
-  }
-  uint64_t line_number() const { return line_number_; }
-  const std::string& path() const { return source_.path(); }
-  const ByteSource& source() const { return source_; }
-  std::string where() const { return source_.path() + ":" + std::to_string(line_number_); }
-
- private:
-  Status refill() {
-    const size_t keep = filled_ - pos_;
-    if (keep >= kMaxLineBytes) {
-      return Status::BadInput(source_.path() + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
-                              std::to_string(kMaxLineBytes) + " bytes");
-    }
-    std::memmove(buffer_.data(), buffer_.data() + pos_, keep);
-    pos_ = 0;
-    filled_ = keep;
-    size_t got = 0;
-    SG_RETURN_IF_ERROR(source_.read(buffer_.data() + filled_, buffer_.size() - filled_, &got));
-    if (got == 0) eof_ = true;
-    filled_ += got;
-    return Status::OK();
-  }
-
-  ByteSource source_;
-  std::vector<char> buffer_;
-  size_t pos_ = 0;
-  size_t filled_ = 0;
-  bool eof_ = false;
-  uint64_t line_number_ = 0;
-};
 
 bool is_separator(char c) { return c == ' ' || c == '\t' || c == ','; }
 
@@ -231,11 +57,6 @@ Status bad_line(const LineSource& lines, const std::string& reason) {
 Status parse_id(const LineSource& lines, std::string_view field, const char* which, uint64_t* id) {
   if (parse_u64(field, id)) return Status::OK();
   return bad_line(lines, std::string("invalid ") + which + " vertex id '" + std::string(field.substr(0, 40)) + "'");
-}
-
-std::string id_limit_text(const RawEdge& edge, uint64_t base) {
-  return "vertex id " + std::to_string(std::max(edge.src, edge.dst)) + " with base " + std::to_string(base) +
-         " does not fit 32-bit dense ids; ingest with --remap";
 }
 
 bool is_comment_or_blank(std::string_view line) {
@@ -573,113 +394,6 @@ class DimacsReader : public TextReader {
   uint64_t nodes_ = 0, declared_arcs_ = 0, arcs_ = 0;
 };
 
-class BinaryReader : public EdgeReader {
- public:
-  Status open(const std::string& path, InputFormat format, bool weighted) {
-    shape_.format = format;
-    shape_.weighted = weighted;
-    id_bytes_ = format == InputFormat::kBin32 ? 4 : 8;
-    record_bytes_ = 2 * id_bytes_ + (weighted ? 4 : 0);
-    buffer_.resize(record_bytes_ * 65536);
-    return source_.open(path);
-  }
-  // Only records [share * R / shares, (share + 1) * R / shares) of the R
-  // in a plain file: one rank's share of a distributed ingest.
-  Status keep_share(uint32_t share, uint32_t shares) {
-    const uint64_t bytes = source_.bytes_total();
-    if (bytes % record_bytes_ != 0) {
-      return Status::BadInput(source_.path() + ": record " + std::to_string(bytes / record_bytes_ + 1) +
-                              ": truncated (file size is not a multiple of the record)");
-    }
-    const uint64_t records = bytes / record_bytes_;
-    const uint64_t first = records * share / shares;
-    end_record_ = records * (share + 1) / shares;
-    records_ = first;
-    return source_.seek(first * record_bytes_);
-  }
-  const InputShape& shape() const override { return shape_; }
-  uint64_t bytes_read() const override { return source_.bytes_read(); }
-  uint64_t bytes_total() const override { return source_.bytes_total(); }
-
-  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
-    batch->clear();
-    while (batch->size() < max_edges && records_ < end_record_) {
-      const size_t want =
-          static_cast<size_t>(std::min<uint64_t>(std::min(buffer_.size(), (max_edges - batch->size()) * record_bytes_),
-                                                 (end_record_ - records_) * record_bytes_));
-      size_t got = 0;
-      SG_RETURN_IF_ERROR(fill(want, &got));
-      if (got % record_bytes_ != 0) {
-        return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + got / record_bytes_ + 1) +
-                                ": truncated (file size is not a multiple of the " + std::to_string(record_bytes_) +
-                                "-byte " + format_name(shape_.format) + (shape_.weighted ? " weighted" : "") +
-                                " record)");
-      }
-      if (got == 0) break;
-      const size_t count = got / record_bytes_;
-      const size_t first = batch->size();
-      batch->reserve(first + count);
-      if (decode_all(count, batch) > max_id_) return id_out_of_range(*batch, first);
-      records_ += count;
-    }
-    return Status::OK();
-  }
-
- private:
-  // Reads until `want` bytes or the end of input.
-  Status fill(size_t want, size_t* got) {
-    *got = 0;
-    while (*got < want) {
-      size_t n = 0;
-      SG_RETURN_IF_ERROR(source_.read(buffer_.data() + *got, want - *got, &n));
-      if (n == 0) break;
-      *got += n;
-    }
-    return Status::OK();
-  }
-  // The buffer's first `count` records appended to out, in a loop per
-  // record shape (a branch per field cost more than the copy); returns the
-  // largest id, which is checked once a batch.
-  uint64_t decode_all(size_t count, std::vector<RawEdge>* out) const {
-    if (id_bytes_ == 4) {
-      return shape_.weighted ? decode_records<uint32_t, true>(count, out) : decode_records<uint32_t, false>(count, out);
-    }
-    return shape_.weighted ? decode_records<uint64_t, true>(count, out) : decode_records<uint64_t, false>(count, out);
-  }
-  template <typename Id, bool kWeighted>
-  uint64_t decode_records(size_t count, std::vector<RawEdge>* out) const {
-    constexpr size_t kRecordBytes = 2 * sizeof(Id) + (kWeighted ? sizeof(float) : 0);
-    const char* p = buffer_.data();
-    uint64_t largest = 0;
-    for (size_t i = 0; i < count; ++i, p += kRecordBytes) {
-      Id src, dst;
-      std::memcpy(&src, p, sizeof(Id));
-      std::memcpy(&dst, p + sizeof(Id), sizeof(Id));
-      float weight = 1.0f;
-      if constexpr (kWeighted) std::memcpy(&weight, p + 2 * sizeof(Id), sizeof(float));
-      out->push_back(RawEdge{src, dst, weight});
-      largest = std::max<uint64_t>(largest, std::max<uint64_t>(src, dst));
-    }
-    return largest;
-  }
-  // The first record of batch[first, end) past the id limit, worded (the
-  // batch's largest id is past it, so one is).
-  Status id_out_of_range(const std::vector<RawEdge>& batch, size_t first) const {
-    size_t i = first;
-    while (i + 1 < batch.size() && batch[i].src <= max_id_ && batch[i].dst <= max_id_) ++i;
-    return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + (i - first) + 1) + ": " +
-                            id_limit_text(batch[i], 0));
-  }
-
-  ByteSource source_;
-  InputShape shape_;
-  size_t id_bytes_ = 4;
-  size_t record_bytes_ = 8;
-  uint64_t records_ = 0;  // before the next one to read, from the file's start
-  uint64_t end_record_ = UINT64_MAX;
-  std::vector<char> buffer_;
-};
-
 // A text file whose name says nothing: Matrix Market and DIMACS announce
 // themselves on their first lines; anything else is read as SNAP.
 InputFormat sniff_text_format(const std::string& path) {
@@ -724,16 +438,6 @@ Status open_reader(const std::string& path, std::unique_ptr<EdgeReader>* reader)
 
 }  // namespace
 
-Status open_binary_share(const std::string& path, InputFormat format, bool weighted, uint32_t share, uint32_t shares,
-                         std::unique_ptr<EdgeReader>* reader) {
-  assert(share < shares);
-  auto bin = std::make_unique<BinaryReader>();
-  SG_RETURN_IF_ERROR(bin->open(path, format, weighted));
-  SG_RETURN_IF_ERROR(bin->keep_share(share, shares));
-  *reader = std::move(bin);
-  return Status::OK();
-}
-
 InputFormat text_format_of(const std::string& path) {
   std::error_code ec;
   const std::string graphalytics = graphalytics_base(path);
@@ -760,12 +464,7 @@ Status open_text_reader(const std::string& path, InputFormat format, bool binary
       note_ignored_coordinates(path);
       return Status::OK();
     case InputFormat::kBin32:
-    case InputFormat::kBin64: {
-      auto bin = std::make_unique<BinaryReader>();
-      SG_RETURN_IF_ERROR(bin->open(path, format, binary_weighted));
-      *reader = std::move(bin);
-      return Status::OK();
-    }
+    case InputFormat::kBin64: return open_binary_reader(path, format, binary_weighted, reader);
     default:
       return Status::InvalidArgument(std::string("not a text or binary edge list format: ") + format_name(format));
   }
