@@ -13,8 +13,13 @@
 #include "compression/bit_stream.h"
 #include "shards/format/striping.h"
 #include "shards/ingest/arc_record.h"
+#include "shards/ingest/spill_fields.h"
 
 namespace sg {
+
+using spill_fields::kExtraBytes;
+using spill_fields::put_gap_and_neighbour;
+using spill_fields::weight_of;
 
 template <typename Record>
 Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records,
@@ -75,48 +80,6 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
   extents_.assign(bucket_count_, {});
   return Status::OK();
 }
-
-namespace {
-
-// Bytes a record takes in the spill besides its packed value (the weight).
-template <typename Record>
-constexpr size_t kExtraBytes = sizeof(Record) - sizeof(uint64_t);
-
-[[maybe_unused]] float weight_of(const PlainArc&) { return 0; }
-float weight_of(const WeightedArc& r) { return r.weight; }
-PlainArc record_of(uint64_t arc, float, const PlainArc*) { return PlainArc{arc}; }
-WeightedArc record_of(uint64_t arc, float weight, const WeightedArc*) { return WeightedArc{arc, weight}; }
-
-// A packed segment's record layout: its value in value_bytes (the key
-// offset above the neighbour bits when those are fewer than 32), then the
-// weight.
-struct PackedFields {
-  explicit PackedFields(const SpillSegment& segment)
-      : base(segment.base),
-        value_bytes(segment.value_bytes),
-        neighbour_bits(segment.neighbour_bits),
-        compact(segment.neighbour_bits < 32),
-        neighbour_mask((uint64_t{1} << segment.neighbour_bits) - 1),
-        value_mask(segment.value_bytes == 8 ? UINT64_MAX : (uint64_t{1} << (8 * segment.value_bytes)) - 1) {}
-  // Loads eight bytes at `src`.
-  template <typename Record>
-  Record unpack(const uint8_t* src) const {
-    uint64_t value = 0;
-    std::memcpy(&value, src, sizeof(value));
-    value &= value_mask;
-    float weight = 0;
-    if constexpr (kExtraBytes < Record >> 0) std::memcpy(&weight, src + value_bytes, sizeof(weight));
-    const uint64_t offset = compact ? (value >> neighbour_bits) << 32 | (value & neighbour_mask) : value;
-    return record_of(base + offset, weight, static_cast<const Record*>(nullptr));
-  }
-  uint64_t base;
-  size_t value_bytes;
-  int neighbour_bits;
-  bool compact;
-  uint64_t neighbour_mask, value_mask;
-};
-
-}  // namespace
 
 template <typename Record>
 void BucketRouter<Record>::point_buffers() {
@@ -295,46 +258,6 @@ Record* BucketRouter<Record>::sort_by_key(Record* records, uint32_t count, uint6
   return from;
 }
 
-namespace {
-
-// A record after a block's first: its key gap (Rice code: quotient in
-// unary, then rice_bits) and its neighbour, in one put when they fit (the
-// common case: a short quotient), else field by field.
-[[gnu::always_inline]] inline void put_gap_and_neighbour(uint64_t gap, int rice_bits, uint64_t neighbour,
-                                                         int neighbour_bits, LsbBitWriter* bits) {
-  const uint64_t q = gap >> rice_bits;
-  const uint64_t rest = gap & ((uint64_t{1} << rice_bits) - 1);
-  if (q + 1 + rice_bits + neighbour_bits <= LsbBitWriter::kMaxPutBits) {
-    const int q_bits = static_cast<int>(q) + 1;
-    bits->put((neighbour << rice_bits | rest) << q_bits | uint64_t{1} << q, q_bits + rice_bits + neighbour_bits);
-    return;
-  }
-  bits->put_unary(q);
-  bits->put(rest, rice_bits);
-  bits->put(neighbour, neighbour_bits);
-}
-
-// Its reverse: the gap, and the neighbour in *neighbour; the fields are
-// taken from one refill when they lie in it.
-[[gnu::always_inline]] inline uint64_t get_gap_and_neighbour(int rice_bits, uint64_t quotient_limit, int neighbour_bits,
-                                                             uint64_t* neighbour, LsbBitReader* bits) {
-  const uint64_t window = bits->window();
-  const int q = std::countr_zero(window);
-  const int fields_bits = q + 1 + rice_bits + neighbour_bits;
-  if (fields_bits <= bits->window_bits() && static_cast<uint64_t>(q) <= quotient_limit) {
-    const uint64_t after_q = window >> (q + 1);
-    *neighbour = (after_q >> rice_bits) & ((uint64_t{1} << neighbour_bits) - 1);
-    bits->consume(fields_bits);
-    return static_cast<uint64_t>(q) << rice_bits | (after_q & ((uint64_t{1} << rice_bits) - 1));
-  }
-  const uint64_t q_long = bits->get_unary(quotient_limit);
-  const uint64_t gap = q_long << rice_bits | bits->get(rice_bits);
-  *neighbour = bits->get(neighbour_bits);
-  return gap;
-}
-
-}  // namespace
-
 // Codes sorted records in blocks into out[0, capacity). Decoding happens in
 // place (read_coded: a block range is read into the end of the records it
 // becomes and decoded from the front), so every record must be decoded
@@ -483,160 +406,6 @@ Status BucketRouter<Record>::finish() {
 template <typename Record>
 void BucketRouter<Record>::remove() {
   (void)spill_.close();  // unnamed: closing frees it
-}
-
-template <typename Record>
-Status BucketRouter<Record>::read(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const {
-  assert(first + count <= segment.records);
-  if (segment.rice_bits != SpillSegment::kPacked) return read_coded(segment, first, count, out);
-  if (direct()) return read_direct(segment, first, count, out);
-  const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
-  uint8_t* bytes = reinterpret_cast<uint8_t*>(out);
-  SG_RETURN_IF_ERROR(spill_.pread_all(bytes, count * record_bytes, segment.offset + first * record_bytes));
-  // Unpacked in place from the last record: each lands at or after where
-  // its packed bytes were, past every record not yet unpacked.
-  const PackedFields fields(segment);
-  // Eight bytes loaded per record, value_bytes kept: from the last record,
-  // each load stays inside `out` and before any record already unpacked.
-  for (uint64_t i = count; i-- > 0;) out[i] = fields.unpack<Record>(bytes + i * record_bytes);
-  return Status::OK();
-}
-
-// Records [first, first + count) of a direct segment, through the read
-// stage: whole aligned blocks, as many records at a time as it holds.
-template <typename Record>
-Status BucketRouter<Record>::read_direct(const SpillSegment& segment, uint64_t first, uint64_t count,
-                                         Record* out) const {
-  const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
-  // The last record's eight-byte load may reach a block past the range.
-  read_stage();
-  const uint64_t per_read = (read_stage_.size() - 3 * kAlignBytes) / record_bytes;
-  const PackedFields fields(segment);
-  for (uint64_t done = 0; done < count;) {
-    const uint64_t take = std::min(count - done, per_read);
-    const uint64_t begin = segment.offset + (first + done) * record_bytes;
-    const uint64_t aligned_begin = begin / kAlignBytes * kAlignBytes;
-    const uint64_t aligned_end = align_up(begin + take * record_bytes, kAlignBytes);
-    SG_RETURN_IF_ERROR(spill_.pread_all(read_stage_.data(), aligned_end - aligned_begin, aligned_begin));
-    const uint8_t* src = read_stage_.data() + (begin - aligned_begin);
-    for (uint64_t i = 0; i < take; ++i) out[done + i] = fields.unpack<Record>(src + i * record_bytes);
-    done += take;
-  }
-  return Status::OK();
-}
-
-template <typename Record>
-void BucketRouter<Record>::discard(uint32_t bucket) const {
-  for (const SpillSegment& segment : segments_[bucket]) spill_.punch_hole(segment.offset, segment.bytes);
-}
-
-template <typename Record>
-Status BucketRouter<Record>::read_coded(const SpillSegment& segment, uint64_t first, uint64_t count,
-                                        Record* out) const {
-  assert(first % kBlockRecords == 0 && (count % kBlockRecords == 0 || first + count == segment.records));
-  if (count == 0) return Status::OK();
-  const size_t block = segment.first_block + first / kBlockRecords;
-  const size_t end_block = segment.first_block + (first + count - 1) / kBlockRecords + 1;
-  const uint64_t begin_byte = first == 0 ? 0 : block_ends_[block - 1];
-  const uint64_t size = block_ends_[end_block - 1] - begin_byte;
-  if (size > count * sizeof(Record)) return Status::Corruption("spill segment larger than its records");
-  // Read into the end of the room the records take, decoded from the front
-  // (code_segment checked that no record's bytes are overwritten before
-  // they are decoded).
-  uint8_t* const coded = reinterpret_cast<uint8_t*>(out) + count * sizeof(Record) - size;
-  SG_RETURN_IF_ERROR(spill_.pread_all(coded, size, segment.offset + begin_byte));
-  return decode_coded(segment, block, end_block, count, coded, out);
-}
-
-template <typename Record>
-Status BucketRouter<Record>::decode_coded(const SpillSegment& segment, size_t block, size_t end_block, uint64_t count,
-                                          const uint8_t* coded, Record* out) const {
-  const uint64_t begin_byte = block == segment.first_block ? 0 : block_ends_[block - 1];
-  const int key_bits = segment.value_bytes;
-  const int rice_bits = segment.rice_bits;
-  const uint64_t key_range = uint64_t{1} << key_bits;  // key_bits <= 32
-  uint64_t at = 0;
-  for (size_t b = block; b < end_block; ++b) {
-    const uint64_t block_begin = (b == segment.first_block ? 0 : block_ends_[b - 1]) - begin_byte;
-    LsbBitReader bits(coded + block_begin, block_ends_[b] - begin_byte - block_begin);
-    const uint64_t n = std::min<uint64_t>(kBlockRecords, count - at);
-    uint64_t key = 0;
-    for (uint64_t i = 0; i < n; ++i, ++at) {
-      uint64_t neighbour = 0;
-      if (i == 0) {
-        key = bits.get(key_bits);
-        neighbour = bits.get(segment.neighbour_bits);
-      } else {
-        key += get_gap_and_neighbour(rice_bits, key_range >> rice_bits, segment.neighbour_bits, &neighbour, &bits);
-      }
-      float weight = 0;
-      if constexpr (kExtraBytes < Record >> 0) weight = std::bit_cast<float>(static_cast<uint32_t>(bits.get(32)));
-      if (bits.failed() || key >= key_range) return Status::Corruption("spill segment block does not decode");
-      out[at] = record_of(segment.base + (key << 32 | neighbour), weight, out);
-    }
-  }
-  return Status::OK();
-}
-
-template <typename Record>
-Status BucketRouter<Record>::decode_segment(const SpillSegment& segment, const uint8_t* bytes, Record* out) const {
-  if (segment.rice_bits != SpillSegment::kPacked) {
-    const size_t end_block = segment.first_block + (segment.records - 1) / kBlockRecords + 1;
-    return decode_coded(segment, segment.first_block, end_block, segment.records, bytes, out);
-  }
-  const size_t record_bytes = segment.value_bytes + kExtraBytes<Record>;
-  const PackedFields fields(segment);
-  for (uint64_t i = 0; i < segment.records; ++i) out[i] = fields.unpack<Record>(bytes + i * record_bytes);
-  return Status::OK();
-}
-
-template <typename Record>
-uint8_t* BucketRouter<Record>::read_stage() const {
-  if (read_stage_.size() == 0) read_stage_.allocate(read_stage_bytes(buffer_records_));
-  return read_stage_.data();
-}
-
-template <typename Record>
-void BucketRouter<Record>::prefetch_bucket(uint32_t bucket) const {
-  if (direct()) return;
-  const std::vector<SpillSegment>& segments = segments_[bucket];
-  for (size_t i = 0; i < segments.size();) {
-    const uint64_t begin = segments[i].offset;
-    uint64_t end = begin;
-    while (i < segments.size() && segments[i].offset == end) end += segments[i++].bytes;
-    spill_.prefetch(begin, end - begin);
-  }
-}
-
-// Runs of adjacent segments (a bucket's extents), each read at once into the
-// stage and decoded from there; a segment larger than the stage is read on
-// its own, in place.
-template <typename Record>
-Status BucketRouter<Record>::read_bucket(uint32_t bucket, Record* out) const {
-  const std::vector<SpillSegment>& segments = segments_[bucket];
-  uint8_t* const stage = read_stage();
-  // Room for the last record's eight-byte load past the run.
-  const uint64_t room = read_stage_.size() - 2 * kAlignBytes;
-  uint64_t at = 0;
-  for (size_t i = 0; i < segments.size();) {
-    const uint64_t begin = segments[i].offset;
-    uint64_t end = begin;
-    size_t j = i;
-    while (j < segments.size() && segments[j].offset == end && end + segments[j].bytes - begin <= room) {
-      end += segments[j++].bytes;
-    }
-    if (j == i) {
-      SG_RETURN_IF_ERROR(read(segments[i], 0, segments[i].records, out + at));
-      at += segments[i++].records;
-      continue;
-    }
-    SG_RETURN_IF_ERROR(spill_.pread_all(stage, end - begin, begin));
-    for (; i < j; ++i) {
-      SG_RETURN_IF_ERROR(decode_segment(segments[i], stage + (segments[i].offset - begin), out + at));
-      at += segments[i].records;
-    }
-  }
-  return Status::OK();
 }
 
 template class BucketRouter<PlainArc>;
