@@ -10,6 +10,7 @@
 #include "compression/chunk_lists.h"
 #include "compression/chunk_packing.h"
 #include "shards/ingest/arc_record.h"
+#include "shards/ingest/batch_lists.h"
 #include "shards/ingest/list_sort.h"
 
 namespace sg {
@@ -82,18 +83,9 @@ class SpaceBuilder {
   std::vector<BucketGroup> plan_groups(const BucketRouter<Record>& router, uint64_t limit) const;
   Status read_group(const BucketRouter<Record>& router, const BucketGroup& group, Record* out, size_t* count) const;
   Status process_oversize(const BucketRouter<Record>& router, uint32_t bucket, int depth, uint64_t limit);
-  // A batch's arrays besides its records: reserved at their largest before
-  // a batch is sorted (grown on demand they double past it: libstdc++ grows
-  // to twice the old size), released while a bucket is routed again (its
-  // sub-buckets' buffers take their room: R-MAT 22's relabelling pass at
-  // --memory 64M re-routed 115 buckets and peaked at 1.2x the budget).
-  void reserve_batch_arrays();
-  void release_batch_arrays();
   template <typename Sink>
   Status read_in_pieces(const BucketRouter<Record>& router, uint32_t bucket, Sink&& sink);
   Status process_records(size_t count, uint64_t first_value, uint64_t last_value);
-  void lists_by_count(size_t count, uint32_t first_vertex, uint32_t span);
-  void lists_by_sort(size_t count);
   Status encode_parts(bool sort_lists, uint32_t end_vertex);
   Status encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists);
   Status encode_empty_until(uint32_t end_vertex);
@@ -110,10 +102,11 @@ class SpaceBuilder {
   Carry carry_;
   std::vector<Record> records_;
   std::vector<Record> spare_;  // the next batch, read ahead (SpaceBuildOptions::read_ahead)
-  std::vector<Neighbour> neighbours_;
-  std::vector<uint32_t> counts_;
-  std::vector<uint32_t> list_vertex_;                // non-empty lists of the batch
-  std::vector<uint32_t> list_begin_;                 // into neighbours_, one more than lists
+  // A batch's arrays besides its records: reserved at their largest before
+  // a batch is sorted, released while a bucket is routed again (its
+  // sub-buckets' buffers take their room: R-MAT 22's relabelling pass at
+  // --memory 64M re-routed 115 buckets and peaked at 1.2x the budget).
+  BatchLists<Record> lists_;
   std::vector<std::vector<ChunkEncoder>> encoders_;  // [block][part]
   std::vector<SpaceBuildStats> part_stats_;
   std::vector<Carry> part_carry_;
@@ -218,23 +211,6 @@ Status SpaceBuilder<Record>::read_in_pieces(const BucketRouter<Record>& router, 
   return Status::OK();
 }
 
-template <typename Record>
-void SpaceBuilder<Record>::reserve_batch_arrays() {
-  if (neighbours_.capacity() >= records_.size()) return;
-  neighbours_.reserve(records_.size());
-  list_vertex_.reserve(records_.size());
-  list_begin_.reserve(records_.size() + 1);
-  counts_.reserve(records_.size() / 2 + 2);
-}
-
-template <typename Record>
-void SpaceBuilder<Record>::release_batch_arrays() {
-  std::vector<Neighbour>().swap(neighbours_);
-  std::vector<uint32_t>().swap(counts_);
-  std::vector<uint32_t>().swap(list_vertex_);
-  std::vector<uint32_t>().swap(list_begin_);
-}
-
 // Routes a bucket larger than a sort batch again, into about twice as many
 // sub-buckets as batches it holds (fewer sub-buckets: larger segments to
 // read back, which a disk that does 300 I/Os a second needs). The
@@ -255,7 +231,7 @@ Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router
   const int sub_bits = std::min({bits, std::countr_zero(opt_.sub_buckets), wanted_bits});
   const uint32_t sub_count = uint32_t{1} << sub_bits;
   const size_t buffer_records = std::max<size_t>(64, records_.size() * 3 / 2 / sub_count);
-  release_batch_arrays();
+  lists_.release();
   BucketRouter<Record> sub;
   SG_RETURN_IF_ERROR(sub.open(opt_.spill_prefix + "." + std::to_string(depth), sub_count, buffer_records, value,
                               bits - sub_bits, false));
@@ -269,61 +245,14 @@ Status SpaceBuilder<Record>::process_oversize(const BucketRouter<Record>& router
   return s;
 }
 
-// Counting scatter by key: lists in key order, each still to be sorted.
-template <typename Record>
-void SpaceBuilder<Record>::lists_by_count(size_t count, uint32_t first_vertex, uint32_t span) {
-  counts_.assign(size_t{span} + 1, 0);
-  for (size_t i = 0; i < count; ++i) ++counts_[arc_key(records_[i].arc) - first_vertex + 1];
-  for (uint32_t k = 0; k < span; ++k) counts_[k + 1] += counts_[k];
-  neighbours_.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    const Record& r = records_[i];
-    neighbours_[counts_[arc_key(r.arc) - first_vertex]++] = r.neighbour();
-  }
-  // counts_[k] is now the end of vertex first_vertex + k's list.
-  uint32_t begin = 0;
-  for (uint32_t k = 0; k < span; ++k) {
-    if (counts_[k] > begin) {
-      list_vertex_.push_back(first_vertex + k);
-      list_begin_.push_back(begin);
-    }
-    begin = counts_[k];
-  }
-}
-
-// Sparse ids: sort the records themselves; lists come out sorted.
-template <typename Record>
-void SpaceBuilder<Record>::lists_by_sort(size_t count) {
-  parallel_sort(records_.begin(), records_.begin() + static_cast<long>(count), std::less<Record>());
-  neighbours_.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t key = arc_key(records_[i].arc);
-    if (i == 0 || key != list_vertex_.back()) {
-      list_vertex_.push_back(key);
-      list_begin_.push_back(static_cast<uint32_t>(i));
-    }
-    neighbours_[i] = records_[i].neighbour();
-  }
-}
-
 template <typename Record>
 Status SpaceBuilder<Record>::process_records(size_t count, uint64_t first_value, uint64_t last_value) {
   assert(count < UINT32_MAX && first_value <= last_value && last_value <= last_value_);
   ++stats_.batches;
   const uint32_t first_vertex = arc_key(first_value);
   const uint32_t last_vertex = arc_key(last_value);
-  const uint64_t span = uint64_t{last_vertex} - first_vertex + 1;
-  reserve_batch_arrays();
-  list_vertex_.clear();
-  list_begin_.clear();
-  bool sort_lists = false;
-  if (count > 0 && span <= records_.size() / 2 + 1) {
-    lists_by_count(count, first_vertex, static_cast<uint32_t>(span));
-    sort_lists = true;
-  } else if (count > 0) {
-    lists_by_sort(count);
-  }
-  list_begin_.push_back(static_cast<uint32_t>(count));
+  lists_.reserve(records_.size());
+  const bool sort_lists = lists_.build(records_.data(), count, first_vertex, last_vertex);
   return encode_parts(sort_lists, last_vertex + 1);
 }
 
@@ -354,27 +283,27 @@ Status SpaceBuilder<Record>::append_part(size_t part) {
 // budget), each round in parallel parts.
 template <typename Record>
 Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) {
-  const size_t lists = list_vertex_.size();
+  const size_t lists = lists_.vertex.size();
   // Long runs of empty lists after the last list go with the next batch or
   // the tail (encode_empty_until).
-  if (lists > 0 && end_vertex >= uint64_t{std::max(list_vertex_.back() + 1, next_vertex_)} + kEmptySliceVertices) {
-    end_vertex = std::max(list_vertex_.back() + 1, next_vertex_);
+  if (lists > 0 && end_vertex >= uint64_t{std::max(lists_.vertex.back() + 1, next_vertex_)} + kEmptySliceVertices) {
+    end_vertex = std::max(lists_.vertex.back() + 1, next_vertex_);
   }
   if (lists == 0) return encode_empty_until(end_vertex);
   const uint64_t round_vertices = std::max<uint64_t>(records_.size() / 2, kEmptySliceVertices);
   size_t first = 0;
   do {
     // A long run of empty lists before the round's first list, on its own.
-    if (first < lists && list_vertex_[first] >= next_vertex_ + uint64_t{kEmptySliceVertices}) {
-      SG_RETURN_IF_ERROR(encode_empty_until(list_vertex_[first]));
+    if (first < lists && lists_.vertex[first] >= next_vertex_ + uint64_t{kEmptySliceVertices}) {
+      SG_RETURN_IF_ERROR(encode_empty_until(lists_.vertex[first]));
     }
     size_t end = first + 1;
-    while (end < lists && list_vertex_[end] < next_vertex_ + round_vertices) ++end;
+    while (end < lists && lists_.vertex[end] < next_vertex_ + round_vertices) ++end;
     end = std::min(end, lists);
     uint32_t round_end = end_vertex;
     if (end < lists) {  // up to the next list, or past the last one when a long empty run follows
-      const uint32_t after_last = std::max(list_vertex_[end - 1] + 1, next_vertex_);
-      round_end = list_vertex_[end] >= uint64_t{after_last} + kEmptySliceVertices ? after_last : list_vertex_[end];
+      const uint32_t after_last = std::max(lists_.vertex[end - 1] + 1, next_vertex_);
+      round_end = lists_.vertex[end] >= uint64_t{after_last} + kEmptySliceVertices ? after_last : lists_.vertex[end];
     }
     SG_RETURN_IF_ERROR(encode_round(first, end, round_end, sort_lists));
     first = end;
@@ -385,7 +314,7 @@ Status SpaceBuilder<Record>::encode_parts(bool sort_lists, uint32_t end_vertex) 
 // Lists [first, end) and the empty lists up to end_vertex, in parallel parts.
 template <typename Record>
 Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end_vertex, bool sort_lists) {
-  const uint64_t edges = list_begin_[end] - list_begin_[first];
+  const uint64_t edges = lists_.begin[end] - lists_.begin[first];
   const uint64_t most = std::clamp<uint64_t>(edges / kEdgesPerPart, 1, encoders_[0].size());
   const uint64_t least = std::clamp<uint64_t>(parallel_threads(), 1, most);
   const uint64_t part_edges = std::max<uint64_t>(kEdgesPerPart, kChunksPerPart * opt_.chunk_bytes / 2);
@@ -396,18 +325,18 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
   std::vector<uint32_t> vertex_begin(parts + 1, end_vertex);
   split[0] = first;
   vertex_begin[0] = next_vertex_;
-  size_t at = (first < end && list_vertex_[first] < next_vertex_) ? first + 1 : first;
+  size_t at = (first < end && lists_.vertex[first] < next_vertex_) ? first + 1 : first;
   for (size_t k = 1; k < parts; ++k) {
-    const uint64_t target = list_begin_[first] + edges * k / parts;
-    while (at < end && list_begin_[at] < target) ++at;
+    const uint64_t target = lists_.begin[first] + edges * k / parts;
+    while (at < end && lists_.begin[at] < target) ++at;
     split[k] = std::max(at, split[k - 1]);
-    if (split[k] < end) vertex_begin[k] = std::max(list_vertex_[split[k]], next_vertex_);
+    if (split[k] < end) vertex_begin[k] = std::max(lists_.vertex[split[k]], next_vertex_);
   }
   parallel_for(size_t{0}, parts, size_t{1}, [&](size_t k0, size_t k1) {
     for (size_t k = k0; k < k1; ++k)
       encode_part(k, split[k], split[k + 1], vertex_begin[k], vertex_begin[k + 1], sort_lists);
   });
-  if (opt_.neighbour_counts != nullptr) count_neighbours(list_begin_[first], list_begin_[end]);
+  if (opt_.neighbour_counts != nullptr) count_neighbours(lists_.begin[first], lists_.begin[end]);
   for (size_t k = 0; k < parts; ++k) {
     SG_RETURN_IF_ERROR(append_part(k));
     const SpaceBuildStats& s = part_stats_[k];
@@ -421,7 +350,7 @@ Status SpaceBuilder<Record>::encode_round(size_t first, size_t end, uint32_t end
   return Status::OK();
 }
 
-// Adds the kept neighbours of neighbours_[begin, end) to
+// Adds the kept neighbours of lists_.neighbours[begin, end) to
 // opt_.neighbour_counts: each thread takes a range of ids and reads every
 // entry, so that no increment is atomic (an atomic one per arc, at random
 // addresses, took over half of the first pass's encoding).
@@ -429,7 +358,7 @@ template <typename Record>
 void SpaceBuilder<Record>::count_neighbours(size_t begin, size_t end) {
   constexpr size_t kRanges = 2;
   uint32_t* counts = opt_.neighbour_counts;
-  const Neighbour* neighbours = neighbours_.data();
+  const Neighbour* neighbours = lists_.neighbours.data();
   parallel_for(size_t{0}, kRanges, size_t{1}, [&](size_t r0, size_t r1) {
     for (size_t r = r0; r < r1; ++r) {
       const uint32_t low = static_cast<uint32_t>(uint64_t{opt_.num_vertices} * r / kRanges);
@@ -451,9 +380,9 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
   for (std::vector<ChunkEncoder>& block : encoders_) block[part].begin(vertex_begin);
   const std::vector<uint32_t>& block_starts = opt_.block_starts;
   for (size_t i = list_begin; i < list_end; ++i) {
-    const uint32_t v = list_vertex_[i];
-    Neighbour* list = neighbours_.data() + list_begin_[i];
-    const uint32_t count = list_begin_[i + 1] - list_begin_[i];
+    const uint32_t v = lists_.vertex[i];
+    Neighbour* list = lists_.neighbours.data() + lists_.begin[i];
+    const uint32_t count = lists_.begin[i + 1] - lists_.begin[i];
     // Lists of inputs sorted by source (arc dumps, CSR-like files, a stored
     // graph read back) come out of the stable scatter sorted already.
     if (sort_lists && !std::is_sorted(list, list + count)) {
@@ -461,7 +390,7 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
         // The batch's records were scattered into the lists and are not
         // read again: each list's slots there (twice its bytes) are its
         // scratch, apart from every other list's.
-        sort_neighbour_list(list, count, reinterpret_cast<uint32_t*>(records_.data()) + list_begin_[i]);
+        sort_neighbour_list(list, count, reinterpret_cast<uint32_t*>(records_.data()) + lists_.begin[i]);
       } else {
         std::sort(list, list + count);
       }
