@@ -57,7 +57,7 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 \
     -R '^(apps|run|chunk cache|decoded cache|read-ahead|selective push|vertex orderings|webgraph|ingest distributed)[ :,]' \
     -E 'loaded by range: io_uring')
-  stage "fuzzing, 20 s per target (clang, libFuzzer, ASan+UBSan)"
-  "$root/scripts/fuzz.sh" 20
+  stage "fuzzing, 15 s per target (clang, libFuzzer, ASan+UBSan)"
+  "$root/scripts/fuzz.sh" 15
 fi
 stage "all passed"
