@@ -27,8 +27,6 @@ class BatchLists {
   // whether the lists still need sorting (the counting scatter's).
   bool build(Record* records, size_t count, uint32_t first_vertex, uint32_t last_vertex);
 
-  size_t lists() const { return vertex.size(); }
-
   std::vector<uint32_t> vertex;  // of each non-empty list, ascending
   std::vector<uint32_t> begin;   // into neighbours, one more than lists
   std::vector<Neighbour> neighbours;

@@ -1,13 +1,14 @@
+// The bucket router's reading back: a segment's records, packed, direct or
+// coded, and a bucket's runs of adjacent segments at once.
+#include "shards/ingest/bucket_router.h"
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
 
 #include "shards/format/striping.h"
-#include "shards/ingest/bucket_router.h"
 #include "shards/ingest/spill_fields.h"
 
-// The bucket router's reading back: a segment's records, packed, direct or
-// coded, and a bucket's runs of adjacent segments at once.
 namespace sg {
 
 using spill_fields::get_gap_and_neighbour;
