@@ -7,6 +7,7 @@
 # add it to tests/fuzz/corpus/<target>/ once fixed, so the replay test keeps it).
 # The seed is fixed (FUZZ_SEED, default 1) so that a CI run's inputs can be
 # replayed on another machine: the same binary and corpus try the same inputs.
+# SHARDGRAPH_FUZZ_CMAKE_ARGS adds cmake arguments (test.sh: a unity build).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: varint chunk manifest edge_reader bvgraph delta_run)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux
 fi
 build=$root/build-fuzz
 CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_FUZZ=ON -DSHARDGRAPH_WERROR=ON \
-  -DSHARDGRAPH_SANITIZE=address,undefined,fuzzer-no-link >/dev/null
+  -DSHARDGRAPH_SANITIZE=address,undefined,fuzzer-no-link ${SHARDGRAPH_FUZZ_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
 status=0
 for target in "${targets[@]}"; do

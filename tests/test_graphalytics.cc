@@ -22,7 +22,7 @@ namespace {
 
 enum class Rule { kExact, kPartition, kClose };
 
-struct Case {
+struct ValidationCase {
   std::string input;    // under the suite: an adjacency file, or a .v/.e basename
   bool parse_directed;  // how the Java test parses it (GraphParser)
   std::string app, expected, run_flags;
@@ -94,7 +94,7 @@ TEST_CASE(
     MESSAGE("skipped: " << suite << " not present");
     return;
   }
-  const std::vector<Case> cases = {
+  const std::vector<ValidationCase> cases = {
       {"bfs/dir-input", true, "bfs", "bfs/dir-output", "--source 1", Rule::kExact},
       {"bfs/undir-input", true, "bfs", "bfs/undir-output", "--source 1", Rule::kExact},
       {"example/example-directed-input", true, "bfs", "example/example-directed-BFS", "--source 1", Rule::kExact},
@@ -127,7 +127,7 @@ TEST_CASE(
   sgtest::TempDir dir;
   std::string output;
   int runs = 0;
-  for (const Case& c : cases) {
+  for (const ValidationCase& c : cases) {
     CAPTURE(c.input);
     CAPTURE(c.app);
     std::string input = dir / "g";
