@@ -1,7 +1,6 @@
 #include "shards/ingest/space_builder.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cassert>
 #include <future>
@@ -364,14 +363,9 @@ void SpaceBuilder<Record>::count_neighbours(size_t begin, size_t end) {
     for (size_t r = r0; r < r1; ++r) {
       const uint32_t low = static_cast<uint32_t>(uint64_t{opt_.num_vertices} * r / kRanges);
       const uint32_t high = static_cast<uint32_t>(uint64_t{opt_.num_vertices} * (r + 1) / kRanges);
-      // An id outside the range counts in a sink instead of taking a
-      // branch, which random ids would mispredict every other time; eight
-      // sinks, so that consecutive misses do not wait on one another.
-      std::array<uint32_t, 8> sinks{};
       for (size_t k = begin; k < end; ++k) {
         const uint32_t id = neighbour_id(neighbours[k]);  // kDroppedNeighbour is past every range
-        uint32_t* count = id - low < high - low ? counts + id : &sinks[k % sinks.size()];
-        ++*count;
+        if (id - low < high - low) ++counts[id];
       }
     }
   });
