@@ -41,7 +41,7 @@ if [ "${SHARDGRAPH_SKIP_SANITIZERS:-0}" != 1 ]; then
   unity=-DCMAKE_UNITY_BUILD=ON
   stage "ASan+UBSan build"
   "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDGRAPH_SANITIZE=address,undefined "$unity"
-  # The mpirun test (about 6 minutes in release, several times that here)
+  # The mpirun test (about 4 minutes in release, several times that here)
   # runs in the release stage; its processes run the same engine code that
   # the other cases check here. So do the LDBC validation graphs (the
   # kernels they run are checked here against the in-memory reference) and
