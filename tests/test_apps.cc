@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -47,6 +48,14 @@ struct Case {
   uint32_t blocks = 1;  // 2-D blocks a space (1: the 1-D layout)
   EngineOptions::RangeLoop range_loop = EngineOptions::RangeLoop::kAuto;
 };
+
+// A permutation file: uint32 new ids in old-id order.
+std::vector<uint32_t> read_new_ids(const std::string& path) {
+  const std::string bytes = sgtest::read_text(path);
+  std::vector<uint32_t> ids(bytes.size() / sizeof(uint32_t));
+  std::memcpy(ids.data(), bytes.data(), ids.size() * sizeof(uint32_t));
+  return ids;
+}
 
 std::vector<Arc> random_graph(uint64_t* state, uint32_t n, bool weighted) {
   std::vector<Arc> arcs;
@@ -204,6 +213,12 @@ void check_case(const Case& c, uint64_t seed) {
           traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, work_bytes, &new_id).ok());
       CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"),
                     " work ", work_bytes);
+      if (both_ways) continue;
+      // Compact ranks (only the vertices an arc reaches hold one), the
+      // permutation written to a file: the same order.
+      const std::string path = dir / "bfds.new_id";
+      REQUIRE(bfds_order_to_file(&engine, work_bytes, path).ok());
+      CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds, work ", work_bytes);
     }
   }
   {
@@ -227,6 +242,9 @@ void check_case(const Case& c, uint64_t seed) {
     std::vector<uint32_t> new_id;
     REQUIRE(traversal_order(&engine, TraversalOrder::kBfds, uint64_t{1} << 20, &new_id, residual).ok());
     CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, false), "bfds with a residual");
+    const std::string path = dir / "bfds.new_id";
+    REQUIRE(bfds_order_to_file(&engine, uint64_t{1} << 20, path, residual).ok());
+    CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds with a residual");
   }
   const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
   {

@@ -303,27 +303,34 @@ TEST_CASE("ingest: the first pass decides from its first batch's ids whether to 
 }
 
 TEST_CASE(
-    "ingest --order bfds: ids that outgrow the order after the first batch are ordered by degree out of core, or "
-    "stored unordered when even that does not fit") {
+    "ingest --order bfds: ids that outgrow the order after the first batch get compact ranks, bfs falls back to the "
+    "degree order out of core, and both are stored unordered when even that does not fit") {
   // The first batch's 100 ids fit an order in 20 MiB; 3.9 M do not (and
   // are dense enough for 200 K edges, so they are not remapped). In 20 MiB
-  // the degree order's windows fit; in 12 MiB they do not.
+  // bfds's compact ranks (4 bytes for each of the few vertices an arc
+  // reaches) fit, and so do the windows its permutation file is read
+  // through; bfs has no compact form and falls back to the degree order,
+  // whose windows fit too. In 12 MiB the windows do not.
   const std::vector<Arc> input = ids_growing_late(200000, 100, 3900000);
-  for (const uint64_t memory_mib : {20, 12}) {
+  for (const auto& [order, memory_mib] : {std::pair<std::string, uint64_t>{"bfds", 20}, {"bfs", 20}, {"bfds", 12}}) {
+    CAPTURE(order);
     CAPTURE(memory_mib);
     sgtest::TempDir dir;
     IngestOptions o = small_batch_options(dir, input, 70000);
     o.remap = IngestOptions::Remap::kNever;
-    o.order = "bfds";
+    o.order = order;
     o.memory_bytes = memory_mib << 20;
     IngestSummary summary;
     Status s = ingest_ordered(o, &summary);
     REQUIRE_MESSAGE(s.ok(), s.ToString());
-    const bool ordered = memory_mib == 20;
-    CHECK(summary.note.find(ordered ? "ordered by degree instead" : "skipped") != std::string::npos);
+    const std::string stored_order = memory_mib == 12 ? "none" : order == "bfds" ? "bfds" : "degree";
+    CHECK((summary.phases.find("compact ranks") != std::string::npos) == (stored_order == "bfds"));
+    if (stored_order != "bfds") {
+      CHECK(summary.note.find(stored_order == "degree" ? "ordered by degree instead" : "skipped") != std::string::npos);
+    }
     Graph g;
     REQUIRE(Graph::open(o.output, &g).ok());
-    CHECK(g.manifest().ordering == (ordered ? "degree" : "none"));
+    CHECK(g.manifest().ordering == stored_order);
     CHECK(g.num_vertices() == 3900001);
     // In original ids (sorted: a reordered graph lists by new id).
     for (const SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
@@ -446,9 +453,12 @@ TEST_CASE("ingest: a list's radix sort orders like std::sort at every length and
 }
 
 // A bfds order whose residual (the lists still to step from, once the
-// large levels are done) is read into memory gives the same permutation:
-// the same id map and spaces byte for byte.
-TEST_CASE("ingest: a bfds order taking its residual into memory numbers every vertex as the engine alone does") {
+// large levels are done) is read into memory, or whose ranks are held
+// compact, gives the same permutation: the same id map and spaces byte
+// for byte.
+TEST_CASE(
+    "ingest: a bfds order taking its residual into memory or holding compact ranks numbers every vertex as the engine "
+    "alone does") {
   std::vector<Arc> input;
   uint64_t state = 23;
   for (int i = 0; i < 3000; ++i) input.push_back(Arc{0, sgtest::next_random(&state) % 3000, 1.0f});  // the hub
@@ -456,20 +466,27 @@ TEST_CASE("ingest: a bfds order taking its residual into memory numbers every ve
     input.push_back(Arc{sgtest::next_random(&state) % 3000, sgtest::next_random(&state) % 3000, 1.0f});
   // Vertices no arc reaches (roots of later restarts), with arcs among themselves.
   for (uint64_t v = 3000; v < 3400; ++v) input.push_back(Arc{v, 3400 + v % 50, 1.0f});
-  for (const bool residual : {false, true}) {
+  // And with its ranks held compact, the permutation read from a file
+  // through windows (kernels.h: bfds_order_to_file).
+  std::map<std::string, std::string> first;
+  for (const int variant : {0, 1, 2, 3}) {
+    const bool residual = variant % 2 == 1, compact = variant >= 2;
+    CAPTURE(residual);
+    CAPTURE(compact);
     sgtest::TempDir dir;
     IngestOptions o = small_batch_options(dir, input, 0);
     o.chunk_bytes = 256;
     o.order = "bfds";
     o.order_residual_always = residual;
+    o.order_compact_always = compact;
     IngestSummary summary;
     const Status s = ingest_ordered(o, &summary);
     REQUIRE_MESSAGE(s.ok(), s.ToString());
     CHECK((summary.phases.find("lists in memory") != std::string::npos) == residual);
-    static std::map<std::string, std::string> first;
+    CHECK((summary.phases.find("compact ranks") != std::string::npos) == compact);
     for (const std::string file : {"id_map.u64", "out.d0", "in.d0", "out.degrees", "in.degrees"}) {
       const std::string bytes = sgtest::read_text(o.output + "/" + file);
-      if (!residual) {
+      if (variant == 0) {
         first[file] = bytes;
       } else {
         CHECK_MESSAGE(bytes == first[file], file);

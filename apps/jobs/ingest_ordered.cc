@@ -23,8 +23,9 @@ namespace fs = std::filesystem;
 // (apps/traversal_order.cc), and a little room for a level.
 constexpr uint64_t kTraversalBytesPerVertex = 4;
 constexpr uint64_t kMinimumWorkBytes = 1 << 20;
-// The degree order's permutation file, in the unordered graph's directory.
-constexpr const char* kDegreeOrderFile = "/order.new_id";
+// A permutation file (the degree order's, or bfds's with compact ranks), in
+// the unordered graph's directory.
+constexpr const char* kOrderFile = "/order.new_id";
 
 // Deletes a hidden graph (its device files too) when it goes out of scope,
 // unless it was moved into place.
@@ -42,7 +43,8 @@ struct DropGraphOnExit {
 struct OrderStats {
   size_t steps = 0;  // the engine's
   uint64_t bytes_read = 0;
-  uint64_t residual_bytes = 0;  // the lists the last steps took from memory
+  uint64_t residual_bytes = 0;      // the lists the last steps took from memory
+  uint64_t compact_rank_bytes = 0;  // bfds's ranks held compact (0: 4 bytes a vertex)
 };
 
 // Opens the hidden unordered graph, out-only or whole, without loading
@@ -81,26 +83,42 @@ bool order_fits(VertexOrder order, uint64_t vertices, uint64_t memory_bytes) {
   return vertices * kTraversalBytesPerVertex + 3 * (vertices / 8) + 16 * kMinimumWorkBytes <= memory_bytes / 16 * 15;
 }
 
+// How a permutation file of `graph` is read by the relabelling pass: whole
+// when it fits half the budget, else through windows (permutation.h): the
+// neighbours' one block of the graph's out-space wide, the sources' at
+// most 1 Mi ids.
+class PermutationWindows {
+ public:
+  explicit PermutationWindows(const Graph& graph) : n_(graph.num_vertices()) {
+    for (size_t s : graph.blocks(SpaceKind::kOut)) {
+      const EdgeSpace& block = graph.stored_space(s);
+      block_vertices_ = std::max<uint64_t>(block_vertices_, block.neighbour_end - block.neighbour_begin);
+    }
+    source_window_ = std::min<uint64_t>(block_vertices_, uint64_t{1} << 20);
+  }
+  uint64_t needed_bytes() const {
+    const uint64_t whole_bytes = n_ * sizeof(uint32_t);
+    const uint64_t window_bytes = (block_vertices_ + source_window_) * sizeof(uint32_t);
+    return 2 * std::min(whole_bytes, window_bytes) + kMinimumWorkBytes;
+  }
+  Status open(const std::string& path, uint64_t memory_bytes, Permutation* permutation) const {
+    return Permutation::open(path, n_, memory_bytes / 2, source_window_, block_vertices_, permutation);
+  }
+
+ private:
+  uint64_t n_ = 0, block_vertices_ = 0, source_window_ = 0;
+};
+
 // The degree order of the unordered graph at `dir` (write_degree_order),
-// read whole when it fits half the budget, else through windows
-// (permutation.h): the neighbours' one block of the graph's out-space
-// wide, the sources' at most 1 Mi ids. Leaves `permutation` empty and says
+// read as PermutationWindows says. Leaves `permutation` empty and says
 // in *needed_bytes what it would take when even the windows do not fit.
 Status degree_permutation(const Graph& graph, uint64_t memory_bytes, Permutation* permutation, uint64_t* needed_bytes) {
-  const uint64_t n = graph.num_vertices();
-  uint64_t block_vertices = 0;
-  for (size_t s : graph.blocks(SpaceKind::kOut)) {
-    const EdgeSpace& block = graph.stored_space(s);
-    block_vertices = std::max<uint64_t>(block_vertices, block.neighbour_end - block.neighbour_begin);
-  }
-  const uint64_t source_window = std::min<uint64_t>(block_vertices, uint64_t{1} << 20);
-  const uint64_t whole_bytes = n * sizeof(uint32_t);
-  const uint64_t window_bytes = (block_vertices + source_window) * sizeof(uint32_t);
-  *needed_bytes = 2 * std::min(whole_bytes, window_bytes) + kMinimumWorkBytes;
+  PermutationWindows windows(graph);
+  *needed_bytes = windows.needed_bytes();
   if (*needed_bytes > memory_bytes) return Status::OK();
-  const std::string path = graph.dir() + kDegreeOrderFile;
+  const std::string path = graph.dir() + kOrderFile;
   SG_RETURN_IF_ERROR(write_degree_order(graph, path));
-  return Permutation::open(path, n, memory_bytes / 2, source_window, block_vertices, permutation);
+  return windows.open(path, memory_bytes, permutation);
 }
 
 // The residual of a bfds traversal (traversal_order.cc): the out-lists of
@@ -153,15 +171,41 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
   return Status::OK();
 }
 
-// A traversal order (bfds, bfs) of `graph` into `permutation`, or nothing
-// when it does not fit `memory_bytes` (*needed_bytes says what it takes).
-Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool force_residual,
-                             Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats) {
-  const uint64_t ranks = graph.num_vertices() * kTraversalBytesPerVertex;
+// The bytes a traversal order's ranks take: 4 a vertex, or for bfds, when
+// that does not fit (or `compact_always`, for tests), the compact ranks
+// (kernels.h: bfds_order_to_file), whose permutation goes to a file the
+// relabelling pass reads through windows. *compact says which.
+Status rank_bytes(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool compact_always, bool* compact,
+                  uint64_t* ranks, uint64_t* needed_bytes) {
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
-  // With the sixteenth kept aside below.
-  *needed_bytes = (ranks + engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16;
+  // With the sixteenth kept aside (traversal_permutation).
+  const auto needed = [&](uint64_t bytes) { return (bytes + engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16; };
+  *compact = false;
+  *ranks = graph.num_vertices() * kTraversalBytesPerVertex;
+  *needed_bytes = needed(*ranks);
+  if (order != VertexOrder::kBfds || (*needed_bytes <= memory_bytes && !compact_always)) return Status::OK();
+  if (PermutationWindows(graph).needed_bytes() > memory_bytes) return Status::OK();
+  uint64_t compact_bytes = 0;
+  SG_RETURN_IF_ERROR(bfds_compact_rank_bytes(graph, &compact_bytes));
+  if (needed(compact_bytes) > memory_bytes && !compact_always) return Status::OK();
+  *compact = true;
+  *ranks = compact_bytes;
+  *needed_bytes = needed(compact_bytes);
+  return Status::OK();
+}
+
+// A traversal order (bfds, bfs) of `graph` into `permutation`, or nothing
+// when it does not fit `options.memory_bytes` (*needed_bytes says what it
+// takes).
+Status traversal_permutation(const Graph& graph, VertexOrder order, const IngestOptions& ingest,
+                             Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats) {
+  const uint64_t memory_bytes = ingest.memory_bytes;
+  bool compact = false;
+  uint64_t ranks = 0;
+  SG_RETURN_IF_ERROR(
+      rank_bytes(graph, order, memory_bytes, ingest.order_compact_always, &compact, &ranks, needed_bytes));
   if (*needed_bytes > memory_bytes) return Status::OK();
+  const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
   // What the ranks leave goes mostly to the engine, whose cache spares
   // re-reads of chunks between levels; an eighth to the level being
   // numbered, which then takes a few more passes (cheap: a walk of the
@@ -183,16 +227,23 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t mem
   const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
   const ResidualSource residual = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
                                       ResidualLists* lists, bool* taken) {
-    return take_residual(graph, &engine, options.memory_bytes, force_residual, live, vertices, arcs, lists, taken,
-                         stats);
+    return take_residual(graph, &engine, options.memory_bytes, ingest.order_residual_always, live, vertices, arcs,
+                         lists, taken, stats);
   };
-  std::vector<uint32_t> new_id;
-  SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual));
-  *permutation = Permutation(std::move(new_id));
+  if (compact) {
+    stats->compact_rank_bytes = ranks;
+    SG_RETURN_IF_ERROR(bfds_order_to_file(engine.get(), work, graph.dir() + kOrderFile, residual));
+  } else {
+    std::vector<uint32_t> new_id;
+    SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual));
+    *permutation = Permutation(std::move(new_id));
+  }
   if (engine != nullptr) {
     stats->steps = engine->step_count();
     stats->bytes_read = engine->run_totals().bytes_read;
   }
+  engine.reset();  // its memory goes to the permutation's windows
+  if (compact) return PermutationWindows(graph).open(graph.dir() + kOrderFile, memory_bytes, permutation);
   return Status::OK();
 }
 
@@ -201,18 +252,17 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, uint64_t mem
 // order, which fits out of core; *applied says which order was computed.
 // Leaves `permutation` empty and says in *needed_bytes what it would take
 // when no order fits.
-Status compute_order(const std::string& dir, VertexOrder order, uint64_t memory_bytes, bool force_residual,
-                     Permutation* permutation, VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
+Status compute_order(const std::string& dir, VertexOrder order, const IngestOptions& options, Permutation* permutation,
+                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
   Graph graph;
   SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
   *applied = order;
   if (order != VertexOrder::kDegree) {
-    SG_RETURN_IF_ERROR(
-        traversal_permutation(graph, order, memory_bytes, force_residual, permutation, needed_bytes, stats));
+    SG_RETURN_IF_ERROR(traversal_permutation(graph, order, options, permutation, needed_bytes, stats));
     if (permutation->size() != 0) return Status::OK();
   }
   *applied = VertexOrder::kDegree;
-  return degree_permutation(graph, memory_bytes, permutation, needed_bytes);
+  return degree_permutation(graph, options.memory_bytes, permutation, needed_bytes);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -254,9 +304,15 @@ std::string ordered_phases(const std::string& first, double order_seconds, const
     std::snprintf(residual, sizeof(residual), ", then %.1f MB of lists in memory",
                   static_cast<double>(stats.residual_bytes) / 1e6);
   }
-  char order_text[160];
-  std::snprintf(order_text, sizeof(order_text), "; order %.2f s (%zu steps, %.2f GB read%s); relabel: ", order_seconds,
-                stats.steps, static_cast<double>(stats.bytes_read) / 1e9, residual);
+  char compact[64] = "";
+  if (stats.compact_rank_bytes > 0) {
+    std::snprintf(compact, sizeof(compact), ", %.1f MB of compact ranks",
+                  static_cast<double>(stats.compact_rank_bytes) / 1e6);
+  }
+  char order_text[224];
+  std::snprintf(order_text, sizeof(order_text),
+                "; order %.2f s (%zu steps, %.2f GB read%s%s); relabel: ", order_seconds, stats.steps,
+                static_cast<double>(stats.bytes_read) / 1e9, residual, compact);
   return "unordered: " + first + order_text + relabel;
 }
 
@@ -296,8 +352,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   VertexOrder applied = order;
   uint64_t order_bytes = 0;
   OrderStats order_stats;
-  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options.memory_bytes, options.order_residual_always,
-                                   &permutation, &applied, &order_bytes, &order_stats));
+  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options, &permutation, &applied, &order_bytes, &order_stats));
   if (permutation.size() == 0) {
     // The unordered graph becomes the output (completed first if out-only).
     SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
@@ -316,7 +371,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   SG_RETURN_IF_ERROR(ingest_graph(second, summary));
   permutation = Permutation();
   std::error_code removed;
-  fs::remove(unordered.path + kDegreeOrderFile, removed);  // the unordered graph may become the output
+  fs::remove(unordered.path + kOrderFile, removed);  // the unordered graph may become the output
   std::string fallback;
   if (applied != order) {
     fallback = std::string(automatic ? "the default order, " : "--order ") + vertex_order_name(order) +

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/engine.h"
@@ -75,5 +76,11 @@ using ResidualSource = std::function<Status(const std::function<bool(uint32_t)>&
                                             uint64_t live_arcs, ResidualLists* lists, bool* taken)>;
 Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id,
                        const ResidualSource& residual = {});
+// The bfds order written to `path` (new_id as uint32 in old-id order), its
+// ranks held compact: 4 bytes for each vertex of in-degree > 0 and 1.5 bits
+// a vertex (bfds_compact_rank_bytes), where new_id takes 4 bytes a vertex.
+Status bfds_order_to_file(Engine* engine, uint64_t work_bytes, const std::string& path,
+                          const ResidualSource& residual = {});
+Status bfds_compact_rank_bytes(const Graph& graph, uint64_t* bytes);
 
 }  // namespace sg

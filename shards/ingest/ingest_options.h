@@ -76,6 +76,9 @@ struct IngestOptions {
   // Tests: a bfds order takes its residual into memory whenever offered,
   // whatever the graph's size (apps/jobs/ingest_ordered.cc).
   bool order_residual_always = false;
+  // Tests: a bfds order holds its ranks compact and writes its permutation
+  // to a file even when 4 bytes a vertex fit.
+  bool order_compact_always = false;
   // An ordered ingest's first pass: asked once the input is routed and the
   // vertex count known; true = build only the out-space and the in-degrees
   // (an out-only graph, Manifest::out_only, which is all its traversal

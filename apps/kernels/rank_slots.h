@@ -1,0 +1,71 @@
+// The rank slots of a traversal order (traversal_order.cc): one per
+// vertex, or compact, one per member only.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sg {
+
+// A rank not yet given.
+constexpr uint32_t kUnranked = UINT32_MAX;
+
+// Each vertex's rank slot: slot v of n (whole), or (compact) a slot only
+// for each member, a vertex of nonzero degree in the order's sense, found
+// through a bitmap and the count of members before each 64-bit word. Every
+// vertex an arc reaches is a member; the others share one slot that reads
+// as numbered, so a traversal neither finds nor roots them.
+class RankSlots {
+ public:
+  void init_whole(uint32_t n) {
+    compact_ = false;
+    members_ = n;
+    ranks_.assign(n, kUnranked);
+  }
+  template <typename DegreeOf>
+  Status init_compact(uint32_t n, DegreeOf degree_of) {
+    compact_ = true;
+    bits_.assign((uint64_t{n} + 63) / 64, 0);
+    counts_.assign(bits_.size(), 0);
+    uint32_t members = 0;
+    for (uint32_t v = 0; v < n; ++v) {
+      if (v % 64 == 0) counts_[v / 64] = members;
+      uint64_t degree = 0;
+      SG_RETURN_IF_ERROR(degree_of(v, &degree));
+      if (degree == 0) continue;
+      bits_[v / 64] |= uint64_t{1} << (v % 64);
+      ++members;
+    }
+    members_ = members;
+    ranks_.assign(uint64_t{members} + 1, kUnranked);
+    ranks_[members] = 0;  // the non-members' slot: numbered, never written
+    return Status::OK();
+  }
+  // Bytes the compact form takes for n vertices of which `members` are.
+  static uint64_t compact_bytes(uint64_t n, uint64_t members) {
+    return (n + 63) / 64 * (sizeof(uint64_t) + sizeof(uint32_t)) + (members + 1) * sizeof(uint32_t);
+  }
+
+  uint32_t members() const { return members_; }
+  bool member(uint32_t v) const { return !compact_ || (bits_[v / 64] >> (v % 64) & 1) != 0; }
+  uint32_t slot(uint32_t v) const {
+    if (!compact_) return v;
+    const uint64_t word = bits_[v / 64];
+    const uint64_t below = word & ((uint64_t{1} << (v % 64)) - 1);
+    return (word >> (v % 64) & 1) != 0 ? counts_[v / 64] + static_cast<uint32_t>(std::popcount(below)) : members_;
+  }
+  uint32_t& operator[](uint32_t v) { return ranks_[slot(v)]; }
+  std::vector<uint32_t> take_whole() { return std::move(ranks_); }
+
+ private:
+  bool compact_ = false;
+  uint32_t members_ = 0;
+  std::vector<uint64_t> bits_;
+  std::vector<uint32_t> counts_;
+  std::vector<uint32_t> ranks_;
+};
+
+}  // namespace sg
