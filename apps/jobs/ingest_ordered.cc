@@ -43,8 +43,9 @@ struct DropGraphOnExit {
 struct OrderStats {
   size_t steps = 0;  // the engine's
   uint64_t bytes_read = 0;
-  uint64_t residual_bytes = 0;      // the lists the last steps took from memory
-  uint64_t compact_rank_bytes = 0;  // bfds's ranks held compact (0: 4 bytes a vertex)
+  uint64_t residual_bytes = 0;          // the lists the last steps took from memory
+  uint64_t residual_offered_bytes = 0;  // lists offered that did not fit (0: none)
+  uint64_t compact_rank_bytes = 0;      // bfds's ranks held compact (0: 4 bytes a vertex)
 };
 
 // Opens the hidden unordered graph, out-only or whole, without loading
@@ -121,6 +122,61 @@ Status degree_permutation(const Graph& graph, uint64_t memory_bytes, Permutation
   return windows.open(path, memory_bytes, permutation);
 }
 
+// The residual's vertices (live, with out-arcs) and where each one's list
+// starts, from the out-degree file.
+Status residual_offsets(const Graph& graph, const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
+                        ResidualLists* lists) {
+  lists->vertices.reserve(vertices);
+  lists->begin.reserve(vertices + 1);
+  lists->begin = {0};
+  SG_RETURN_IF_ERROR(
+      graph.scan_degree_file(SpaceKind::kOut, [&](uint32_t first, const uint32_t* degrees, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+          const uint32_t v = first + static_cast<uint32_t>(i);
+          if (degrees[i] == 0 || !live(v)) continue;
+          lists->vertices.push_back(v);
+          lists->begin.push_back(lists->begin.back() + degrees[i]);
+        }
+      }));
+  if (lists->vertices.size() != vertices || lists->begin.back() != arcs) {
+    return Status::Corruption(graph.dir() + ": the order's residual does not match the graph's out-degrees");
+  }
+  return Status::OK();
+}
+
+// Reads the residual's lists into the places residual_offsets made. The
+// reader gives a 2-D block after another, sources ascending within each,
+// so a vertex's list arrives in pieces: `cursor` tracks each list's fill.
+Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function<bool(uint32_t)>& live,
+                     ResidualLists* lists) {
+  std::vector<uint64_t> cursor(lists->begin.begin(), lists->begin.end() - 1);
+  lists->neighbours.assign(lists->begin.back(), 0);
+  const auto& ids = lists->vertices;
+  std::vector<RawEdge> batch;
+  size_t at = 0;  // the last source's index
+  for (;;) {
+    SG_RETURN_IF_ERROR(reader->next_batch(&batch, 1 << 16));
+    if (batch.empty()) break;
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    for (const RawEdge& e : batch) {
+      const uint32_t u = static_cast<uint32_t>(e.src);
+      if (!live(u)) continue;
+      if (at >= ids.size() || ids[at] != u)
+        at = static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), u) - ids.begin());
+      if (at == ids.size() || ids[at] != u || cursor[at] == lists->begin[at + 1]) {
+        return Status::Corruption(graph.dir() + ": the order's residual lists do not match the graph's out-degrees");
+      }
+      lists->neighbours[cursor[at]++] = static_cast<uint32_t>(e.dst);
+    }
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (cursor[i] != lists->begin[i + 1]) {
+      return Status::Corruption(graph.dir() + ": the order's residual lists do not match the graph's out-degrees");
+    }
+  }
+  return Status::OK();
+}
+
 // The residual of a bfds traversal (traversal_order.cc): the out-lists of
 // the vertices it can still step from, read from the graph in one pass
 // once the engine (and its cache) is gone. Taken when the graph is more
@@ -134,37 +190,20 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
   uint64_t graph_bytes = 0;
   for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
   const uint64_t lists_bytes = vertices * (sizeof(uint32_t) + sizeof(uint64_t)) + arcs * sizeof(uint32_t);
-  if (!graph.directed() || lists_bytes > engine_bytes / 2) return Status::OK();
-  if (!force && graph_bytes <= 2 * engine_bytes) return Status::OK();
+  const uint64_t cursor_bytes = vertices * sizeof(uint64_t);  // fill_residual's, while the lists are read
+  if (!graph.directed() || (!force && graph_bytes <= 2 * engine_bytes)) return Status::OK();
+  if (lists_bytes + cursor_bytes > engine_bytes / 2) {
+    stats->residual_offered_bytes = lists_bytes;
+    return Status::OK();
+  }
   stats->steps = (*engine)->step_count();
   stats->bytes_read = (*engine)->run_totals().bytes_read;
   engine->reset();
+  SG_RETURN_IF_ERROR(residual_offsets(graph, live, vertices, arcs, lists));
   std::unique_ptr<EdgeReader> reader;
   SG_RETURN_IF_ERROR(open_graph_edge_reader(graph.dir(), &reader));
   reader->set_memory_budget(engine_bytes / 2);
-  lists->vertices.reserve(vertices);
-  lists->begin.reserve(vertices + 1);
-  lists->neighbours.reserve(arcs);
-  lists->begin = {0};
-  std::vector<RawEdge> batch;
-  for (;;) {
-    SG_RETURN_IF_ERROR(reader->next_batch(&batch, 1 << 16));
-    if (batch.empty()) break;
-    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    for (const RawEdge& e : batch) {  // by source, ascending
-      const uint32_t u = static_cast<uint32_t>(e.src);
-      if (!live(u)) continue;
-      if (lists->vertices.empty() || lists->vertices.back() != u) {
-        lists->vertices.push_back(u);
-        lists->begin.push_back(lists->begin.back());
-      }
-      lists->neighbours.push_back(static_cast<uint32_t>(e.dst));
-      lists->begin.back() += 1;
-    }
-  }
-  if (lists->vertices.size() != vertices || lists->neighbours.size() != arcs) {
-    return Status::Corruption(graph.dir() + ": the order's residual lists do not match the graph's degrees");
-  }
+  SG_RETURN_IF_ERROR(fill_residual(graph, reader.get(), live, lists));
   stats->bytes_read += reader->bytes_read();
   stats->residual_bytes = lists_bytes;
   *taken = true;
@@ -299,10 +338,13 @@ Status complete_into_place(const IngestOptions& options, DropGraphOnExit* unorde
 // The summary's phases: the first pass's, the order's, the relabelling's.
 std::string ordered_phases(const std::string& first, double order_seconds, const OrderStats& stats,
                            const std::string& relabel) {
-  char residual[64] = "";
+  char residual[80] = "";
   if (stats.residual_bytes > 0) {
     std::snprintf(residual, sizeof(residual), ", then %.1f MB of lists in memory",
                   static_cast<double>(stats.residual_bytes) / 1e6);
+  } else if (stats.residual_offered_bytes > 0) {
+    std::snprintf(residual, sizeof(residual), ", the residual's %.1f MB of lists did not fit",
+                  static_cast<double>(stats.residual_offered_bytes) / 1e6);
   }
   char compact[64] = "";
   if (stats.compact_rank_bytes > 0) {
