@@ -146,10 +146,10 @@ Status residual_offsets(const Graph& graph, const std::function<bool(uint32_t)>&
 
 // Reads the residual's lists into the places residual_offsets made. The
 // reader gives a 2-D block after another, sources ascending within each,
-// so a vertex's list arrives in pieces: `cursor` tracks each list's fill.
+// so a vertex's list arrives in pieces: `filled` counts each list's arcs.
 Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function<bool(uint32_t)>& live,
                      ResidualLists* lists) {
-  std::vector<uint64_t> cursor(lists->begin.begin(), lists->begin.end() - 1);
+  std::vector<uint32_t> filled(lists->vertices.size(), 0);
   lists->neighbours.assign(lists->begin.back(), 0);
   const auto& ids = lists->vertices;
   std::vector<RawEdge> batch;
@@ -163,14 +163,14 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
       if (!live(u)) continue;
       if (at >= ids.size() || ids[at] != u)
         at = static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), u) - ids.begin());
-      if (at == ids.size() || ids[at] != u || cursor[at] == lists->begin[at + 1]) {
+      if (at == ids.size() || ids[at] != u || lists->begin[at] + filled[at] == lists->begin[at + 1]) {
         return Status::Corruption(graph.dir() + ": the order's residual lists do not match the graph's out-degrees");
       }
-      lists->neighbours[cursor[at]++] = static_cast<uint32_t>(e.dst);
+      lists->neighbours[lists->begin[at] + filled[at]++] = static_cast<uint32_t>(e.dst);
     }
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (cursor[i] != lists->begin[i + 1]) {
+    if (lists->begin[i] + filled[i] != lists->begin[i + 1]) {
       return Status::Corruption(graph.dir() + ": the order's residual lists do not match the graph's out-degrees");
     }
   }
@@ -190,9 +190,9 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
   uint64_t graph_bytes = 0;
   for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
   const uint64_t lists_bytes = vertices * (sizeof(uint32_t) + sizeof(uint64_t)) + arcs * sizeof(uint32_t);
-  const uint64_t cursor_bytes = vertices * sizeof(uint64_t);  // fill_residual's, while the lists are read
+  const uint64_t filled_bytes = vertices * sizeof(uint32_t);  // fill_residual's, while the lists are read
   if (!graph.directed() || (!force && graph_bytes <= 2 * engine_bytes)) return Status::OK();
-  if (lists_bytes + cursor_bytes > engine_bytes / 2) {
+  if (lists_bytes + filled_bytes > engine_bytes / 2) {
     stats->residual_offered_bytes = lists_bytes;
     return Status::OK();
   }
