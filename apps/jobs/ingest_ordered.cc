@@ -211,18 +211,20 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
 }
 
 // The bytes a traversal order's ranks take: 4 a vertex, or for bfds, when
-// that does not fit (or `compact_always`, for tests), the compact ranks
-// (kernels.h: bfds_order_to_file), whose permutation goes to a file the
-// relabelling pass reads through windows. *compact says which.
-Status rank_bytes(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool compact_always, bool* compact,
-                  uint64_t* ranks, uint64_t* needed_bytes) {
+// that does not fit and `compact_allowed` (or `compact_always`, for tests),
+// the compact ranks (kernels.h: bfds_order_to_file), whose permutation goes
+// to a file the relabelling pass reads through windows. *compact says which.
+Status rank_bytes(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool compact_allowed,
+                  bool compact_always, bool* compact, uint64_t* ranks, uint64_t* needed_bytes) {
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
   // With the sixteenth kept aside (traversal_permutation).
   const auto needed = [&](uint64_t bytes) { return (bytes + engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16; };
   *compact = false;
   *ranks = graph.num_vertices() * kTraversalBytesPerVertex;
   *needed_bytes = needed(*ranks);
-  if (order != VertexOrder::kBfds || (*needed_bytes <= memory_bytes && !compact_always)) return Status::OK();
+  if (order != VertexOrder::kBfds || !compact_allowed || (*needed_bytes <= memory_bytes && !compact_always)) {
+    return Status::OK();
+  }
   if (PermutationWindows(graph).needed_bytes() > memory_bytes) return Status::OK();
   uint64_t compact_bytes = 0;
   SG_RETURN_IF_ERROR(bfds_compact_rank_bytes(graph, &compact_bytes));
@@ -244,9 +246,9 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
   // Only an explicit --order bfds gets compact ranks: on R-MAT 26 in 256 MiB
   // (one emulated HDD, 2026-12-03) the order took 509 s, the whole ingest
   // 1566 s against 520 s ordered by degree, at the same bytes an edge.
-  const VertexOrder ranked = ingest.order == "bfds" || ingest.order_compact_always ? order : VertexOrder::kBfs;
-  SG_RETURN_IF_ERROR(rank_bytes(graph, order == VertexOrder::kBfds ? ranked : order, memory_bytes,
-                                ingest.order_compact_always, &compact, &ranks, needed_bytes));
+  const bool compact_allowed = ingest.order == "bfds" || ingest.order_compact_always;
+  SG_RETURN_IF_ERROR(rank_bytes(graph, order, memory_bytes, compact_allowed, ingest.order_compact_always, &compact,
+                                &ranks, needed_bytes));
   if (*needed_bytes > memory_bytes) return Status::OK();
   const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
   // What the ranks leave goes mostly to the engine, whose cache spares
