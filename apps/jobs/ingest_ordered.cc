@@ -210,28 +210,36 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
   return Status::OK();
 }
 
-// The bytes a traversal order's ranks take: 4 a vertex, or for bfds, when
-// that does not fit and `compact_allowed` (or `compact_always`, for tests),
-// the compact ranks (kernels.h: bfds_order_to_file), whose permutation goes
-// to a file the relabelling pass reads through windows. *compact says which.
-Status rank_bytes(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool compact_allowed,
-                  bool compact_always, bool* compact, uint64_t* ranks, uint64_t* needed_bytes) {
-  const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
+// How a traversal order's ranks are held: 4 bytes a vertex, or for bfds,
+// when that does not fit and `compact_allowed` (or `compact_always`, for
+// tests), compact (kernels.h: bfds_order_to_file), whose permutation goes
+// to a file the relabelling pass reads through windows.
+struct RankPlan {
+  bool compact = false;
+  uint64_t rank_bytes = 0;
+  uint64_t needed_bytes = 0;    // the order's whole need
+  uint64_t engine_minimum = 0;  // Engine::minimum_memory_bytes
+  RankSlots members;            // compact: the members, found once
+};
+
+Status plan_ranks(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool compact_allowed,
+                  bool compact_always, RankPlan* plan) {
+  plan->engine_minimum = Engine::minimum_memory_bytes(graph);
   // With the sixteenth kept aside (traversal_permutation).
-  const auto needed = [&](uint64_t bytes) { return (bytes + engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16; };
-  *compact = false;
-  *ranks = graph.num_vertices() * kTraversalBytesPerVertex;
-  *needed_bytes = needed(*ranks);
-  if (order != VertexOrder::kBfds || !compact_allowed || (*needed_bytes <= memory_bytes && !compact_always)) {
+  const auto needed = [&](uint64_t bytes) { return (bytes + plan->engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16; };
+  plan->rank_bytes = graph.num_vertices() * kTraversalBytesPerVertex;
+  plan->needed_bytes = needed(plan->rank_bytes);
+  if (order != VertexOrder::kBfds || !compact_allowed || (plan->needed_bytes <= memory_bytes && !compact_always)) {
     return Status::OK();
   }
   if (PermutationWindows(graph).needed_bytes() > memory_bytes) return Status::OK();
-  uint64_t compact_bytes = 0;
-  SG_RETURN_IF_ERROR(bfds_compact_rank_bytes(graph, &compact_bytes));
-  if (needed(compact_bytes) > memory_bytes && !compact_always) return Status::OK();
-  *compact = true;
-  *ranks = compact_bytes;
-  *needed_bytes = needed(compact_bytes);
+  RankSlots members;
+  SG_RETURN_IF_ERROR(bfds_compact_ranks(graph, &members));
+  if (needed(members.compact_bytes()) > memory_bytes && !compact_always) return Status::OK();
+  plan->compact = true;
+  plan->rank_bytes = members.compact_bytes();
+  plan->needed_bytes = needed(plan->rank_bytes);
+  plan->members = std::move(members);
   return Status::OK();
 }
 
@@ -241,16 +249,17 @@ Status rank_bytes(const Graph& graph, VertexOrder order, uint64_t memory_bytes, 
 Status traversal_permutation(const Graph& graph, VertexOrder order, const IngestOptions& ingest,
                              Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats) {
   const uint64_t memory_bytes = ingest.memory_bytes;
-  bool compact = false;
-  uint64_t ranks = 0;
   // Only an explicit --order bfds gets compact ranks: on R-MAT 26 in 256 MiB
   // (one emulated HDD, 2026-12-03) the order took 509 s, the whole ingest
   // 1566 s against 520 s ordered by degree, at the same bytes an edge.
   const bool compact_allowed = ingest.order == "bfds" || ingest.order_compact_always;
-  SG_RETURN_IF_ERROR(rank_bytes(graph, order, memory_bytes, compact_allowed, ingest.order_compact_always, &compact,
-                                &ranks, needed_bytes));
-  if (*needed_bytes > memory_bytes) return Status::OK();
-  const uint64_t engine_minimum = Engine::minimum_memory_bytes(graph);
+  RankPlan plan;
+  SG_RETURN_IF_ERROR(plan_ranks(graph, order, memory_bytes, compact_allowed, ingest.order_compact_always, &plan));
+  *needed_bytes = plan.needed_bytes;
+  if (plan.needed_bytes > memory_bytes) return Status::OK();
+  const bool compact = plan.compact;
+  const uint64_t ranks = plan.rank_bytes;
+  const uint64_t engine_minimum = plan.engine_minimum;
   // What the ranks leave goes mostly to the engine, whose cache spares
   // re-reads of chunks between levels; an eighth to the level being
   // numbered, which then takes a few more passes (cheap: a walk of the
@@ -277,7 +286,8 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
   };
   if (compact) {
     stats->compact_rank_bytes = ranks;
-    SG_RETURN_IF_ERROR(bfds_order_to_file(engine.get(), work, graph.dir() + kOrderFile, residual));
+    SG_RETURN_IF_ERROR(
+        bfds_order_to_file(engine.get(), work, graph.dir() + kOrderFile, residual, std::move(plan.members)));
   } else {
     std::vector<uint32_t> new_id;
     SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/kernels/rank_slots.h"
 #include "core/engine.h"
 
 namespace sg {
@@ -78,9 +79,12 @@ Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes,
                        const ResidualSource& residual = {});
 // The bfds order written to `path` (new_id as uint32 in old-id order), its
 // ranks held compact: 4 bytes for each vertex of in-degree > 0 and 1.5 bits
-// a vertex (bfds_compact_rank_bytes), where new_id takes 4 bytes a vertex.
+// a vertex (RankSlots), where new_id takes 4 bytes a vertex. `members`:
+// the ranks' members if found before (bfds_compact_ranks), else found here.
 Status bfds_order_to_file(Engine* engine, uint64_t work_bytes, const std::string& path,
-                          const ResidualSource& residual = {});
-Status bfds_compact_rank_bytes(const Graph& graph, uint64_t* bytes);
+                          const ResidualSource& residual = {}, RankSlots members = {});
+// The compact ranks' members of `graph` (the vertices of in-degree > 0),
+// whose compact_bytes() say what the ranks will take.
+Status bfds_compact_ranks(const Graph& graph, RankSlots* slots);
 
 }  // namespace sg

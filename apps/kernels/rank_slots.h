@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -22,11 +23,15 @@ class RankSlots {
  public:
   void init_whole(uint32_t n) {
     compact_ = false;
+    members_found_ = false;
     members_ = n;
     ranks_.assign(n, kUnranked);
   }
+  // The compact form's members and where each one's slot is, without the
+  // slots yet (init_compact): found once to judge whether the form fits,
+  // then handed on, so the degrees are read once.
   template <typename DegreeOf>
-  Status init_compact(uint32_t n, DegreeOf degree_of) {
+  Status find_members(uint32_t n, DegreeOf degree_of) {
     compact_ = true;
     bits_.assign((uint64_t{n} + 63) / 64, 0);
     counts_.assign(bits_.size(), 0);
@@ -40,13 +45,22 @@ class RankSlots {
       ++members;
     }
     members_ = members;
-    ranks_.assign(uint64_t{members} + 1, kUnranked);
-    ranks_[members] = 0;  // the non-members' slot: numbered, never written
+    members_found_ = true;
     return Status::OK();
   }
-  // Bytes the compact form takes for n vertices of which `members` are.
-  static uint64_t compact_bytes(uint64_t n, uint64_t members) {
-    return (n + 63) / 64 * (sizeof(uint64_t) + sizeof(uint32_t)) + (members + 1) * sizeof(uint32_t);
+  bool members_found() const { return members_found_; }
+  // The compact form: its members found (find_members), then a slot each.
+  template <typename DegreeOf>
+  Status init_compact(uint32_t n, DegreeOf degree_of) {
+    if (!members_found_) SG_RETURN_IF_ERROR(find_members(n, degree_of));
+    assert(bits_.size() == (uint64_t{n} + 63) / 64);
+    ranks_.assign(uint64_t{members_} + 1, kUnranked);
+    ranks_[members_] = 0;  // the non-members' slot: numbered, never written
+    return Status::OK();
+  }
+  // Bytes the compact form takes, its members found.
+  uint64_t compact_bytes() const {
+    return bits_.size() * (sizeof(uint64_t) + sizeof(uint32_t)) + (uint64_t{members_} + 1) * sizeof(uint32_t);
   }
 
   uint32_t members() const { return members_; }
@@ -62,6 +76,7 @@ class RankSlots {
 
  private:
   bool compact_ = false;
+  bool members_found_ = false;
   uint32_t members_ = 0;
   std::vector<uint64_t> bits_;
   std::vector<uint32_t> counts_;

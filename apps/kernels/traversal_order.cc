@@ -210,6 +210,10 @@ class Ordering {
   }
 
   std::vector<uint32_t> take_new_ids() { return rank_.take_whole(); }
+  // The compact ranks' members, found before (bfds_compact_ranks), if so.
+  void take_members(RankSlots members) {
+    if (compact_ && members.members_found()) rank_ = std::move(members);
+  }
 
   // new_id in id order: a member's rank, or for the others (numbered last
   // by id, as the whole form's roots of degree 0 are) the next after them.
@@ -447,25 +451,19 @@ Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes,
   return Status::OK();
 }
 
-Status bfds_order_to_file(Engine* engine, uint64_t work_bytes, const std::string& path,
-                          const ResidualSource& residual) {
+Status bfds_order_to_file(Engine* engine, uint64_t work_bytes, const std::string& path, const ResidualSource& residual,
+                          RankSlots members) {
   Ordering ordering(engine, TraversalOrder::kBfds, work_bytes, true, residual);
+  ordering.take_members(std::move(members));
   SG_RETURN_IF_ERROR(ordering.run());
   return ordering.write_new_ids(path);
 }
 
-Status bfds_compact_rank_bytes(const Graph& graph, uint64_t* bytes) {
+Status bfds_compact_ranks(const Graph& graph, RankSlots* slots) {
   DegreeBlocks degrees;
   SG_RETURN_IF_ERROR(degrees.open(graph, false));
-  const uint32_t n = graph.num_vertices();
-  uint64_t members = 0;
-  for (uint32_t v = 0; v < n; ++v) {
-    uint64_t degree = 0;
-    SG_RETURN_IF_ERROR(degrees.get(v, &degree));
-    members += degree > 0;
-  }
-  *bytes = RankSlots::compact_bytes(n, members);
-  return Status::OK();
+  return slots->find_members(graph.num_vertices(),
+                             [&](uint32_t v, uint64_t* degree) { return degrees.get(v, degree); });
 }
 
 }  // namespace sg
