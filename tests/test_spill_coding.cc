@@ -3,8 +3,9 @@
 // segment or a bucket at a time (runs of adjacent segments); a segment
 // whose blocks would not decode in place falls back to the packed form; and
 // an ingest whose bucket outgrows the sort batch reads coded segments in
-// pieces and stores every arc; a bucket read whole and discarded frees its
-// pages of the spill file.
+// pieces and stores every arc; a bucket of segments larger than the read
+// stage, or than the room it is read into, comes back whole; a bucket read
+// whole and discarded frees its pages of the spill file.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
@@ -92,6 +93,23 @@ void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t
   }
   CHECK(arcs_of(whole) == arcs_of(input));
   if (segments > 2 * router.bucket_count()) CHECK(runs < segments);
+  // A bucket larger than the room it is read into (read_bucket_in_pieces):
+  // runs of segments, and segments larger than the room in pieces of
+  // blocks; each filling at most the room, every record once.
+  for (const uint64_t capacity : {uint64_t{4096}, uint64_t{5000}, uint64_t{20000}}) {
+    CAPTURE(capacity);
+    std::vector<Record> pieces, room(capacity);
+    for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+      const Status s = router.read_bucket_in_pieces(b, room.data(), capacity, [&](uint64_t count) {
+        CHECK(count > 0);
+        CHECK(count <= capacity);
+        pieces.insert(pieces.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(count));
+        return Status::OK();
+      });
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+    }
+    CHECK(arcs_of(pieces) == arcs_of(input));
+  }
   router.remove();
 }
 
@@ -220,6 +238,48 @@ TEST_CASE("spill, direct: segments start at 4 KiB boundaries, and pieces longer 
     CHECK(arcs_of(read_back(router, piece_blocks, &coded)) == arcs_of(input));
   }
   router.remove();
+}
+
+TEST_CASE("spill: a bucket of segments larger than the read stage comes back, whole and in pieces") {
+  // 700,000 records of random 52-bit values in one bucket of 300,000-record
+  // buffers: segments of about 1.3 MB coded and 2.1 MB packed, more than the
+  // 1 MiB read stage, so each is read in place; read_bucket must not write
+  // one over another.
+  std::vector<PlainArc> input;
+  uint64_t state = 11;
+  for (uint32_t i = 0; i < 700000; ++i) {
+    input.push_back(PlainArc::make(static_cast<uint32_t>(sgtest::next_random(&state) % 1000000),
+                                   static_cast<uint32_t>(sgtest::next_random(&state)) >> 1, 0));
+  }
+  for (const SpillForm form : {SpillForm::kPacked, SpillForm::kCoded}) {
+    CAPTURE(static_cast<int>(form));
+    sgtest::TempDir dir;
+    BucketRouter<PlainArc> router;
+    REQUIRE(router.open(dir / "spill", 1, 300000, 0, 52, false, form).ok());
+    REQUIRE(router.add_many(input.data(), input.size()).ok());
+    REQUIRE(router.finish().ok());
+    size_t large = 0;
+    for (const SpillSegment& segment : router.segments(0)) {
+      large += segment.bytes > BucketRouter<PlainArc>::read_stage_bytes(300000);
+    }
+    CHECK(large >= 2);
+    std::vector<PlainArc> whole(router.records(0));
+    REQUIRE(router.read_bucket(0, whole.data()).ok());
+    CHECK(arcs_of(whole) == arcs_of(input));
+    // Rooms smaller than a segment (pieces of one), and of two segments.
+    for (const uint64_t capacity : {uint64_t{150000}, uint64_t{650000}}) {
+      CAPTURE(capacity);
+      std::vector<PlainArc> pieces, room(capacity);
+      const Status s = router.read_bucket_in_pieces(0, room.data(), capacity, [&](uint64_t count) {
+        CHECK(count <= capacity);
+        pieces.insert(pieces.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(count));
+        return Status::OK();
+      });
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+      CHECK(arcs_of(pieces) == arcs_of(input));
+    }
+    router.remove();
+  }
 }
 
 TEST_CASE("spill coding: a record's fields in one word or field by field (long gaps, 31-bit neighbours)") {

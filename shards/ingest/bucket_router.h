@@ -56,6 +56,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <string>
@@ -145,6 +146,13 @@ class BucketRouter {
   // Reads all of a bucket's records into `out` (room for records(bucket)),
   // a run of adjacent segments a request.
   Status read_bucket(uint32_t bucket, Record* out) const;
+  // Reads a bucket larger than `out` (room for `capacity` records), a run of
+  // adjacent segments a request as read_bucket does, and calls sink(count)
+  // each time `out` holds as many records as it takes; a segment larger
+  // than `capacity` goes in pieces. A bucket read a segment a request had
+  // the sort phase of R-MAT 26 and 27 in 256 MiB at 300 requests a second.
+  Status read_bucket_in_pieces(uint32_t bucket, Record* out, uint64_t capacity,
+                               const std::function<Status(uint64_t)>& sink) const;
   // Has the kernel read a bucket's segments ahead into the page cache, so
   // that read_bucket later finds them there (not for a direct router,
   // whose reads bypass the page cache). It costs no memory of the budget's
@@ -195,6 +203,8 @@ class BucketRouter {
                       Record* out) const;
   // Decodes a whole segment from its bytes at `bytes`.
   Status decode_segment(const SpillSegment& segment, const uint8_t* bytes, Record* out) const;
+  Status read_segment_in_pieces(const SpillSegment& segment, Record* out, uint64_t capacity,
+                                const std::function<Status(uint64_t)>& sink) const;
   uint8_t* read_stage() const;
   // Writes a bucket's buffered records now (after any flush in flight).
   Status flush(uint32_t bucket);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <utility>
 
 #include "shards/format/striping.h"
 #include "shards/ingest/spill_fields.h"
@@ -139,24 +140,40 @@ void BucketRouter<Record>::prefetch_bucket(uint32_t bucket) const {
   }
 }
 
-// Runs of adjacent segments (a bucket's extents), each read at once into the
-// stage and decoded from there; a segment larger than the stage is read on
-// its own, in place.
 template <typename Record>
 Status BucketRouter<Record>::read_bucket(uint32_t bucket, Record* out) const {
+  return read_bucket_in_pieces(bucket, out, UINT64_MAX, [](uint64_t) { return Status::OK(); });
+}
+
+// Runs of adjacent segments (a bucket's extents), each read at once into the
+// stage and decoded from there; a segment larger than the stage is read on
+// its own, in place, and one larger than `out` in pieces.
+template <typename Record>
+Status BucketRouter<Record>::read_bucket_in_pieces(uint32_t bucket, Record* out, uint64_t capacity,
+                                                   const std::function<Status(uint64_t)>& sink) const {
   const std::vector<SpillSegment>& segments = segments_[bucket];
   uint8_t* const stage = read_stage();
   // Room for the last record's eight-byte load past the run.
   const uint64_t room = read_stage_.size() - 2 * kAlignBytes;
-  uint64_t at = 0;
+  uint64_t at = 0;  // records in `out`, not yet given to the sink
   for (size_t i = 0; i < segments.size();) {
+    if (segments[i].records > capacity) {  // on its own, in pieces
+      if (at > 0) SG_RETURN_IF_ERROR(sink(std::exchange(at, 0)));
+      SG_RETURN_IF_ERROR(read_segment_in_pieces(segments[i++], out, capacity, sink));
+      continue;
+    }
+    // Only a full `out` goes to the sink: read_bucket's sink keeps nothing.
+    if (at + segments[i].records > capacity) SG_RETURN_IF_ERROR(sink(std::exchange(at, 0)));
     const uint64_t begin = segments[i].offset;
     uint64_t end = begin;
+    uint64_t records = at;
     size_t j = i;
-    while (j < segments.size() && segments[j].offset == end && end + segments[j].bytes - begin <= room) {
+    while (j < segments.size() && segments[j].offset == end && end + segments[j].bytes - begin <= room &&
+           records + segments[j].records <= capacity) {
+      records += segments[j].records;
       end += segments[j++].bytes;
     }
-    if (j == i) {
+    if (j == i) {  // larger than the stage: in place
       SG_RETURN_IF_ERROR(read(segments[i], 0, segments[i].records, out + at));
       at += segments[i++].records;
       continue;
@@ -167,16 +184,36 @@ Status BucketRouter<Record>::read_bucket(uint32_t bucket, Record* out) const {
       at += segments[i].records;
     }
   }
+  return at > 0 ? sink(at) : Status::OK();
+}
+
+// A segment larger than `out`: pieces of whole coding blocks.
+template <typename Record>
+Status BucketRouter<Record>::read_segment_in_pieces(const SpillSegment& segment, Record* out, uint64_t capacity,
+                                                    const std::function<Status(uint64_t)>& sink) const {
+  const uint64_t block = segment.rice_bits == SpillSegment::kPacked ? 1 : kBlockRecords;
+  const uint64_t piece = capacity / block * block;
+  if (piece == 0) return Status::InvalidArgument("a sort batch smaller than a spill block");
+  for (uint64_t done = 0; done < segment.records;) {
+    const uint64_t take = std::min<uint64_t>(segment.records - done, piece);
+    SG_RETURN_IF_ERROR(read(segment, done, take, out));
+    SG_RETURN_IF_ERROR(sink(take));
+    done += take;
+  }
   return Status::OK();
 }
 
 // The reading members; bucket_router.cc instantiates the class's others.
 template Status BucketRouter<PlainArc>::read(const SpillSegment&, uint64_t, uint64_t, PlainArc*) const;
 template Status BucketRouter<PlainArc>::read_bucket(uint32_t, PlainArc*) const;
+template Status BucketRouter<PlainArc>::read_bucket_in_pieces(uint32_t, PlainArc*, uint64_t,
+                                                              const std::function<Status(uint64_t)>&) const;
 template void BucketRouter<PlainArc>::prefetch_bucket(uint32_t) const;
 template void BucketRouter<PlainArc>::discard(uint32_t) const;
 template Status BucketRouter<WeightedArc>::read(const SpillSegment&, uint64_t, uint64_t, WeightedArc*) const;
 template Status BucketRouter<WeightedArc>::read_bucket(uint32_t, WeightedArc*) const;
+template Status BucketRouter<WeightedArc>::read_bucket_in_pieces(uint32_t, WeightedArc*, uint64_t,
+                                                                 const std::function<Status(uint64_t)>&) const;
 template void BucketRouter<WeightedArc>::prefetch_bucket(uint32_t) const;
 template void BucketRouter<WeightedArc>::discard(uint32_t) const;
 

@@ -195,18 +195,8 @@ Status SpaceBuilder<Record>::read_group(const BucketRouter<Record>& router, cons
 template <typename Record>
 template <typename Sink>
 Status SpaceBuilder<Record>::read_in_pieces(const BucketRouter<Record>& router, uint32_t bucket, Sink&& sink) {
-  for (const SpillSegment& segment : router.segments(bucket)) {
-    // A coded segment is read in whole blocks.
-    const uint64_t block = segment.rice_bits == SpillSegment::kPacked ? 1 : router.block_records();
-    const uint64_t piece = records_.size() / block * block;
-    if (piece == 0) return Status::InvalidArgument("a sort batch smaller than a spill block");
-    for (uint64_t done = 0; done < segment.records;) {
-      const uint64_t take = std::min<uint64_t>(segment.records - done, piece);
-      SG_RETURN_IF_ERROR(router.read(segment, done, take, records_.data()));
-      SG_RETURN_IF_ERROR(sink(static_cast<size_t>(take)));
-      done += take;
-    }
-  }
+  SG_RETURN_IF_ERROR(router.read_bucket_in_pieces(bucket, records_.data(), records_.size(),
+                                                  [&](uint64_t count) { return sink(static_cast<size_t>(count)); }));
   router.discard(bucket);
   return Status::OK();
 }
