@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "apps/jobs/ingest_ordered.h"
@@ -49,6 +50,40 @@ std::vector<Record> read_back(const BucketRouter<Record>& router, uint64_t piece
     }
   }
   return all;
+}
+
+// `count` arcs of random keys below `keys` and random 31-bit neighbours.
+std::vector<PlainArc> random_arcs(uint32_t count, uint32_t keys, uint64_t seed) {
+  std::vector<PlainArc> arcs;
+  for (uint32_t i = 0; i < count; ++i) {
+    arcs.push_back(PlainArc::make(static_cast<uint32_t>(sgtest::next_random(&seed) % keys),
+                                  static_cast<uint32_t>(sgtest::next_random(&seed)) >> 1, 0));
+  }
+  return arcs;
+}
+
+// Routes `input` into `buckets` buckets of 52-bit ranges, then finishes.
+bool route_all(const std::vector<PlainArc>& input, const std::string& spill, uint32_t buckets, size_t buffer_records,
+               SpillForm form, BucketRouter<PlainArc>* router) {
+  return router->open(spill, buckets, buffer_records, 0, 52, false, form).ok() &&
+         router->add_many(input.data(), input.size()).ok() && router->finish().ok();
+}
+
+// Every bucket read into a room of `capacity` records
+// (read_bucket_in_pieces), each filling of it checked and kept.
+template <typename Record>
+std::vector<Record> read_in_rooms(const BucketRouter<Record>& router, uint64_t capacity) {
+  std::vector<Record> pieces, room(capacity);
+  for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+    const Status s = router.read_bucket_in_pieces(b, room.data(), capacity, [&](uint64_t count) {
+      CHECK(count > 0);
+      CHECK(count <= capacity);
+      pieces.insert(pieces.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(count));
+      return Status::OK();
+    });
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+  }
+  return pieces;
 }
 
 template <typename Record>
@@ -98,17 +133,7 @@ void check_round_trip(const std::vector<Record>& input, uint32_t buckets, size_t
   // blocks; each filling at most the room, every record once.
   for (const uint64_t capacity : {uint64_t{4096}, uint64_t{5000}, uint64_t{20000}}) {
     CAPTURE(capacity);
-    std::vector<Record> pieces, room(capacity);
-    for (uint32_t b = 0; b < router.bucket_count(); ++b) {
-      const Status s = router.read_bucket_in_pieces(b, room.data(), capacity, [&](uint64_t count) {
-        CHECK(count > 0);
-        CHECK(count <= capacity);
-        pieces.insert(pieces.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(count));
-        return Status::OK();
-      });
-      REQUIRE_MESSAGE(s.ok(), s.ToString());
-    }
-    CHECK(arcs_of(pieces) == arcs_of(input));
+    CHECK(arcs_of(read_in_rooms(router, capacity)) == arcs_of(input));
   }
   router.remove();
 }
@@ -213,17 +238,10 @@ TEST_CASE("spill coding: records come back exactly, whole and in pieces of block
 TEST_CASE("spill, direct: segments start at 4 KiB boundaries, and pieces longer than the read stage come back") {
   // 300,000 records in one bucket of one large buffer: one segment larger
   // than the 1 MiB read stage, then the rest after finish().
-  std::vector<PlainArc> input;
-  uint64_t state = 5;
-  for (uint32_t i = 0; i < 300000; ++i) {
-    input.push_back(PlainArc::make(static_cast<uint32_t>(sgtest::next_random(&state) % 100000),
-                                   static_cast<uint32_t>(sgtest::next_random(&state)) >> 1, 0));
-  }
+  const std::vector<PlainArc> input = random_arcs(300000, 100000, 5);
   sgtest::TempDir dir;
   BucketRouter<PlainArc> router;
-  REQUIRE(router.open(dir / "spill", 2, 200000, 0, 52, false, SpillForm::kDirect).ok());
-  REQUIRE(router.add_many(input.data(), input.size()).ok());
-  REQUIRE(router.finish().ok());
+  REQUIRE(route_all(input, dir / "spill", 2, 200000, SpillForm::kDirect, &router));
   size_t segments = 0;
   for (uint32_t b = 0; b < router.bucket_count(); ++b) {
     for (const SpillSegment& segment : router.segments(b)) {
@@ -245,19 +263,12 @@ TEST_CASE("spill: a bucket of segments larger than the read stage comes back, wh
   // buffers: segments of about 1.3 MB coded and 2.1 MB packed, more than the
   // 1 MiB read stage, so each is read in place; read_bucket must not write
   // one over another.
-  std::vector<PlainArc> input;
-  uint64_t state = 11;
-  for (uint32_t i = 0; i < 700000; ++i) {
-    input.push_back(PlainArc::make(static_cast<uint32_t>(sgtest::next_random(&state) % 1000000),
-                                   static_cast<uint32_t>(sgtest::next_random(&state)) >> 1, 0));
-  }
+  const std::vector<PlainArc> input = random_arcs(700000, 1000000, 11);
   for (const SpillForm form : {SpillForm::kPacked, SpillForm::kCoded}) {
     CAPTURE(static_cast<int>(form));
     sgtest::TempDir dir;
     BucketRouter<PlainArc> router;
-    REQUIRE(router.open(dir / "spill", 1, 300000, 0, 52, false, form).ok());
-    REQUIRE(router.add_many(input.data(), input.size()).ok());
-    REQUIRE(router.finish().ok());
+    REQUIRE(route_all(input, dir / "spill", 1, 300000, form, &router));
     size_t large = 0;
     for (const SpillSegment& segment : router.segments(0)) {
       large += segment.bytes > BucketRouter<PlainArc>::read_stage_bytes(300000);
@@ -269,14 +280,7 @@ TEST_CASE("spill: a bucket of segments larger than the read stage comes back, wh
     // Rooms smaller than a segment (pieces of one), and of two segments.
     for (const uint64_t capacity : {uint64_t{150000}, uint64_t{650000}}) {
       CAPTURE(capacity);
-      std::vector<PlainArc> pieces, room(capacity);
-      const Status s = router.read_bucket_in_pieces(0, room.data(), capacity, [&](uint64_t count) {
-        CHECK(count <= capacity);
-        pieces.insert(pieces.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(count));
-        return Status::OK();
-      });
-      REQUIRE_MESSAGE(s.ok(), s.ToString());
-      CHECK(arcs_of(pieces) == arcs_of(input));
+      CHECK(arcs_of(read_in_rooms(router, capacity)) == arcs_of(input));
     }
     router.remove();
   }
