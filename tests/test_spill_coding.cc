@@ -300,9 +300,7 @@ TEST_CASE("spill coding: a record's fields in one word or field by field (long g
   }
   sgtest::TempDir dir;
   BucketRouter<PlainArc> router;
-  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, SpillForm::kCoded).ok());
-  REQUIRE(router.add_many(input.data(), input.size()).ok());
-  REQUIRE(router.finish().ok());
+  REQUIRE(route_all(input, dir / "spill", 1, 8192, SpillForm::kCoded, &router));
   for (const uint64_t piece_blocks : {0, 1}) {
     size_t coded = 0;
     CHECK(arcs_of(read_back(router, piece_blocks, &coded)) == arcs_of(input));
@@ -320,9 +318,7 @@ TEST_CASE("spill coding: a block that would not decode in place is packed instea
   input.push_back(PlainArc::make((1u << 20) - 1, 6, 0));
   sgtest::TempDir dir;
   BucketRouter<PlainArc> router;
-  REQUIRE(router.open(dir / "spill", 1, 8192, 0, 52, false, SpillForm::kCoded).ok());
-  REQUIRE(router.add_many(input.data(), input.size()).ok());
-  REQUIRE(router.finish().ok());
+  REQUIRE(route_all(input, dir / "spill", 1, 8192, SpillForm::kCoded, &router));
   size_t coded = 0;
   CHECK(arcs_of(read_back(router, 0, &coded)) == arcs_of(input));
   CHECK(coded == 0);
