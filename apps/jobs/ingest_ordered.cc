@@ -87,7 +87,7 @@ bool order_fits(VertexOrder order, uint64_t vertices, uint64_t memory_bytes) {
 // How a permutation file of `graph` is read by the relabelling pass: whole
 // when it fits half the budget, else through windows (permutation.h): the
 // neighbours' one block of the graph's out-space wide, the sources' at
-// most 1 Mi ids.
+// most 1 Mi ids (two halves: the upper is read ahead).
 class PermutationWindows {
  public:
   explicit PermutationWindows(const Graph& graph) : n_(graph.num_vertices()) {

@@ -6,11 +6,14 @@
 // (graph_edge_reader.h): one 2-D block of the out-space after another,
 // sources ascending within a block and neighbours inside the block's
 // range. So the neighbours' window holds one block's range, and the
-// sources' window slides forward; a batch whose ids span more than the
-// windows hold is translated in parts (IngestJob::translate_batch).
+// sources' window slides forward: two adjacent halves, the upper one read
+// in the background while the lower is in use. A batch whose ids span more
+// than a window (the sources': a half) holds is translated in parts
+// (IngestJob::translate_batch).
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -32,7 +35,7 @@ class Permutation {
   explicit Permutation(std::vector<uint32_t> new_id) : whole_(std::move(new_id)), size_(whole_.size()) {}
   // A permutation file of `vertices` uint32 new ids, read whole when that
   // takes at most `whole_limit_bytes`, else through windows of at most
-  // `source_window` and `neighbour_window` ids.
+  // `source_window` (both halves) and `neighbour_window` ids.
   static Status open(const std::string& path, uint64_t vertices, uint64_t whole_limit_bytes, uint64_t source_window,
                      uint64_t neighbour_window, Permutation* out);
 
@@ -53,17 +56,28 @@ class Permutation {
                uint64_t neighbour_start, bool* covered);
   const Window& sources() const { return sources_; }
   const Window& neighbours() const { return neighbours_; }
+  // Frees the windows; read() still works (the id map gets their room).
+  void release_windows();
   // Frees the memory (the sort phase gets it).
   void release();
 
  private:
   Status load(uint64_t first, uint64_t capacity, Window* window) const;
+  Status cover_sources(uint64_t source_lo, uint64_t source_hi);
+  // The sources' lower half from `first` now, the upper in the background.
+  Status load_sources(uint64_t first);
+  void read_upper_sources();
+  // Waits for the upper half; its read's status.
+  Status join_upper_sources();
 
   std::vector<uint32_t> whole_;
   uint64_t size_ = 0;
   File file_;
-  uint64_t source_capacity_ = 0, neighbour_capacity_ = 0;
+  uint64_t source_half_ = 0, neighbour_capacity_ = 0;
   Window sources_, neighbours_;
+  uint64_t sources_ready_ = 0;  // ids of sources_ from its first that may be read now
+  // Last: destroyed (joined) before the window and the file it uses.
+  std::future<Status> upper_sources_read_;
 };
 
 }  // namespace sg
