@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
 
@@ -417,6 +418,36 @@ TEST_CASE(
     }
     for (uint32_t old = 0; old < 4000; ++old) CHECK(g.original_id(expected[old]) == old);
   }
+}
+
+TEST_CASE("permutation: windows slide and jump as a relabelling reads them, and survive a move with a read in flight") {
+  sgtest::TempDir dir;
+  constexpr uint32_t kVertices = 5000;
+  std::vector<uint32_t> new_id(kVertices);
+  for (uint32_t v = 0; v < kVertices; ++v) new_id[v] = kVertices - 1 - v;
+  const std::string path = dir / "order.new_id";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(new_id.data()), kVertices * sizeof(uint32_t));
+  }
+  Permutation first;
+  REQUIRE(Permutation::open(path, kVertices, 0, 1000, 100, &first).ok());  // sources: halves of 500
+  bool covered = false;
+  REQUIRE(first.cover(0, 400, 0, 50, 0, &covered).ok());  // the upper half [500, 1000) is read now
+  REQUIRE(covered);
+  Permutation moved = std::move(first);
+  const auto check = [&](uint64_t lo, uint64_t hi) {
+    REQUIRE(moved.cover(lo, hi, 0, 50, 0, &covered).ok());
+    REQUIRE(covered);
+    const Permutation::Window& sources = moved.sources();
+    for (uint64_t v = lo; v <= hi; ++v) CHECK(sources.ids[v - sources.first] == new_id[v]);
+  };
+  check(600, 900);    // the upper half read before the move
+  check(1000, 1400);  // a slide
+  check(4700, 4999);  // a jump to the last, partial half
+  check(0, 499);      // back to the start, as the next block does
+  REQUIRE(moved.cover(0, 500, 0, 50, 0, &covered).ok());
+  CHECK(!covered);  // wider than a half: the caller splits the batch
 }
 
 TEST_CASE(

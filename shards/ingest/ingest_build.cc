@@ -356,16 +356,18 @@ Status IngestJob::release_permutation() {
 // The id map of a relabelled graph (always read from a stored graph: see
 // route_and_build) gives each new id its original id. The permutation is
 // inverted a range of new ids at a time, each a pass over it, holding 4
-// bytes a new id (its old id) in what the budget leaves: R-MAT 26 in
-// 176 MiB reads its 268 MB permutation file twice, where 8-byte original
-// ids in a fixed share of the budget read it six times.
+// bytes a new id (its old id) in what the budget leaves, but an eighth of
+// the ids at least (8 passes at most: held_bytes() counts the sort phase's
+// buffers, not yet allocated, so a tight budget leaves nothing by that
+// count): R-MAT 26 in 176 MiB reads its 268 MB permutation file twice,
+// where 8-byte original ids in a fixed share of the budget read it six times.
 Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* checksum) const {
   constexpr size_t kPieceIds = size_t{1} << 20, kOutputIds = size_t{1} << 17;
   const uint64_t n = num_vertices_;
-  const uint64_t buffers = kPieceIds * sizeof(uint32_t) + kOutputIds * sizeof(uint64_t);
-  const uint64_t taken = held_bytes() + buffers;
-  const uint64_t room = opt_.memory_bytes > taken ? opt_.memory_bytes - taken : 0;
-  const uint64_t range = std::clamp<uint64_t>(room / sizeof(uint32_t), 1 << 10, n);
+  const uint64_t buffer_bytes = kPieceIds * sizeof(uint32_t) + kOutputIds * sizeof(uint64_t);
+  const uint64_t taken_bytes = held_bytes() + buffer_bytes;
+  const uint64_t room_bytes = opt_.memory_bytes > taken_bytes ? opt_.memory_bytes - taken_bytes : 0;
+  const uint64_t range = std::min(std::max({room_bytes / sizeof(uint32_t), (n + 7) / 8, uint64_t{1} << 10}), n);
   std::vector<uint32_t> old_ids(static_cast<size_t>(range));
   std::vector<uint32_t> piece(static_cast<size_t>(std::min<uint64_t>(n, kPieceIds)));  // of the permutation
   std::vector<uint64_t> original(static_cast<size_t>(std::min<uint64_t>(range, kOutputIds)));

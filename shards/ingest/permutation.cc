@@ -8,7 +8,6 @@ namespace sg {
 
 Status Permutation::open(const std::string& path, uint64_t vertices, uint64_t whole_limit_bytes, uint64_t source_window,
                          uint64_t neighbour_window, Permutation* out) {
-  out->release();  // joins a read in flight before its file and window go
   *out = Permutation();
   File file;
   SG_RETURN_IF_ERROR(File::open_read(path, &file));
@@ -30,6 +29,21 @@ Status Permutation::open(const std::string& path, uint64_t vertices, uint64_t wh
   out->sources_.ids.reserve(static_cast<size_t>(2 * out->source_half_));
   out->neighbours_.ids.reserve(static_cast<size_t>(out->neighbour_capacity_));
   return Status::OK();
+}
+
+Permutation& Permutation::operator=(Permutation&& other) noexcept {
+  if (this == &other) return *this;
+  release();                         // joins this one's read
+  (void)other.join_upper_sources();  // a failed read leaves only the lower half ready
+  whole_ = std::move(other.whole_);
+  size_ = other.size_;
+  file_ = std::move(other.file_);
+  source_half_ = other.source_half_;
+  neighbour_capacity_ = other.neighbour_capacity_;
+  sources_ = std::move(other.sources_);
+  neighbours_ = std::move(other.neighbours_);
+  sources_ready_ = other.sources_ready_;
+  return *this;
 }
 
 uint64_t Permutation::held_bytes() const {

@@ -33,6 +33,10 @@ class Permutation {
 
   Permutation() = default;
   explicit Permutation(std::vector<uint32_t> new_id) : whole_(std::move(new_id)), size_(whole_.size()) {}
+  // A read in flight writes through the object's own address: both join it
+  // before anything moves.
+  Permutation(Permutation&& other) noexcept { *this = std::move(other); }
+  Permutation& operator=(Permutation&& other) noexcept;
   // A permutation file of `vertices` uint32 new ids, read whole when that
   // takes at most `whole_limit_bytes`, else through windows of at most
   // `source_window` (both halves) and `neighbour_window` ids.
@@ -54,6 +58,8 @@ class Permutation {
   // vertex: the block's later batches then reuse it).
   Status cover(uint64_t source_lo, uint64_t source_hi, uint64_t neighbour_lo, uint64_t neighbour_hi,
                uint64_t neighbour_start, bool* covered);
+  // Only the ids cover() was asked for may be read: past them the sources'
+  // upper half may still be being read.
   const Window& sources() const { return sources_; }
   const Window& neighbours() const { return neighbours_; }
   // Frees the windows; read() still works (the id map gets their room).
