@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <numeric>
 
 #include "apps/jobs/ingest_ordered.h"
+#include "base/file_util.h"
 #include "base/interrupt.h"
 #include "shards/format/verify.h"
 #include "shards/ingest/list_sort.h"
@@ -426,10 +426,7 @@ TEST_CASE("permutation: windows slide and jump as a relabelling reads them, and 
   std::vector<uint32_t> new_id(kVertices);
   for (uint32_t v = 0; v < kVertices; ++v) new_id[v] = kVertices - 1 - v;
   const std::string path = dir / "order.new_id";
-  {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(new_id.data()), kVertices * sizeof(uint32_t));
-  }
+  REQUIRE(write_file_atomic(path, new_id.data(), kVertices * sizeof(uint32_t)).ok());
   Permutation first;
   REQUIRE(Permutation::open(path, kVertices, 0, 1000, 100, &first).ok());  // sources: halves of 500
   bool covered = false;

@@ -103,13 +103,10 @@ Status Permutation::cover_sources(uint64_t source_lo, uint64_t source_hi) {
 }
 
 Status Permutation::load_sources(uint64_t first) {
-  const uint64_t lower = std::min(source_half_, size_ - first);
-  sources_.first = first;
-  sources_.ids.resize(static_cast<size_t>(lower));
   sources_ready_ = 0;
-  SG_RETURN_IF_ERROR(read(first, static_cast<size_t>(lower), sources_.ids.data()));
-  sources_ready_ = lower;
-  if (lower == source_half_ && first + lower < size_) read_upper_sources();
+  SG_RETURN_IF_ERROR(load(first, source_half_, &sources_));
+  sources_ready_ = sources_.ids.size();
+  if (sources_ready_ == source_half_ && first + source_half_ < size_) read_upper_sources();
   return Status::OK();
 }
 
