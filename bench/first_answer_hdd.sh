@@ -13,8 +13,9 @@
 # preprocess partitions. SG_BINS="name=path ..." runs several shardgraph
 # builds (default: this tree's as "shardgraph"); those named in
 # SG_NO_PROFILE run without the directory's stored device profile (moved
-# aside and back), as on a disk never calibrated. WORKDIR defaults to the
-# edge list's directory (the emulated disk).
+# aside and back), as on a disk never calibrated; SG_ARGS_NAME adds
+# options to build NAME's ingest (SG_ARGS_degree="--order degree").
+# WORKDIR defaults to the edge list's directory (the emulated disk).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 edges=$1; vertices=$2; cgroup_mb=$3; source=$4; rounds=${5:-1}; gg=${6:-}; parts=${7:-8}
@@ -67,7 +68,9 @@ for round in $(seq 1 "$rounds"); do
     if [[ " ${SG_NO_PROFILE:-} " == *" $name "* ]] && [ -f "$work/shardgraph-device.json" ]; then
       mv "$work/shardgraph-device.json" "$tmp/profile.json"; aside=1
     fi
-    timed ingest "$bin" ingest "$edges" -o "$work/sg-graph"
+    args_var="SG_ARGS_$name"
+    # shellcheck disable=SC2086  # the options split into words
+    timed ingest "$bin" ingest "$edges" -o "$work/sg-graph" ${!args_var:-}
     [ $aside = 1 ] && mv "$tmp/profile.json" "$work/shardgraph-device.json"
     ingest=$(cat "$tmp/secs")
     timed bfs "$bin" run bfs "$work/sg-graph" --source "$source"

@@ -420,6 +420,109 @@ TEST_CASE(
   }
 }
 
+namespace {
+
+// A skewed graph of 4000 vertices: many degree ties, and hubs 9 and 5 of
+// equal degree past the counted degrees (ranked apart, ties by id).
+std::vector<Arc> skewed_with_hubs() {
+  uint64_t state = 17;
+  std::vector<Arc> input;
+  for (int i = 0; i < 30000; ++i) {
+    const uint64_t src = sgtest::next_random(&state) % 4000;
+    const uint64_t dst = (sgtest::next_random(&state) % 4000) >> (sgtest::next_random(&state) % 4);
+    input.push_back(Arc{src, dst, 1.0f + static_cast<float>(i % 5)});
+  }
+  for (const uint64_t hub : {9, 5})
+    for (int i = 0; i < 66000; ++i) input.push_back(Arc{hub, sgtest::next_random(&state) % 4000, 2.0f});
+  input.push_back(Arc{3999, 0, 1.0f});
+  return input;
+}
+
+}  // namespace
+
+// The degree order counted while routing: the spill is routed again in the
+// new ids (small batches: the hubs' buckets are routed a third time, by
+// neighbour), and the graph is the in-memory reference's, weights
+// included, in every I/O mode.
+TEST_CASE("ingest: the degree order in one route is the in-memory reference's") {
+  const std::vector<Arc> input = skewed_with_hubs();
+  std::vector<uint32_t> degree(4000, 0);
+  for (const Arc& a : input) ++degree[a.src], ++degree[a.dst];
+  const std::vector<uint32_t> expected = degree_order(degree);
+  for (const bool weighted : {false, true}) {
+    for (const bool direct_io : {false, true}) {
+      CAPTURE(weighted);
+      CAPTURE(direct_io);
+      sgtest::TempDir dir;
+      IngestOptions o = small_batch_options(dir, input, 5000);
+      if (weighted) sgtest::write_snap(dir / "e.txt", input, true);
+      o.order = "degree";
+      o.blocks = 3;
+      o.direct_io = direct_io;
+      IngestSummary summary;
+      Status s = ingest_ordered(o, &summary);
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
+      CHECK(summary.ordering == "degree");
+      CHECK(summary.phases.find("reroute") != std::string::npos);
+      Graph g;
+      REQUIRE(Graph::open(o.output, &g).ok());
+      CHECK(g.manifest().ordering == "degree");
+      for (uint32_t old = 0; old < 4000; ++old) CHECK(g.original_id(expected[old]) == old);
+      for (const SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+        std::vector<Arc> stored = sgtest::read_space(g, kind);
+        std::vector<Arc> reference;
+        for (const Arc& a : input)
+          reference.push_back(kind == SpaceKind::kIn ? Arc{a.dst, a.src, weighted ? a.weight : 1.0f}
+                                                     : Arc{a.src, a.dst, weighted ? a.weight : 1.0f});
+        std::sort(stored.begin(), stored.end());
+        std::sort(reference.begin(), reference.end());
+        CHECK(stored == reference);
+      }
+      VerifyReport report;
+      CHECK(verify_graph(g, &report).ok());
+      CHECK(sgtest::list_dir(dir.path()).size() == 2);  // the input and the graph: no hidden graph left
+    }
+  }
+}
+
+// Counts that do not fit (declared vertices past an eighth of the budget's
+// bytes), or ids that outgrow the room the first batch reserved, leave an
+// ordinary first pass: the order is then computed from the unordered graph.
+TEST_CASE("ingest: the degree order falls back to two passes when its counts do not fit") {
+  sgtest::TempDir dir;
+  uint64_t state = 5;
+  std::string declared = "# Nodes: 2000000\n", growing;
+  for (int i = 0; i < 70000; ++i) {  // dense enough for 2 M ids without remapping
+    declared += std::to_string(sgtest::next_random(&state) % 2000) + " " +
+                std::to_string(sgtest::next_random(&state) % 2000) + "\n";
+  }
+  // The first read batch (at most 64 Ki edges) sees ids below 100, later
+  // ones ids up to 300,000: past twice the first batch's vertices.
+  for (int i = 0; i < 70000; ++i) growing += std::to_string(i % 100) + " " + std::to_string((i * 7) % 100) + "\n";
+  for (int i = 0; i < 3000; ++i) growing += std::to_string(100 * i) + " " + std::to_string(i) + "\n";
+  sgtest::write_text(dir / "declared.txt", declared);
+  sgtest::write_text(dir / "growing.txt", growing);
+  for (const std::string name : {"declared", "growing"}) {
+    CAPTURE(name);
+    IngestOptions o;
+    o.input = dir / (name + ".txt");
+    o.output = dir / ("g-" + name);
+    o.order = "degree";
+    o.chunk_bytes = 4096;
+    o.memory_bytes = 12 << 20;  // counts for 1.5 M vertices at most
+    o.remap = IngestOptions::Remap::kNever;
+    IngestSummary summary;
+    Status s = ingest_ordered(o, &summary);
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    CHECK(summary.phases.find("unordered:") == 0);
+    Graph g;
+    REQUIRE(Graph::open(o.output, &g).ok());
+    CHECK(g.manifest().ordering == "degree");
+    VerifyReport report;
+    CHECK(verify_graph(g, &report).ok());
+  }
+}
+
 TEST_CASE("permutation: windows slide and jump as a relabelling reads them, and survive a move with a read in flight") {
   sgtest::TempDir dir;
   constexpr uint32_t kVertices = 5000;

@@ -401,8 +401,19 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   if (order != VertexOrder::kBfs) {
     first.out_space_only = [&](uint64_t vertices) { return order_fits(order, vertices, options.memory_bytes); };
   }
+  // The degree order needs only degrees: counted while routing, they order
+  // the graph in its one pass when they fit (ingest_reroute.cc).
+  first.degree_order_in_route =
+      order == VertexOrder::kDegree && !options.undirected && !options.dedup && !options.drop_self_loops;
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
+  if (first_summary.ordering == "degree") {
+    SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
+    *summary = first_summary;
+    summary->phases = "ordered by degree while routing: " + first_summary.phases;
+    summary->seconds = seconds_since(start);
+    return Status::OK();
+  }
   if (options.on_phase) options.on_phase("order");
   if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
   const auto order_start = std::chrono::steady_clock::now();

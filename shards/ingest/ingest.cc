@@ -75,7 +75,7 @@ Status IngestJob::write_metadata() {
   m.weighted = shape_.weighted;
   m.num_edges = m.edges_from_spaces(stored_loops_);
   m.id_base = ids_.remapped() || permutation_ != nullptr ? 0 : shape_.id_base;
-  m.ordering = permutation_ != nullptr ? opt_.order : "none";
+  m.ordering = ordered_in_route() ? "degree" : permutation_ != nullptr ? opt_.order : "none";
   if (permutation_ != nullptr) {
     assert(m.id_map_file == "id_map.u64");  // written by release_permutation
   } else if (source_graph_ != nullptr) {
@@ -135,6 +135,7 @@ void IngestJob::fill_summary(IngestSummary* summary) const {
                     std::to_string(leftovers.bytes >> 20) + " MiB freed)";
   }
   if (!reader_notes_.empty()) summary->note += (summary->note.empty() ? "" : "\n") + reader_notes_;
+  summary->ordering = manifest_.ordering;
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
   summary->stored_self_loops = stored_loops_;

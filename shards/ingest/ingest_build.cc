@@ -25,15 +25,21 @@ size_t space_records_of(const std::vector<DenseArc>& arcs, bool undirected, Reco
   return n;
 }
 
-// Each space's records of a batch, routed in parallel (one space a thread).
+// Each space's records of a batch, routed in parallel (one space a thread;
+// counting degrees is one more task).
 template <typename Record>
 Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
                               std::vector<VertexHistogram>* histograms,
                               std::vector<std::vector<Record>>* space_records) {
   const size_t spaces = routers->size();
   std::vector<Status> status(spaces);
-  parallel_for(size_t{0}, spaces, size_t{1}, [&](size_t s0, size_t s1) {
+  const size_t tasks = spaces + (degree_limit_ != 0 ? 1 : 0);
+  parallel_for(size_t{0}, tasks, size_t{1}, [&](size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) {
+      if (s == spaces) {
+        count_degrees(arcs);
+        continue;
+      }
       std::vector<Record>& records = (*space_records)[s];
       const size_t most = undirected_ ? 2 * arcs.size() : arcs.size();
       if (records.size() < most) records.resize(most);  // grows once: batches keep their size
@@ -66,6 +72,10 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
                                  ? files_.temp_dir() + "/" + names[s] + ".spill"
                                  : opt_.spill_dir + "/." + names[s] + owner_marker() + files_.graph_id() + ".spill";
     BucketRanges ranges;
+    // Routing again in the degree order (reroute_in_degree_order): the
+    // degrees bound each space's arcs per new id.
+    if (!order_slot_arcs_.empty() && opt_.route_buckets == 0)
+      cut_bucket_ranges(order_slot_arcs_, order_slot_shift_, plan, spaces, sort_records, &ranges);
     // A stored graph read back (the relabelling pass of an ordered ingest)
     // tells each space's arcs per vertex before routing (known_bucket_ranges).
     if (source_graph_ != nullptr && opt_.route_buckets == 0 && source_graph_->directed() != undirected_ &&
@@ -119,6 +129,7 @@ uint64_t IngestJob::held_bytes() const {
   return ids_.id_map().size() * sizeof(uint64_t) + kFixedBytes + read_stages +
          (permutation_ != nullptr ? permutation_->held_bytes() : 0) +
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
+         (degree_limit_ != 0 ? route_degrees_.capacity() * sizeof(uint32_t) : 0) +
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t) +
          parallel_threads() *
              space_build_thread_bytes(opt_.chunk_bytes, list_codec_of(opt_.format_version), opt_.gap_choice);
@@ -153,13 +164,19 @@ Status IngestJob::route_and_build() {
 // its out-space (apps/jobs/ingest_ordered.cc).
 bool IngestJob::first_pass_skips_in_space(const std::vector<RawEdge>& first_batch) const {
   if (undirected_ || !opt_.out_space_only) return false;
+  return opt_.out_space_only(first_batch_vertices(first_batch));
+}
+
+// The vertices the first batch shows (all of them when remapped or
+// declared). An id below the base wraps to a huge count (translate
+// refuses it).
+uint64_t IngestJob::first_batch_vertices(const std::vector<RawEdge>& first_batch) const {
   uint64_t vertices = ids_.remapped() ? ids_.id_map().size() : shape_.declared_vertices;
   if (!ids_.remapped()) {
-    // An id below the base wraps to a huge count: both spaces (translate refuses it).
     for (const RawEdge& raw : first_batch)
       vertices = std::max({vertices, raw.src - shape_.id_base + 1, raw.dst - shape_.id_base + 1});
   }
-  return opt_.out_space_only(vertices);
+  return vertices;
 }
 
 // Reads the input in batches (the next batch is read while this one is
@@ -215,6 +232,7 @@ Status IngestJob::check_vertex_count(uint64_t edges_read) {
 template <typename Record>
 Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   out_only_ = first_pass_skips_in_space(*batch);
+  start_degree_count(*batch);
   const size_t spaces = built_spaces();
   std::vector<BucketRouter<Record>> routers(spaces);
   std::vector<VertexHistogram> histograms(spaces);
@@ -223,8 +241,9 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   SG_RETURN_IF_ERROR(route_input(batch, &routers, &histograms));
   num_vertices_ = permutation_ == nullptr ? ids_.count_vertices() : permutation_->size();
   SG_RETURN_IF_ERROR(check_vertex_count(manifest_.ingest.input_edges));
+  if (degree_limit_ != 0) SG_RETURN_IF_ERROR(reroute_in_degree_order(&routers, &histograms));
   uint64_t arcs_routed = 0;
-  for (size_t s = 0; s < spaces; ++s) {
+  for (size_t s = 0; s < routers.size(); ++s) {
     SG_RETURN_IF_ERROR(routers[s].finish());
     if (s == 0) arcs_routed = routers[s].total_records();
     if (s > 0) histograms[0].merge(histograms[s]);
@@ -236,7 +255,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   // About 3 bytes per arc compressed (see the README's figures).
   stripe_bytes_ =
       opt_.stripe_bytes != 0 ? opt_.stripe_bytes : choose_stripe_bytes(3 * arcs_routed, files_.device_dirs().size());
-  if (!out_only_ && !undirected_ && opt_.out_space_only && opt_.out_space_only(num_vertices_)) {
+  if (!out_only_ && !undirected_ && !ordered_in_route() && opt_.out_space_only && opt_.out_space_only(num_vertices_)) {
     out_only_ = true;
     routers[1].remove();
     routers.pop_back();
@@ -353,8 +372,13 @@ Status IngestJob::release_permutation() {
   return Status::OK();
 }
 
-// The id map of a relabelled graph (always read from a stored graph: see
-// route_and_build) gives each new id its original id. The permutation is
+uint64_t IngestJob::original_id(uint32_t dense) const {
+  if (source_graph_ != nullptr) return source_graph_->original_id(dense);
+  return ids_.remapped() ? ids_.id_map()[dense] : dense + shape_.id_base;
+}
+
+// The id map of a relabelled graph (a stored graph read back, or the
+// degree order of a routed input) gives each new id its original id. The permutation is
 // inverted a range of new ids at a time, each a pass over it, holding 4
 // bytes a new id (its old id) in what the budget leaves, but an eighth of
 // the ids at least (8 passes at most: held_bytes() counts the sort phase's
@@ -386,7 +410,7 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
     }
     for (uint64_t done = 0; done < count; done += original.size()) {
       const size_t ids = static_cast<size_t>(std::min<uint64_t>(original.size(), count - done));
-      for (size_t i = 0; i < ids; ++i) original[i] = source_graph_->original_id(old_ids[done + i]);
+      for (size_t i = 0; i < ids; ++i) original[i] = original_id(old_ids[done + i]);
       const size_t bytes = ids * sizeof(uint64_t);
       SG_RETURN_IF_ERROR(file.pwrite_all(original.data(), bytes, (first + done) * sizeof(uint64_t)));
       sum.update(original.data(), bytes);
@@ -399,5 +423,15 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
     return Status::IOError(path + ": rename: " + errno_text(errno));
   return Status::OK();
 }
+
+// Also routed from ingest_reroute.cc.
+template Status IngestJob::route_batch<PlainArc>(const std::vector<DenseArc>&, std::vector<BucketRouter<PlainArc>>*,
+                                                 std::vector<VertexHistogram>*, std::vector<std::vector<PlainArc>>*);
+template Status IngestJob::route_batch<WeightedArc>(const std::vector<DenseArc>&,
+                                                    std::vector<BucketRouter<WeightedArc>>*,
+                                                    std::vector<VertexHistogram>*,
+                                                    std::vector<std::vector<WeightedArc>>*);
+template Status IngestJob::open_routers<PlainArc>(size_t, std::vector<BucketRouter<PlainArc>>*) const;
+template Status IngestJob::open_routers<WeightedArc>(size_t, std::vector<BucketRouter<WeightedArc>>*) const;
 
 }  // namespace sg

@@ -64,6 +64,7 @@ class IngestJob {
   size_t built_spaces() const { return undirected_ || out_only_ ? 1 : 2; }
   Status write_in_degrees();
   bool first_pass_skips_in_space(const std::vector<RawEdge>& first_batch) const;
+  uint64_t first_batch_vertices(const std::vector<RawEdge>& first_batch) const;
   Status check_vertex_count(uint64_t edges_read);
   Status release_permutation();
   Status route_and_build();
@@ -79,6 +80,16 @@ class IngestJob {
   template <typename Record>
   Status write_spaces(std::vector<BucketRouter<Record>>* routers);
   Status write_relabelled_id_map(const std::string& path, uint64_t* checksum) const;
+  // The original id of a dense id before any permutation.
+  uint64_t original_id(uint32_t dense) const;
+  // IngestOptions::degree_order_in_route (ingest_reroute.cc): whether to
+  // count degrees, from the first batch's ids; counting a batch's arcs; and
+  // once the out-space is routed, ordering and routing it again.
+  void start_degree_count(const std::vector<RawEdge>& first_batch);
+  bool ordered_in_route() const { return permutation_ == &route_order_; }
+  void count_degrees(const std::vector<DenseArc>& arcs);
+  template <typename Record>
+  Status reroute_in_degree_order(std::vector<BucketRouter<Record>>* routers, std::vector<VertexHistogram>* histograms);
   Status write_metadata();
   Status write_extended_id_map(const std::string& path, uint64_t* checksum) const;
   void copy_ingest_record(const Manifest& source);
@@ -98,6 +109,16 @@ class IngestJob {
   // Relabelling: the new dense id of each dense id (IngestOptions::permutation).
   Permutation* permutation_ = nullptr;   // released after routing (release_permutation)
   const Graph* source_graph_ = nullptr;  // format "graph": the graph read
+  // IngestOptions::degree_order_in_route: each vertex's total degree, for at
+  // most degree_limit_ vertices (0: not counting; the vector's capacity is
+  // reserved up front and counted in held_bytes); then the order's new ids
+  // (route_order_, which permutation_ points to) and the arcs each slot of
+  // 2^order_slot_shift_ new ids holds in both spaces together.
+  std::vector<uint32_t> route_degrees_;
+  uint64_t degree_limit_ = 0;
+  Permutation route_order_;
+  std::vector<uint64_t> order_slot_arcs_;
+  int order_slot_shift_ = 0;
   IngestProgress progress_;
   uint64_t num_vertices_ = 0;
   std::vector<uint32_t> interval_starts_;

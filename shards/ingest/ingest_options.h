@@ -84,6 +84,14 @@ struct IngestOptions {
   // (an out-only graph, Manifest::out_only, which is all its traversal
   // order reads), dropping the routed in-space. Directed inputs only.
   std::function<bool(uint64_t num_vertices)> out_space_only;
+  // An ordered ingest's first pass, for the degree order: count each
+  // vertex's total degree while routing the out-space and, when the counts
+  // fit (4 bytes a vertex, at most half the budget), order by them and
+  // route the spill again in the new ids, into both spaces: the ordered
+  // graph is written at once (IngestSummary::ordering says "degree").
+  // Otherwise the pass goes on as an ordinary first pass. Directed inputs,
+  // without dedup or self-loop dropping (the order is by stored degrees).
+  bool degree_order_in_route = false;
   // Keep only arcs whose destination (after any permutation) is in
   // [keep_destinations_begin, keep_destinations_end): one part of a
   // partitioned graph (apps/partition.h). Directed inputs only.
@@ -113,8 +121,9 @@ struct IngestSummary {
   uint64_t sorted_runs = 0;        // in-memory sort batches
   uint32_t intervals = 0;
   double seconds = 0;
-  std::string phases;  // "route 1.2 s (peak 40 MiB), sort ..."
-  std::string note;    // something the user should know (e.g. an order skipped), a line each
+  std::string ordering = "none";  // the graph's vertex order (Manifest::ordering)
+  std::string phases;             // "route 1.2 s (peak 40 MiB), sort ..."
+  std::string note;               // something the user should know (e.g. an order skipped), a line each
 };
 
 }  // namespace sg

@@ -79,7 +79,6 @@ Status known_bucket_ranges(const Graph& source, const Permutation* permutation, 
   const int shift = std::max(0, static_cast<int>(std::bit_width(n - 1)) - 16);
   const uint32_t slot_count = static_cast<uint32_t>(((n - 1) >> shift) + 1);
   std::vector<uint64_t> counts(slot_count, 0);
-  uint64_t total = 0;
   std::vector<uint32_t> new_ids;  // of the degrees' piece
   Status read = Status::OK();
   SG_RETURN_IF_ERROR(source.scan_degree_file(kind, [&](uint32_t first, const uint32_t* degrees, size_t count) {
@@ -92,28 +91,35 @@ Status known_bucket_ranges(const Graph& source, const Permutation* permutation, 
     for (size_t i = 0; i < count; ++i) {
       const uint32_t v = first + static_cast<uint32_t>(i);
       counts[(permutation != nullptr ? new_ids[i] : v) >> shift] += degrees[i];
-      total += degrees[i];
     }
   }));
   SG_RETURN_IF_ERROR(read);
+  cut_bucket_ranges(counts, shift, budget, spaces, sort_records, ranges);
+  return Status::OK();
+}
+
+void cut_bucket_ranges(const std::vector<uint64_t>& slot_arcs, int slot_shift, const IngestBudget& budget,
+                       size_t spaces, size_t sort_records, BucketRanges* ranges) {
+  uint64_t total = 0;
+  for (uint64_t arcs : slot_arcs) total += arcs;
+  const uint32_t slot_count = static_cast<uint32_t>(slot_arcs.size());
   // At most about 512 buckets, like equal ranges' 256 (greedy cuts fill
   // buckets between half and all of the target), and few enough that a
   // bucket's buffer stays at kMinSegmentBytes (router_shape).
   const uint64_t max_buckets =
       std::max<uint64_t>(16, budget.route_buffer_bytes(spaces) / IngestBudget::kMinSegmentBytes);
   const uint64_t target = std::max<uint64_t>({sort_records, total / 256, total / max_buckets, 1});
-  ranges->slot_bits = 32 + shift;
+  ranges->slot_bits = 32 + slot_shift;
   ranges->slot_count = slot_count;
   ranges->first_slot = {0};
   uint64_t held = 0;
   for (uint32_t slot = 0; slot < slot_count; ++slot) {
-    if (held > 0 && held + counts[slot] > target) {
+    if (held > 0 && held + slot_arcs[slot] > target) {
       ranges->first_slot.push_back(slot);
       held = 0;
     }
-    held += counts[slot];
+    held += slot_arcs[slot];
   }
-  return Status::OK();
 }
 
 // Intervals split the vertices so each holds about the same number of arcs

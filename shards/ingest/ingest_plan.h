@@ -57,6 +57,10 @@ struct IngestBudget {
 // each fit a sort batch.
 Status known_bucket_ranges(const Graph& source, const Permutation* permutation, SpaceKind kind,
                            const IngestBudget& budget, size_t spaces, size_t sort_records, BucketRanges* ranges);
+// Buckets cut from the arcs each slot of 2^slot_shift vertices will hold
+// (at most 64 Ki slots), each within a sort batch.
+void cut_bucket_ranges(const std::vector<uint64_t>& slot_arcs, int slot_shift, const IngestBudget& budget,
+                       size_t spaces, size_t sort_records, BucketRanges* ranges);
 
 // Interval starts that balance arcs and vertices (`intervals` of them, or
 // from the budget when 0).

@@ -48,6 +48,49 @@ Status read_total_degrees(const std::vector<File>& files, uint64_t first, size_t
   return Status::OK();
 }
 
+// The degree order's ranks from total degrees seen twice in id order: the
+// first time each degree's vertices are counted (the high ones listed by
+// name), the second time each vertex takes the next rank of its degree.
+class DegreeRanker {
+ public:
+  void count(const uint32_t* degrees, uint64_t first, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      if (degrees[i] < kCountedDegrees) {
+        ++first_rank_[degrees[i]];
+      } else {
+        high_.emplace_back(degrees[i], static_cast<uint32_t>(first + i));
+      }
+    }
+  }
+  // Ranks: the high vertices first, then each degree's vertices in id order.
+  void start_ranks() {
+    std::sort(high_.begin(), high_.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    uint64_t rank = high_.size();
+    for (uint32_t d = kCountedDegrees; d-- > 0;) rank += std::exchange(first_rank_[d], rank);
+    for (size_t r = 0; r < high_.size(); ++r) high_by_id_.emplace_back(high_[r].second, static_cast<uint32_t>(r));
+    std::sort(high_by_id_.begin(), high_by_id_.end());
+  }
+  // new_ids may be degrees (in place): each slot is read before it is written.
+  void rank(const uint32_t* degrees, [[maybe_unused]] uint64_t first, size_t count, uint32_t* new_ids) {
+    for (size_t i = 0; i < count; ++i) {
+      if (degrees[i] < kCountedDegrees) {
+        new_ids[i] = static_cast<uint32_t>(first_rank_[degrees[i]]++);
+      } else {
+        assert(high_by_id_[next_high_].first == first + i);
+        new_ids[i] = high_by_id_[next_high_++].second;
+      }
+    }
+  }
+
+ private:
+  std::vector<uint64_t> first_rank_ = std::vector<uint64_t>(kCountedDegrees, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> high_;        // (degree, id)
+  std::vector<std::pair<uint32_t, uint32_t>> high_by_id_;  // (id, rank)
+  size_t next_high_ = 0;
+};
+
 }  // namespace
 
 Status write_degree_order(const Graph& graph, const std::string& path) {
@@ -62,52 +105,44 @@ Status write_degree_order(const Graph& graph, const std::string& path) {
   }
   std::vector<Checksum64Stream> sums(files.size());  // checked after the first pass; the second trusts it
   std::vector<uint32_t> total, scratch, new_ids;
-  // Pass 1: how many vertices have each degree; the high ones by name.
-  std::vector<uint64_t> first_rank(kCountedDegrees, 0);
-  std::vector<std::pair<uint32_t, uint32_t>> high;  // (degree, id)
+  DegreeRanker ranker;
   for (uint64_t first = 0; first < n; first += kPieceVertices) {
     const size_t count = static_cast<size_t>(std::min<uint64_t>(kPieceVertices, n - first));
     SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch, &sums));
-    for (size_t i = 0; i < count; ++i) {
-      if (total[i] < kCountedDegrees) {
-        ++first_rank[total[i]];
-      } else {
-        high.emplace_back(total[i], static_cast<uint32_t>(first + i));
-      }
-    }
+    ranker.count(total.data(), first, count);
   }
   for (size_t k = 0; k < files.size(); ++k) {
     if (sums[k].digest() != graph.degree_checksum(kind_of(k)))
       return Status::Corruption(graph.degree_path(kind_of(k)) + ": checksum mismatch");
   }
-  std::sort(high.begin(), high.end(),
-            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-  // Ranks: the high vertices first, then each degree's vertices in id order.
-  uint64_t rank = high.size();
-  for (uint32_t d = kCountedDegrees; d-- > 0;) rank += std::exchange(first_rank[d], rank);
-  std::vector<std::pair<uint32_t, uint32_t>> high_by_id;  // (id, rank)
-  for (size_t r = 0; r < high.size(); ++r) high_by_id.emplace_back(high[r].second, static_cast<uint32_t>(r));
-  std::sort(high_by_id.begin(), high_by_id.end());
-  // Pass 2: each vertex's rank, written in id order.
+  ranker.start_ranks();
   File out;
   SG_RETURN_IF_ERROR(File::create(path, &out));
-  size_t next_high = 0;
   for (uint64_t first = 0; first < n; first += kPieceVertices) {
     const size_t count = static_cast<size_t>(std::min<uint64_t>(kPieceVertices, n - first));
     SG_RETURN_IF_ERROR(read_total_degrees(files, first, count, &total, &scratch, nullptr));
     new_ids.resize(count);
-    for (size_t i = 0; i < count; ++i) {
-      if (total[i] < kCountedDegrees) {
-        new_ids[i] = static_cast<uint32_t>(first_rank[total[i]]++);
-      } else {
-        assert(high_by_id[next_high].first == first + i);
-        new_ids[i] = high_by_id[next_high++].second;
-      }
-    }
+    ranker.rank(total.data(), first, count, new_ids.data());
     SG_RETURN_IF_ERROR(out.pwrite_all(new_ids.data(), count * sizeof(uint32_t), first * sizeof(uint32_t)));
   }
   SG_RETURN_IF_ERROR(out.sync());
   return out.close();
+}
+
+void degrees_to_degree_order(std::vector<uint32_t>* degrees, int slot_shift, std::vector<uint64_t>* slot_degrees) {
+  const size_t n = degrees->size();
+  uint32_t* ids = degrees->data();
+  DegreeRanker ranker;
+  ranker.count(ids, 0, n);
+  ranker.start_ranks();
+  slot_degrees->assign(n == 0 ? 0 : ((n - 1) >> slot_shift) + 1, 0);
+  std::vector<uint32_t> piece_degrees(std::min(n, kPieceVertices));
+  for (size_t first = 0; first < n; first += kPieceVertices) {
+    const size_t count = std::min(kPieceVertices, n - first);
+    std::copy_n(ids + first, count, piece_degrees.data());
+    ranker.rank(ids + first, first, count, ids + first);
+    for (size_t i = 0; i < count; ++i) (*slot_degrees)[ids[first + i] >> slot_shift] += piece_degrees[i];
+  }
 }
 
 }  // namespace sg

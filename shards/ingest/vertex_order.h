@@ -28,4 +28,10 @@ bool parse_vertex_order(const std::string& name, VertexOrder* order);
 // two streamed passes over the degree files).
 Status write_degree_order(const Graph& graph, const std::string& path);
 
+// The same order from total degrees held in memory (counted while the
+// input was routed): each degree becomes its vertex's new id, in place.
+// Adds each new id's degree to slot_degrees[new_id >> slot_shift] (the
+// arcs a range of new ids holds, to cut buckets by).
+void degrees_to_degree_order(std::vector<uint32_t>* degrees, int slot_shift, std::vector<uint64_t>* slot_degrees);
+
 }  // namespace sg

@@ -1,0 +1,128 @@
+// The degree order in one route (IngestOptions::degree_order_in_route).
+// An ordered ingest otherwise writes the graph twice: unordered, then
+// relabelled from a read of that graph. The degree order needs only each
+// vertex's total degree, which routing the input can count: the counts
+// become the new ids in place (degrees_to_degree_order), and the routed
+// out-space, still in its spill, is read back bucket by bucket and routed
+// again in the new ids into both spaces, which are then sorted and encoded
+// once. R-MAT 22 on an emulated HDD skips the first sort phase, the
+// unordered graph's writes and its read-back.
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+#include "base/interrupt.h"
+#include "base/parallel.h"
+#include "shards/ingest/ingest_job.h"
+#include "shards/ingest/spill_fields.h"
+#include "shards/ingest/vertex_order.h"
+
+namespace sg {
+
+namespace {
+
+// Records read back and routed again at once.
+constexpr size_t kRerouteRecords = size_t{1} << 16;
+
+}  // namespace
+
+// Counts fit when 4 bytes a vertex take at most half the budget (the
+// degree order's own bound: they become its permutation). Room for twice
+// the vertices the first batch shows is reserved (held_bytes), so that the
+// route buffers leave it free; ids that outgrow it stop the count.
+void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
+  degree_limit_ = 0;
+  if (!opt_.degree_order_in_route || !out_only_ || undirected_ || source_graph_ != nullptr || permutation_ != nullptr ||
+      opt_.dedup || opt_.drop_self_loops) {
+    return;
+  }
+  const uint64_t most = opt_.memory_bytes / 2 / sizeof(uint32_t);
+  const uint64_t shown = first_batch_vertices(first_batch);
+  const bool exact = ids_.remapped() || shape_.declared_vertices >= shown;
+  const uint64_t limit = std::min(most, exact ? shown : 2 * shown + (1 << 16));
+  if (shown > limit) return;
+  route_degrees_.reserve(static_cast<size_t>(limit));
+  degree_limit_ = limit;
+}
+
+// Runs beside routing: touches only the counts.
+void IngestJob::count_degrees(const std::vector<DenseArc>& arcs) {
+  uint32_t largest = 0;
+  for (const DenseArc& a : arcs) largest = std::max({largest, a.src, a.dst});
+  if (!arcs.empty() && largest >= route_degrees_.size()) {
+    if (largest >= degree_limit_) {  // past the room: an ordinary first pass
+      degree_limit_ = 0;
+      std::vector<uint32_t>().swap(route_degrees_);
+      return;
+    }
+    route_degrees_.resize(size_t{largest} + 1, 0);  // within the reserved capacity
+  }
+  uint32_t* degrees = route_degrees_.data();
+  for (const DenseArc& a : arcs) {
+    ++degrees[a.src];
+    ++degrees[a.dst];
+  }
+}
+
+// Once the out-space is routed (and the vertex count checked): the counts
+// become the order, and the out-space's spill is routed again in the new
+// ids into both spaces, which replace `routers`.
+template <typename Record>
+Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* routers,
+                                          std::vector<VertexHistogram>* histograms) {
+  assert(out_only_ && routers->size() == 1);
+  if (num_vertices_ > degree_limit_) {  // declared vertices past the room
+    degree_limit_ = 0;
+    std::vector<uint32_t>().swap(route_degrees_);
+    return Status::OK();
+  }
+  BucketRouter<Record>& unordered = (*routers)[0];
+  SG_RETURN_IF_ERROR(unordered.finish());  // its buffers' room goes to the new routers
+  route_degrees_.resize(num_vertices_, 0);
+  order_slot_shift_ = std::max(0, static_cast<int>(std::bit_width(num_vertices_ - 1)) - 16);
+  degrees_to_degree_order(&route_degrees_, order_slot_shift_, &order_slot_arcs_);
+  route_order_ = Permutation(std::move(route_degrees_));
+  route_degrees_ = std::vector<uint32_t>();
+  permutation_ = &route_order_;
+  degree_limit_ = 0;
+  out_only_ = false;
+  const uint32_t* new_id = route_order_.data();
+
+  std::vector<BucketRouter<Record>> ordered(2);
+  std::vector<VertexHistogram> ordered_histograms(2);
+  SG_RETURN_IF_ERROR(open_routers(
+      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(false)) / 2, 2), &ordered));
+  std::vector<Record> piece(kRerouteRecords);
+  std::vector<DenseArc> arcs;
+  std::vector<std::vector<Record>> space_records(2);
+  progress_.begin_phase("reroute", unordered.total_records());
+  uint64_t rerouted = 0;
+  for (uint32_t b = 0; b < unordered.bucket_count(); ++b) {
+    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    if (b + 1 < unordered.bucket_count()) unordered.prefetch_bucket(b + 1);
+    SG_RETURN_IF_ERROR(unordered.read_bucket_in_pieces(b, piece.data(), piece.size(), [&](uint64_t count) {
+      arcs.resize(static_cast<size_t>(count));
+      parallel_for(size_t{0}, arcs.size(), size_t{4096}, [&](size_t i0, size_t i1) {
+        for (size_t i = i0; i < i1; ++i) {
+          const uint64_t arc = piece[i].arc;
+          arcs[i] = DenseArc{new_id[arc_key(arc)], new_id[arc_neighbour(arc)], spill_fields::weight_of(piece[i])};
+        }
+      });
+      rerouted += count;
+      progress_.advance(0, rerouted);
+      return route_batch(arcs, &ordered, &ordered_histograms, &space_records);
+    }));
+    unordered.discard(b);
+  }
+  unordered.remove();
+  routers->swap(ordered);
+  histograms->swap(ordered_histograms);
+  return Status::OK();
+}
+
+template Status IngestJob::reroute_in_degree_order<PlainArc>(std::vector<BucketRouter<PlainArc>>*,
+                                                             std::vector<VertexHistogram>*);
+template Status IngestJob::reroute_in_degree_order<WeightedArc>(std::vector<BucketRouter<WeightedArc>>*,
+                                                                std::vector<VertexHistogram>*);
+
+}  // namespace sg
