@@ -75,7 +75,7 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
     // Routing again in the degree order (reroute_in_degree_order): the
     // degrees bound each space's arcs per new id.
     if (!order_slot_arcs_.empty() && opt_.route_buckets == 0)
-      cut_bucket_ranges(order_slot_arcs_, order_slot_shift_, plan, spaces, sort_records, &ranges);
+      cut_bucket_ranges(order_slot_arcs_, order_slot_shift_, plan, spaces, sort_records, true, &ranges);
     // A stored graph read back (the relabelling pass of an ordered ingest)
     // tells each space's arcs per vertex before routing (known_bucket_ranges).
     if (source_graph_ != nullptr && opt_.route_buckets == 0 && source_graph_->directed() != undirected_ &&

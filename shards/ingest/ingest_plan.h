@@ -58,9 +58,10 @@ struct IngestBudget {
 Status known_bucket_ranges(const Graph& source, const Permutation* permutation, SpaceKind kind,
                            const IngestBudget& budget, size_t spaces, size_t sort_records, BucketRanges* ranges);
 // Buckets cut from the arcs each slot of 2^slot_shift vertices will hold
-// (at most 64 Ki slots), each within a sort batch.
+// (at most 64 Ki slots), each within a sort batch; `bound_only`: the counts
+// only bound each space's arcs.
 void cut_bucket_ranges(const std::vector<uint64_t>& slot_arcs, int slot_shift, const IngestBudget& budget,
-                       size_t spaces, size_t sort_records, BucketRanges* ranges);
+                       size_t spaces, size_t sort_records, bool bound_only, BucketRanges* ranges);
 
 // Interval starts that balance arcs and vertices (`intervals` of them, or
 // from the budget when 0).
