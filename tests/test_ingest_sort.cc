@@ -485,6 +485,37 @@ TEST_CASE("ingest: the degree order in one route is the in-memory reference's") 
   }
 }
 
+// An undirected graph's degree order is by its one space's arcs (a
+// self-loop once), and that space is routed again as it is.
+TEST_CASE("ingest: the degree order in one route of an undirected graph is the in-memory reference's") {
+  const std::vector<Arc> input = skewed_with_hubs();
+  std::vector<Arc> reference;
+  for (const Arc& a : input) {
+    reference.push_back(Arc{a.src, a.dst, 1.0f});
+    if (a.src != a.dst) reference.push_back(Arc{a.dst, a.src, 1.0f});
+  }
+  std::vector<uint32_t> degree(4000, 0);
+  for (const Arc& a : reference) ++degree[a.src];
+  const std::vector<uint32_t> expected = degree_order(degree);
+  sgtest::TempDir dir;
+  IngestOptions o = small_batch_options(dir, input, 5000);
+  o.order = "degree";
+  o.undirected = true;
+  IngestSummary summary;
+  Status s = ingest_ordered(o, &summary);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  CHECK(summary.phases.find("reroute") != std::string::npos);
+  Graph g;
+  REQUIRE(Graph::open(o.output, &g).ok());
+  for (uint32_t old = 0; old < 4000; ++old) CHECK(g.original_id(expected[old]) == old);
+  std::vector<Arc> stored = sgtest::read_space(g, SpaceKind::kOut);
+  std::sort(stored.begin(), stored.end());
+  std::sort(reference.begin(), reference.end());
+  CHECK(stored == reference);
+  VerifyReport report;
+  CHECK(verify_graph(g, &report).ok());
+}
+
 // Counts that do not fit (declared vertices past an eighth of the budget's
 // bytes), or ids that outgrow the room the first batch reserved, leave an
 // ordinary first pass: the order is then computed from the unordered graph.

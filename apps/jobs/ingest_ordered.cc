@@ -403,8 +403,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   }
   // The degree order needs only degrees: counted while routing, they order
   // the graph in its one pass when they fit (ingest_reroute.cc).
-  first.degree_order_in_route =
-      order == VertexOrder::kDegree && !options.undirected && !options.dedup && !options.drop_self_loops;
+  first.degree_order_in_route = order == VertexOrder::kDegree && !options.dedup && !options.drop_self_loops;
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
   if (first_summary.ordering == "degree") {

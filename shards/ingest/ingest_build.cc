@@ -26,12 +26,14 @@ size_t space_records_of(const std::vector<DenseArc>& arcs, bool undirected, Reco
 }
 
 // Each space's records of a batch, routed in parallel (one space a thread;
-// counting degrees is one more task).
+// counting degrees is one more task). `mirror`: an undirected graph's
+// arcs go in both directions (arcs read back from its spill already do).
 template <typename Record>
 Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
-                              std::vector<VertexHistogram>* histograms,
-                              std::vector<std::vector<Record>>* space_records) {
+                              std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records,
+                              bool mirror) {
   const size_t spaces = routers->size();
+  const bool undirected = undirected_ && mirror;
   std::vector<Status> status(spaces);
   const size_t tasks = spaces + (degree_limit_ != 0 ? 1 : 0);
   parallel_for(size_t{0}, tasks, size_t{1}, [&](size_t s0, size_t s1) {
@@ -41,10 +43,10 @@ Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<Buc
         continue;
       }
       std::vector<Record>& records = (*space_records)[s];
-      const size_t most = undirected_ ? 2 * arcs.size() : arcs.size();
+      const size_t most = undirected ? 2 * arcs.size() : arcs.size();
       if (records.size() < most) records.resize(most);  // grows once: batches keep their size
-      const size_t count = s == 0 ? space_records_of<true>(arcs, undirected_, records.data())
-                                  : space_records_of<false>(arcs, undirected_, records.data());
+      const size_t count = s == 0 ? space_records_of<true>(arcs, undirected, records.data())
+                                  : space_records_of<false>(arcs, undirected, records.data());
       (*histograms)[s].add_keys(records.data(), count);
       status[s] = (*routers)[s].add_many(records.data(), count);
     }
@@ -73,9 +75,10 @@ Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Rec
                                  : opt_.spill_dir + "/." + names[s] + owner_marker() + files_.graph_id() + ".spill";
     BucketRanges ranges;
     // Routing again in the degree order (reroute_in_degree_order): the
-    // degrees bound each space's arcs per new id.
+    // degrees bound each space's arcs per new id (an undirected graph's
+    // one space: they are its arcs).
     if (!order_slot_arcs_.empty() && opt_.route_buckets == 0)
-      cut_bucket_ranges(order_slot_arcs_, order_slot_shift_, plan, spaces, sort_records, true, &ranges);
+      cut_bucket_ranges(order_slot_arcs_, order_slot_shift_, plan, spaces, sort_records, spaces > 1, &ranges);
     // A stored graph read back (the relabelling pass of an ordered ingest)
     // tells each space's arcs per vertex before routing (known_bucket_ranges).
     if (source_graph_ != nullptr && opt_.route_buckets == 0 && source_graph_->directed() != undirected_ &&
@@ -426,11 +429,12 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
 
 // Also routed from ingest_reroute.cc.
 template Status IngestJob::route_batch<PlainArc>(const std::vector<DenseArc>&, std::vector<BucketRouter<PlainArc>>*,
-                                                 std::vector<VertexHistogram>*, std::vector<std::vector<PlainArc>>*);
+                                                 std::vector<VertexHistogram>*, std::vector<std::vector<PlainArc>>*,
+                                                 bool);
 template Status IngestJob::route_batch<WeightedArc>(const std::vector<DenseArc>&,
                                                     std::vector<BucketRouter<WeightedArc>>*,
                                                     std::vector<VertexHistogram>*,
-                                                    std::vector<std::vector<WeightedArc>>*);
+                                                    std::vector<std::vector<WeightedArc>>*, bool);
 template Status IngestJob::open_routers<PlainArc>(size_t, std::vector<BucketRouter<PlainArc>>*) const;
 template Status IngestJob::open_routers<WeightedArc>(size_t, std::vector<BucketRouter<WeightedArc>>*) const;
 

@@ -51,7 +51,8 @@ class IngestJob {
   Status open_reader();
   template <typename Record>
   Status route_batch(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
-                     std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records);
+                     std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records,
+                     bool mirror = true);
   // The budget less what ingest holds; `sort_phase`: without the
   // permutation, which is released before sorting.
   IngestBudget budget(bool sort_phase = false) const;

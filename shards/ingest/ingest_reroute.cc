@@ -3,9 +3,9 @@
 // relabelled from a read of that graph. The degree order needs only each
 // vertex's total degree, which routing the input can count: the counts
 // become the new ids in place (degrees_to_degree_order), and the routed
-// out-space, still in its spill, is read back bucket by bucket and routed
-// again in the new ids into both spaces, which are then sorted and encoded
-// once. R-MAT 22 on an emulated HDD skips the first sort phase, the
+// out-space (an undirected graph's one space), still in its spill, is read
+// back bucket by bucket and routed again in the new ids into every space,
+// which are then sorted and encoded once. R-MAT 22 on an emulated HDD skips the first sort phase, the
 // unordered graph's writes and its read-back.
 #include <algorithm>
 #include <bit>
@@ -32,8 +32,8 @@ constexpr size_t kRerouteRecords = size_t{1} << 16;
 // route buffers leave it free; ids that outgrow it stop the count.
 void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
   degree_limit_ = 0;
-  if (!opt_.degree_order_in_route || !out_only_ || undirected_ || source_graph_ != nullptr || permutation_ != nullptr ||
-      opt_.dedup || opt_.drop_self_loops) {
+  if (!opt_.degree_order_in_route || !(out_only_ || undirected_) || source_graph_ != nullptr ||
+      permutation_ != nullptr || opt_.dedup || opt_.drop_self_loops) {
     return;
   }
   const uint64_t most = opt_.memory_bytes / 2 / sizeof(uint32_t);
@@ -58,19 +58,22 @@ void IngestJob::count_degrees(const std::vector<DenseArc>& arcs) {
     route_degrees_.resize(size_t{largest} + 1, 0);  // within the reserved capacity
   }
   uint32_t* degrees = route_degrees_.data();
+  // Out + in; an undirected graph's degree is its one space's arcs (a
+  // self-loop's once).
+  const bool undirected = undirected_;
   for (const DenseArc& a : arcs) {
     ++degrees[a.src];
-    ++degrees[a.dst];
+    if (!undirected || a.src != a.dst) ++degrees[a.dst];
   }
 }
 
-// Once the out-space is routed (and the vertex count checked): the counts
-// become the order, and the out-space's spill is routed again in the new
-// ids into both spaces, which replace `routers`.
+// Once the out-space (an undirected graph's one space) is routed and the
+// vertex count checked: the counts become the order, and its spill is
+// routed again in the new ids into every space, which replace `routers`.
 template <typename Record>
 Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* routers,
                                           std::vector<VertexHistogram>* histograms) {
-  assert(out_only_ && routers->size() == 1);
+  assert((out_only_ || undirected_) && routers->size() == 1);
   if (num_vertices_ > degree_limit_) {  // declared vertices past the room
     degree_limit_ = 0;
     std::vector<uint32_t>().swap(route_degrees_);
@@ -88,13 +91,14 @@ Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* rou
   out_only_ = false;
   const uint32_t* new_id = route_order_.data();
 
-  std::vector<BucketRouter<Record>> ordered(2);
-  std::vector<VertexHistogram> ordered_histograms(2);
+  const size_t spaces = built_spaces();  // both, or an undirected graph's one
+  std::vector<BucketRouter<Record>> ordered(spaces);
+  std::vector<VertexHistogram> ordered_histograms(spaces);
   SG_RETURN_IF_ERROR(open_routers(
-      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(false)) / 2, 2), &ordered));
+      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2), &ordered));
   std::vector<Record> piece(kRerouteRecords);
   std::vector<DenseArc> arcs;
-  std::vector<std::vector<Record>> space_records(2);
+  std::vector<std::vector<Record>> space_records(spaces);
   progress_.begin_phase("reroute", unordered.total_records());
   uint64_t rerouted = 0;
   for (uint32_t b = 0; b < unordered.bucket_count(); ++b) {
@@ -110,7 +114,7 @@ Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* rou
       });
       rerouted += count;
       progress_.advance(0, rerouted);
-      return route_batch(arcs, &ordered, &ordered_histograms, &space_records);
+      return route_batch(arcs, &ordered, &ordered_histograms, &space_records, false);
     }));
     unordered.discard(b);
   }
