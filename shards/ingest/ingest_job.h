@@ -91,6 +91,10 @@ class IngestJob {
   void count_degrees(const std::vector<DenseArc>& arcs);
   template <typename Record>
   Status reroute_in_degree_order(std::vector<BucketRouter<Record>>* routers, std::vector<VertexHistogram>* histograms);
+  void order_by_counted_degrees();
+  template <typename Record>
+  Status reroute_spill(const BucketRouter<Record>& unordered, std::vector<BucketRouter<Record>>* ordered,
+                       std::vector<VertexHistogram>* histograms);
   Status write_metadata();
   Status write_extended_id_map(const std::string& path, uint64_t* checksum) const;
   void copy_ingest_record(const Manifest& source);
