@@ -516,6 +516,38 @@ TEST_CASE("ingest: the degree order in one route of an undirected graph is the i
   CHECK(verify_graph(g, &report).ok());
 }
 
+// A stored graph read back (format "graph") is never ordered in its first
+// pass, even one already ordered by degree: the two passes run, and the
+// graph comes out whole, not as the first pass's out-only graph.
+TEST_CASE("ingest: a graph ordered by degree, ingested again by degree, is built whole") {
+  const std::vector<Arc> input = skewed_with_hubs();
+  sgtest::TempDir dir;
+  IngestOptions o = small_batch_options(dir, input, 5000);
+  o.order = "degree";
+  IngestSummary summary;
+  REQUIRE(ingest_ordered(o, &summary).ok());
+  REQUIRE(summary.ordered_in_route);
+  IngestOptions again;
+  again.input = o.output;
+  again.format = "graph";
+  again.output = dir / "again";
+  again.order = "degree";
+  again.chunk_bytes = 128;
+  Status s = ingest_ordered(again, &summary);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  CHECK(!summary.ordered_in_route);
+  Graph g;
+  REQUIRE(Graph::open(again.output, &g).ok());
+  CHECK(g.manifest().ordering == "degree");
+  std::vector<Arc> unweighted = input;  // stored without weights
+  for (Arc& a : unweighted) a.weight = 1.0f;
+  for (const SpaceKind kind : {SpaceKind::kOut, SpaceKind::kIn}) {
+    std::vector<Arc> stored = sgtest::read_space(g, kind);
+    std::sort(stored.begin(), stored.end());
+    CHECK(stored == sorted_space(unweighted, kind == SpaceKind::kIn, false));
+  }
+}
+
 // Counts that do not fit (declared vertices past an eighth of the budget's
 // bytes), or ids that outgrow the room the first batch reserved, leave an
 // ordinary first pass: the order is then computed from the unordered graph.

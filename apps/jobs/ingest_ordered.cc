@@ -406,7 +406,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   first.degree_order_in_route = order == VertexOrder::kDegree && !options.dedup && !options.drop_self_loops;
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
-  if (first_summary.ordering == "degree") {
+  if (first_summary.ordered_in_route) {
     SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
     *summary = first_summary;
     summary->phases = "ordered by degree while routing: " + first_summary.phases;
@@ -452,6 +452,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
     summary->stored_bytes = first_summary.stored_bytes;
     summary->sorted_runs = first_summary.sorted_runs;
     summary->intervals = first_summary.intervals;
+    summary->ordering = first_summary.ordering;
     summary->note = std::string("the input's own vertex order compresses better than ") + vertex_order_name(applied) +
                     "; kept it (--order " + vertex_order_name(applied) + " forces it)";
   } else {

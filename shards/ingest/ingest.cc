@@ -136,6 +136,7 @@ void IngestJob::fill_summary(IngestSummary* summary) const {
   }
   if (!reader_notes_.empty()) summary->note += (summary->note.empty() ? "" : "\n") + reader_notes_;
   summary->ordering = manifest_.ordering;
+  summary->ordered_in_route = ordered_in_route();
   summary->num_vertices = manifest_.num_vertices;
   summary->num_edges = manifest_.num_edges;
   summary->stored_self_loops = stored_loops_;

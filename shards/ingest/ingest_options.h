@@ -123,6 +123,7 @@ struct IngestSummary {
   uint32_t intervals = 0;
   double seconds = 0;
   std::string ordering = "none";  // the graph's vertex order (Manifest::ordering)
+  bool ordered_in_route = false;  // IngestOptions::degree_order_in_route was taken
   std::string phases;             // "route 1.2 s (peak 40 MiB), sort ..."
   std::string note;               // something the user should know (e.g. an order skipped), a line each
 };

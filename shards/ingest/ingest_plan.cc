@@ -112,7 +112,9 @@ void cut_bucket_ranges(const std::vector<uint64_t>& slot_arcs, int slot_shift, c
   // cut at a sort batch: a coarser cut would leave a bucket whose arcs are
   // mostly one space's past its batch, routed again (R-MAT 24's degree
   // order: the sort phase 9.0 -> 10.9 s from the page cache).
-  const uint64_t target = bound_only ? std::max<uint64_t>(sort_records, 1)
+  // Past twice the bucket count of exact counts, segments would shrink
+  // under kMinSegmentBytes: then some buckets may be routed again.
+  const uint64_t target = bound_only ? std::max<uint64_t>({sort_records, total / (2 * max_buckets), 1})
                                      : std::max<uint64_t>({sort_records, total / 256, total / max_buckets, 1});
   ranges->slot_bits = 32 + slot_shift;
   ranges->slot_count = slot_count;

@@ -19,14 +19,8 @@
 
 namespace sg {
 
-namespace {
-
-// Records read back and routed again at once.
-constexpr size_t kRerouteRecords = size_t{1} << 16;
-
-}  // namespace
-
-// Counts fit when 4 bytes a vertex take at most half the budget (the
+// Counts fit when 4 bytes a vertex take at most half what the budget
+// leaves (the
 // degree order's own bound: they become its permutation). Room for twice
 // the vertices the first batch shows is reserved (held_bytes), so that the
 // route buffers leave it free; ids that outgrow it stop the count.
@@ -36,7 +30,8 @@ void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
       permutation_ != nullptr || opt_.dedup || opt_.drop_self_loops) {
     return;
   }
-  const uint64_t most = opt_.memory_bytes / 2 / sizeof(uint32_t);
+  const uint64_t held = held_bytes();  // a remapped input's id map among it
+  const uint64_t most = (opt_.memory_bytes > held ? opt_.memory_bytes - held : 0) / 2 / sizeof(uint32_t);
   const uint64_t shown = first_batch_vertices(first_batch);
   const bool exact = ids_.remapped() || shape_.declared_vertices >= shown;
   const uint64_t limit = std::min(most, exact ? shown : 2 * shown + (1 << 16));
@@ -87,6 +82,7 @@ Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* rou
   std::vector<VertexHistogram> ordered_histograms(spaces);
   SG_RETURN_IF_ERROR(open_routers(
       std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2), &ordered));
+  std::vector<uint64_t>().swap(order_slot_arcs_);  // the buckets are cut
   SG_RETURN_IF_ERROR(reroute_spill(unordered, &ordered, &ordered_histograms));
   unordered.remove();
   routers->swap(ordered);
@@ -114,7 +110,8 @@ template <typename Record>
 Status IngestJob::reroute_spill(const BucketRouter<Record>& unordered, std::vector<BucketRouter<Record>>* ordered,
                                 std::vector<VertexHistogram>* histograms) {
   const uint32_t* new_id = route_order_.data();
-  std::vector<Record> piece(kRerouteRecords);
+  // Pieces of a read batch (the route phase's room for its batches).
+  std::vector<Record> piece(std::max<size_t>(budget().read_batch_edges(), BucketRouter<Record>::block_records()));
   std::vector<DenseArc> arcs;
   std::vector<std::vector<Record>> space_records(ordered->size());
   progress_.begin_phase("reroute", unordered.total_records());
