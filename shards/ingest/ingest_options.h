@@ -87,11 +87,11 @@ struct IngestOptions {
   // An ordered ingest's first pass, for the degree order: count each
   // vertex's total degree while routing the out-space (an undirected
   // graph's one space) and, when the counts fit (4 bytes a vertex, at most
-  // half the budget), order by them and route the spill again in the new
-  // ids, into every space: the ordered graph is written at once
-  // (IngestSummary::ordering says "degree"). Otherwise the pass goes on as
-  // an ordinary first pass. Not with dedup or self-loop dropping (the
-  // order is by stored degrees).
+  // half what the budget leaves), order by them and route the spill again
+  // in the new ids, into every space: the ordered graph is written at once
+  // (IngestSummary::ordered_in_route says so). Otherwise the pass goes on
+  // as an ordinary first pass. Not for a stored graph read back, nor with
+  // dedup or self-loop dropping (the order is by stored degrees).
   bool degree_order_in_route = false;
   // Keep only arcs whose destination (after any permutation) is in
   // [keep_destinations_begin, keep_destinations_end): one part of a
