@@ -5,8 +5,8 @@
 // become the new ids in place (degrees_to_degree_order), and the routed
 // out-space (an undirected graph's one space), still in its spill, is read
 // back bucket by bucket and routed again in the new ids into every space,
-// which are then sorted and encoded once. R-MAT 22 on an emulated HDD skips the first sort phase, the
-// unordered graph's writes and its read-back.
+// which are then sorted and encoded once: no first sort phase, and no
+// unordered graph written and read back.
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -20,10 +20,11 @@
 namespace sg {
 
 // Counts fit when 4 bytes a vertex take at most half what the budget
-// leaves (the
-// degree order's own bound: they become its permutation). Room for twice
-// the vertices the first batch shows is reserved (held_bytes), so that the
-// route buffers leave it free; ids that outgrow it stop the count.
+// leaves (they become the permutation). Room for twice the vertices the
+// first batch shows is reserved (held_bytes), so that the route buffers
+// leave it free; ids that outgrow it stop the count. A count is 32 bits:
+// a vertex would need 2^32 arc ends to wrap it (then its rank is wrong,
+// the graph still right).
 void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
   degree_limit_ = 0;
   if (!opt_.degree_order_in_route || !(out_only_ || undirected_) || source_graph_ != nullptr ||
