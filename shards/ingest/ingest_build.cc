@@ -55,10 +55,14 @@ Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<Buc
   return Status::OK();
 }
 
+// Buckets are planned for the sort batches the budget gives once a
+// relabelling pass has freed its permutation (budget(true)).
 template <typename Record>
-Status IngestJob::open_routers(size_t sort_records, std::vector<BucketRouter<Record>>* routers) const {
+Status IngestJob::open_routers(std::vector<BucketRouter<Record>>* routers) const {
   const char* names[] = {"out", "in"};
   const size_t spaces = routers->size();
+  const size_t sort_records =
+      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2);
   const IngestBudget plan = budget();
   uint32_t buckets = 0;
   size_t buffer_records = 0;
@@ -239,8 +243,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   const size_t spaces = built_spaces();
   std::vector<BucketRouter<Record>> routers(spaces);
   std::vector<VertexHistogram> histograms(spaces);
-  SG_RETURN_IF_ERROR(open_routers(
-      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2), &routers));
+  SG_RETURN_IF_ERROR(open_routers(&routers));
   SG_RETURN_IF_ERROR(route_input(batch, &routers, &histograms));
   num_vertices_ = permutation_ == nullptr ? ids_.count_vertices() : permutation_->size();
   SG_RETURN_IF_ERROR(check_vertex_count(manifest_.ingest.input_edges));
@@ -381,13 +384,14 @@ uint64_t IngestJob::original_id(uint32_t dense) const {
 }
 
 // The id map of a relabelled graph (a stored graph read back, or the
-// degree order of a routed input) gives each new id its original id. The permutation is
-// inverted a range of new ids at a time, each a pass over it, holding 4
-// bytes a new id (its old id) in what the budget leaves, but an eighth of
-// the ids at least (8 passes at most: held_bytes() counts the sort phase's
-// buffers, not yet allocated, so a tight budget leaves nothing by that
-// count): R-MAT 26 in 176 MiB reads its 268 MB permutation file twice,
-// where 8-byte original ids in a fixed share of the budget read it six times.
+// degree order of a routed input) gives each new id its original id. The
+// permutation is inverted a range of new ids at a time, each a pass over
+// it, holding 4 bytes a new id (its old id) in what the budget leaves, but
+// an eighth of the ids at least (8 passes at most: held_bytes() counts the
+// sort phase's buffers, not yet allocated, so a tight budget leaves nothing
+// by that count): R-MAT 26 in 176 MiB reads its 268 MB permutation file
+// twice, where 8-byte original ids in a fixed share of the budget read it
+// six times.
 Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* checksum) const {
   constexpr size_t kPieceIds = size_t{1} << 20, kOutputIds = size_t{1} << 17;
   const uint64_t n = num_vertices_;
@@ -435,7 +439,7 @@ template Status IngestJob::route_batch<WeightedArc>(const std::vector<DenseArc>&
                                                     std::vector<BucketRouter<WeightedArc>>*,
                                                     std::vector<VertexHistogram>*,
                                                     std::vector<std::vector<WeightedArc>>*, bool);
-template Status IngestJob::open_routers<PlainArc>(size_t, std::vector<BucketRouter<PlainArc>>*) const;
-template Status IngestJob::open_routers<WeightedArc>(size_t, std::vector<BucketRouter<WeightedArc>>*) const;
+template Status IngestJob::open_routers<PlainArc>(std::vector<BucketRouter<PlainArc>>*) const;
+template Status IngestJob::open_routers<WeightedArc>(std::vector<BucketRouter<WeightedArc>>*) const;
 
 }  // namespace sg

@@ -57,7 +57,7 @@ class IngestJob {
   // permutation, which is released before sorting.
   IngestBudget budget(bool sort_phase = false) const;
   template <typename Record>
-  Status open_routers(size_t sort_records, std::vector<BucketRouter<Record>>* routers) const;
+  Status open_routers(std::vector<BucketRouter<Record>>* routers) const;
   uint64_t estimated_records_per_space() const;
   uint64_t held_bytes() const;
   bool direct_io() const { return opt_.direct_io; }
@@ -89,6 +89,7 @@ class IngestJob {
   void start_degree_count(const std::vector<RawEdge>& first_batch);
   bool ordered_in_route() const { return permutation_ == &route_order_; }
   void count_degrees(const std::vector<DenseArc>& arcs);
+  void stop_degree_count();
   template <typename Record>
   Status reroute_in_degree_order(std::vector<BucketRouter<Record>>* routers, std::vector<VertexHistogram>* histograms);
   void order_by_counted_degrees();

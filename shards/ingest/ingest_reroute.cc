@@ -47,8 +47,7 @@ void IngestJob::count_degrees(const std::vector<DenseArc>& arcs) {
   for (const DenseArc& a : arcs) largest = std::max({largest, a.src, a.dst});
   if (!arcs.empty() && largest >= route_degrees_.size()) {
     if (largest >= degree_limit_) {  // past the room: an ordinary first pass
-      degree_limit_ = 0;
-      std::vector<uint32_t>().swap(route_degrees_);
+      stop_degree_count();
       return;
     }
     route_degrees_.resize(size_t{largest} + 1, 0);  // within the reserved capacity
@@ -63,6 +62,11 @@ void IngestJob::count_degrees(const std::vector<DenseArc>& arcs) {
   }
 }
 
+void IngestJob::stop_degree_count() {
+  degree_limit_ = 0;
+  std::vector<uint32_t>().swap(route_degrees_);
+}
+
 // Once the out-space (an undirected graph's one space) is routed and the
 // vertex count checked: the counts become the order, and its spill is
 // routed again in the new ids into every space, which replace `routers`.
@@ -71,8 +75,7 @@ Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* rou
                                           std::vector<VertexHistogram>* histograms) {
   assert((out_only_ || undirected_) && routers->size() == 1);
   if (num_vertices_ > degree_limit_) {  // declared vertices past the room
-    degree_limit_ = 0;
-    std::vector<uint32_t>().swap(route_degrees_);
+    stop_degree_count();
     return Status::OK();
   }
   BucketRouter<Record>& unordered = (*routers)[0];
@@ -81,8 +84,7 @@ Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* rou
   const size_t spaces = built_spaces();  // both, or an undirected graph's one
   std::vector<BucketRouter<Record>> ordered(spaces);
   std::vector<VertexHistogram> ordered_histograms(spaces);
-  SG_RETURN_IF_ERROR(open_routers(
-      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2), &ordered));
+  SG_RETURN_IF_ERROR(open_routers(&ordered));
   std::vector<uint64_t>().swap(order_slot_arcs_);  // the buckets are cut
   SG_RETURN_IF_ERROR(reroute_spill(unordered, &ordered, &ordered_histograms));
   unordered.remove();
