@@ -55,7 +55,6 @@ class BinaryReader : public EdgeReader {
       if (got == 0) break;
       const size_t count = got / record_bytes_;
       const size_t first = batch->size();
-      batch->reserve(first + count);
       if (decode_all(count, batch) > max_id_) return id_out_of_range(*batch, first);
       records_ += count;
     }
@@ -87,6 +86,9 @@ class BinaryReader : public EdgeReader {
   uint64_t decode_records(size_t count, std::vector<RawEdge>* out) const {
     constexpr size_t kRecordBytes = 2 * sizeof(Id) + (kWeighted ? sizeof(float) : 0);
     const char* p = buffer_.data();
+    const size_t first = out->size();
+    out->resize(first + count);  // written by index: push_back's capacity check kept the loop scalar
+    RawEdge* edges = out->data() + first;
     uint64_t largest = 0;
     for (size_t i = 0; i < count; ++i, p += kRecordBytes) {
       Id src, dst;
@@ -94,7 +96,7 @@ class BinaryReader : public EdgeReader {
       std::memcpy(&dst, p + sizeof(Id), sizeof(Id));
       float weight = 1.0f;
       if constexpr (kWeighted) std::memcpy(&weight, p + 2 * sizeof(Id), sizeof(float));
-      out->push_back(RawEdge{src, dst, weight});
+      edges[i] = RawEdge{src, dst, weight};
       largest = std::max<uint64_t>(largest, std::max<uint64_t>(src, dst));
     }
     return largest;

@@ -98,6 +98,44 @@ uint64_t IdTranslation::count_vertices() const {
   return n;
 }
 
+namespace {
+
+// The common case (no remapping, no permutation): each id less the base,
+// checked by one compare (an id below the base wraps past the limit).
+// Returns how many arcs were written: all, or up to the first bad one.
+// A loop of its own with its fields in registers: in translate_part's
+// general loop every field was reloaded each arc.
+template <bool kWeighted, bool kTranspose>
+size_t plain_arcs(const RawEdge* raw, size_t count, uint64_t base, DenseArc* __restrict out, uint64_t* largest) {
+  constexpr uint64_t kLimit = uint64_t{UINT32_MAX} - 1;
+  uint32_t most = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t src = raw[i].src - base, dst = raw[i].dst - base;
+    if (src > kLimit || dst > kLimit) [[unlikely]] {
+      *largest = std::max<uint64_t>(*largest, most);
+      return i;
+    }
+    most = std::max({most, static_cast<uint32_t>(src), static_cast<uint32_t>(dst)});
+    const float weight = kWeighted ? raw[i].weight : 1.0f;
+    out[i] = kTranspose ? DenseArc{static_cast<uint32_t>(dst), static_cast<uint32_t>(src), weight}
+                        : DenseArc{static_cast<uint32_t>(src), static_cast<uint32_t>(dst), weight};
+  }
+  *largest = std::max<uint64_t>(*largest, most);
+  return count;
+}
+
+size_t plain_arcs_of(const RawEdge* raw, size_t count, uint64_t base, bool weighted, bool transpose, DenseArc* out,
+                     uint64_t* largest) {
+  if (weighted) {
+    return transpose ? plain_arcs<true, true>(raw, count, base, out, largest)
+                     : plain_arcs<true, false>(raw, count, base, out, largest);
+  }
+  return transpose ? plain_arcs<false, true>(raw, count, base, out, largest)
+                   : plain_arcs<false, false>(raw, count, base, out, largest);
+}
+
+}  // namespace
+
 // Dense (and relabelled) ids of batch[begin, end), in two halves in
 // parallel: the permutation lookups miss the caches.
 Status IdTranslation::translate_part(const std::vector<RawEdge>& batch, size_t begin, size_t end,
@@ -121,7 +159,11 @@ Status IdTranslation::translate_part(const std::vector<RawEdge>& batch, size_t b
       const size_t part_end = std::min(end, begin + (p + 1) * step);
       uint64_t largest = 0;
       DenseArc* out = arcs->data();
-      for (size_t i = begin + p * step; i < part_end; ++i) {
+      size_t i = begin + p * step;
+      if (neighbours == nullptr && !remap_ && i < part_end) {
+        i += plain_arcs_of(batch.data() + i, part_end - i, base, shape_.weighted, opt_.transpose, out + i, &largest);
+      }
+      for (; i < part_end; ++i) {  // the general case, and a plain part's bad arc (worded by translate())
         if (neighbours != nullptr && !remap_ && i + kPrefetchArcs < part_end) {
           const uint64_t ahead = std::min<uint64_t>(batch[i + kPrefetchArcs].dst - base, last_slot);
           if (ahead >= lookup.neighbour_first) __builtin_prefetch(neighbours + (ahead - lookup.neighbour_first));

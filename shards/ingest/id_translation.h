@@ -51,6 +51,8 @@ class IdTranslation {
   // Vertices: the remapped ids, or the largest id seen plus one, at least
   // the declared count (mtx rows, SNAP "# Nodes:").
   uint64_t count_vertices() const;
+  // The largest dense id of every batch so far (0 before any edge).
+  uint64_t max_dense_id() const { return max_dense_id_; }
   // With --remap auto: an id past 32 bits that a batch met (0: none).
   uint64_t wide_id() const { return wide_id_.load(); }
 

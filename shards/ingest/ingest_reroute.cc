@@ -41,10 +41,11 @@ void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
   degree_limit_ = limit;
 }
 
-// Runs beside routing: touches only the counts.
+// Runs beside routing: touches only the counts. The translation's
+// largest id so far bounds the batch's ids (a pass of its own over the
+// batch to find them took about 8 % of the count's samples).
 void IngestJob::count_degrees(const std::vector<DenseArc>& arcs) {
-  uint32_t largest = 0;
-  for (const DenseArc& a : arcs) largest = std::max({largest, a.src, a.dst});
+  const uint64_t largest = ids_.max_dense_id();
   if (!arcs.empty() && largest >= route_degrees_.size()) {
     if (largest >= degree_limit_) {  // past the room: an ordinary first pass
       stop_degree_count();
