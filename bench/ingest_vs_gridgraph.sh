@@ -7,12 +7,13 @@
 # GRIDGRAPH_BIN: the bin/ directory of a GridGraph build made outside this
 # repository (never commit its code); "" skips it. ORDERS default "none bfds".
 # SG_BIN runs another shardgraph build (an older commit, side by side),
-# recorded under the name SG_NAME (default shardgraph).
+# recorded under the name SG_NAME (default shardgraph); SG_BINS="NAME=BIN
+# ..." runs several, each in every round (alternating).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 edges=$1; vertices=$2; mem=$3; rounds=${4:-3}; gg=${5:-}; parts=${6:-8}
 orders=${7:-none bfds}; work=${8:-$(dirname "$edges")}
-sg=${SG_BIN:-$root/build/shardgraph}; sg_name=${SG_NAME:-shardgraph}
+builds=${SG_BINS:-${SG_NAME:-shardgraph}=${SG_BIN:-$root/build/shardgraph}}
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install time)" >&2; exit 2; }
 record() {  # name order seconds rss_kib bytes [phases_json]; user and sys from $user $sys
   printf '{"bench":"ingest-vs-gridgraph","system":"%s","order":"%s","input":"%s","memory":"%s","seconds":%s,"user_seconds":%s,"sys_seconds":%s,"peak_rss_bytes":%s,"bytes":%s,"round":%s,"phases":%s}\n' \
@@ -28,7 +29,7 @@ inner = re.search(r"sort batches, [0-9.]+ s \((.*)\), peak RSS", sys.stdin.read(
 out = {}
 for group in (inner.group(1).split("; ") if inner else []):
     prefix = re.match(r"(\w+): ", group)
-    for name, secs in re.findall(r"(?:^|, |: )(route|sort|order|commit|remap ids) ([0-9.]+) s", group):
+    for name, secs in re.findall(r"(?:^|, |: )(route|reroute|sort|order|commit|remap ids) ([0-9.]+) s", group):
         out[(prefix.group(1) + " " if prefix else "") + name] = float(secs)
 print(json.dumps(out, separators=(",", ":")))' < "$1"
 }
@@ -41,12 +42,15 @@ for round in $(seq 1 "$rounds"); do
     rm -rf "$work/gg-grid"
   fi
   for order in $orders; do
-    rm -rf "$work/sg-graph"
-    /usr/bin/time -f "%e %M %U %S" -o "$work/time.txt" "$sg" ingest "$edges" -o "$work/sg-graph" --memory "$mem" --order "$order" >"$work/sg.txt"
-    read -r secs rss user sys < "$work/time.txt"
-    echo "# $(cat "$work/sg.txt")" >&2
-    record "$sg_name" "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)" "$(phases "$work/sg.txt")"
-    rm -rf "$work/sg-graph"
+    for build in $builds; do
+      sg_name=${build%%=*}; sg=${build#*=}
+      rm -rf "$work/sg-graph"
+      /usr/bin/time -f "%e %M %U %S" -o "$work/time.txt" "$sg" ingest "$edges" -o "$work/sg-graph" --memory "$mem" --order "$order" >"$work/sg.txt"
+      read -r secs rss user sys < "$work/time.txt"
+      echo "# $(cat "$work/sg.txt")" >&2
+      record "$sg_name" "$order" "$secs" "$rss" "$(du -sb "$work/sg-graph" | cut -f1)" "$(phases "$work/sg.txt")"
+      rm -rf "$work/sg-graph"
+    done
   done
 done
 rm -f "$work/time.txt" "$work/sg.txt"
