@@ -32,6 +32,7 @@ namespace {
 // Times a bfds traversal offered its residual (check_case): the suite
 // checks the offer happens on some of its graphs.
 int residual_offers = 0;
+int residual_steps = 0;  // offers that took a step over too
 
 struct Case {
   IoMode io_mode;
@@ -221,11 +222,16 @@ void check_case(const Case& c, uint64_t seed) {
       CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds, work ", work_bytes);
     }
   }
-  {
+  for (const bool with_step : {false, true}) {
     // bfds whose live vertices' lists are taken into memory when offered
     // (the residual): the same order, and what was offered is what holds.
+    // With a step, the read that takes them also passes every arc to the
+    // step (here after the lists are filled, sources descending); without,
+    // offers with a step are refused and the residual comes after a step.
     const ResidualSource residual = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices,
-                                        uint64_t live_arcs, ResidualLists* lists, bool* taken) {
+                                        uint64_t live_arcs, const ResidualStep* step, ResidualLists* lists,
+                                        bool* taken) {
+      if (step != nullptr && !with_step) return Status::OK();
       lists->begin = {0};
       for (uint32_t v = 0; v < n; ++v) {
         if (!live(v) || ref.out[v].empty()) continue;
@@ -235,16 +241,25 @@ void check_case(const Case& c, uint64_t seed) {
       }
       CHECK(lists->vertices.size() == vertices);
       CHECK(lists->neighbours.size() == live_arcs);
+      if (step != nullptr) {
+        for (uint32_t u = n; u-- > 0;) {
+          std::vector<RawEdge> out_arcs;
+          for (const auto& [w, weight] : ref.out[u]) out_arcs.push_back(RawEdge{u, w, weight});
+          step->visit(out_arcs.data(), out_arcs.size());
+        }
+        residual_steps += 1;
+      }
       *taken = true;
       residual_offers += 1;
       return Status::OK();
     };
     std::vector<uint32_t> new_id;
     REQUIRE(traversal_order(&engine, TraversalOrder::kBfds, uint64_t{1} << 20, &new_id, residual).ok());
-    CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, false), "bfds with a residual");
+    CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, false), "bfds with a residual, step ",
+                  with_step);
     const std::string path = dir / "bfds.new_id";
     REQUIRE(bfds_order_to_file(&engine, uint64_t{1} << 20, path, residual).ok());
-    CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds with a residual");
+    CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds with a residual, step ", with_step);
   }
   const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
   {
@@ -347,7 +362,10 @@ void run_cases(IoBackend backend, uint64_t seed, bool ranged_vertices = false) {
     check_case(c, sgtest::next_random(&state));
   }
   // A hub reaches most of a graph in one level: the residual is offered.
-  if (!ranged_vertices) CHECK(residual_offers > 0);
+  if (!ranged_vertices) {
+    CHECK(residual_offers > 0);
+    CHECK(residual_steps > 0);
+  }
 }
 
 }  // namespace

@@ -148,7 +148,7 @@ Status residual_offsets(const Graph& graph, const std::function<bool(uint32_t)>&
 // reader gives a 2-D block after another, sources ascending within each,
 // so a vertex's list arrives in pieces: `filled` counts each list's arcs.
 Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function<bool(uint32_t)>& live,
-                     ResidualLists* lists) {
+                     const ResidualStep* step, ResidualLists* lists) {
   std::vector<uint32_t> filled(lists->vertices.size(), 0);
   lists->neighbours.assign(lists->begin.back(), 0);
   const auto& ids = lists->vertices;
@@ -158,6 +158,7 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
     SG_RETURN_IF_ERROR(reader->next_batch(&batch, 1 << 16));
     if (batch.empty()) break;
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
+    if (step != nullptr) step->visit(batch.data(), batch.size());
     for (const RawEdge& e : batch) {
       const uint32_t u = static_cast<uint32_t>(e.src);
       if (!live(u)) continue;
@@ -185,8 +186,8 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
 // R-MAT 22 in 256M, whose graph the engine mostly caches. `force` (tests)
 // takes it whatever the sizes.
 Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64_t engine_bytes, bool force,
-                     const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs, ResidualLists* lists,
-                     bool* taken, OrderStats* stats) {
+                     const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
+                     const ResidualStep* step, ResidualLists* lists, bool* taken, OrderStats* stats) {
   uint64_t graph_bytes = 0;
   for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
   const uint64_t lists_bytes = vertices * (sizeof(uint32_t) + sizeof(uint64_t)) + arcs * sizeof(uint32_t);
@@ -203,7 +204,7 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
   std::unique_ptr<EdgeReader> reader;
   SG_RETURN_IF_ERROR(open_graph_edge_reader(graph.dir(), &reader));
   reader->set_memory_budget(engine_bytes / 2);
-  SG_RETURN_IF_ERROR(fill_residual(graph, reader.get(), live, lists));
+  SG_RETURN_IF_ERROR(fill_residual(graph, reader.get(), live, step, lists));
   stats->bytes_read += reader->bytes_read();
   stats->residual_bytes = lists_bytes;
   *taken = true;
@@ -280,8 +281,8 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
   SG_RETURN_IF_ERROR(engine->open(graph, options));
   const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
   const ResidualSource residual = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
-                                      ResidualLists* lists, bool* taken) {
-    return take_residual(graph, &engine, options.memory_bytes, ingest.order_residual_always, live, vertices, arcs,
+                                      const ResidualStep* step, ResidualLists* lists, bool* taken) {
+    return take_residual(graph, &engine, options.memory_bytes, ingest.order_residual_always, live, vertices, arcs, step,
                          lists, taken, stats);
   };
   if (compact) {

@@ -10,6 +10,7 @@
 
 #include "apps/kernels/rank_slots.h"
 #include "core/engine.h"
+#include "shards/ingest/edge_reader.h"
 
 namespace sg {
 
@@ -69,12 +70,20 @@ struct ResidualLists {
   std::vector<uint64_t> begin;     // into neighbours; vertices.size() + 1 entries
   std::vector<uint32_t> neighbours;
 };
-// Offered, once, the live vertices (`live(v)`: not yet numbered, or in the
-// next level), their count with out-arcs and their out-arcs: fills `lists`
-// with those vertices' out-lists and sets *taken, after which the
-// traversal no longer uses its engine; or leaves *taken false.
-using ResidualSource = std::function<Status(const std::function<bool(uint32_t)>& live, uint64_t live_vertices,
-                                            uint64_t live_arcs, ResidualLists* lists, bool* taken)>;
+// A step the residual's read takes over: each batch of out-arcs it reads
+// goes to visit (in any order; the step keeps what its frontier's arcs find).
+struct ResidualStep {
+  std::function<void(const RawEdge* arcs, size_t count)> visit;
+};
+// Offered the live vertices (`live(v)`: not yet numbered, or in the next
+// level), their count with out-arcs and their out-arcs: fills `lists` with
+// those vertices' out-lists and sets *taken, after which the traversal no
+// longer uses its engine; or leaves *taken false. With a `step`, the read
+// that fills them also passes every out-arc to step->visit (a dense step
+// and the residual in one read); without one it is offered once.
+using ResidualSource =
+    std::function<Status(const std::function<bool(uint32_t)>& live, uint64_t live_vertices, uint64_t live_arcs,
+                         const ResidualStep* step, ResidualLists* lists, bool* taken)>;
 Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id,
                        const ResidualSource& residual = {});
 // The bfds order written to `path` (new_id as uint32 in old-id order), its

@@ -318,10 +318,12 @@ class Ordering {
     while (!frontier.is_empty()) {
       Discover discover{&rank_};
       VertexSubset next;
+      bool streamed = false;
       if (residual_taken_) {
         push_residual(frontier, discover, &next);
       } else {
-        SG_RETURN_IF_ERROR(engine_step(frontier, discover, &next));
+        SG_RETURN_IF_ERROR(residual_step(frontier, discover, &next, &streamed));
+        if (!streamed) SG_RETURN_IF_ERROR(engine_step(frontier, discover, &next));
       }
       SG_RETURN_IF_ERROR(number_level(&next));
       if (!residual_taken_) SG_RETURN_IF_ERROR(offer_residual(next));
@@ -362,6 +364,43 @@ class Ordering {
     *next = VertexSubset::from_list(n_, std::move(found));
   }
 
+  // A dense step (its frontier an eighth of the vertices or more: it reads
+  // about every list) and the residual in one read: the live vertices
+  // after it are those not numbered before it (what it finds is among
+  // them), so the ResidualSource may read every list once, keeping theirs
+  // and passing the frontier's arcs to the step as they go by. Taken after
+  // the step, the residual read the graph once more (R-MAT 24 in 176 MiB:
+  // 0.55 GB of its order's 2.18 GB).
+  Status residual_step(const VertexSubset& frontier, Discover& discover, VertexSubset* next, bool* streamed) {
+    if (!residual_ || residual_offered_ || both_ways_ || frontier.size() * 8 < n_) return Status::OK();
+    // Found by this step (kFound) means not numbered before it.
+    const auto live = [&](uint32_t v) { return rank_[v] >= kFound; };
+    uint64_t vertices = 0, arcs = 0;
+    SG_RETURN_IF_ERROR(count_live(live, &vertices, &arcs));
+    VertexSubset dense;
+    const VertexSubset* from = &frontier;
+    if (!frontier.is_dense()) {
+      dense = frontier;
+      dense.to_dense();
+      from = &dense;
+    }
+    VertexSubset found = VertexSubset::dense_builder(n_);  // a bitmap, as an engine step's next level
+    const ResidualStep step{[&](const RawEdge* batch, size_t count) {
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t u = static_cast<uint32_t>(batch[i].src), v = static_cast<uint32_t>(batch[i].dst);
+        if (from->contains(u) && discover.cond(v) && discover.update(u, v, 1.0f)) found.set(v);
+      }
+    }};
+    SG_RETURN_IF_ERROR(residual_(live, vertices, arcs, &step, &lists_, &residual_taken_));
+    if (!residual_taken_) return Status::OK();  // the engine steps, and is offered again later
+    residual_offered_ = true;
+    dense_steps_ += 1;
+    found.recount();
+    *next = std::move(found);
+    *streamed = true;
+    return Status::OK();
+  }
+
   // Offers the live vertices to the ResidualSource once: at the first
   // sparse level (under 1/64 of the vertices) after a dense one.
   Status offer_residual(const VertexSubset& next) {
@@ -375,14 +414,21 @@ class Ordering {
       return std::binary_search(next.list().begin(), next.list().end(), v);
     };
     uint64_t vertices = 0, arcs = 0;
+    SG_RETURN_IF_ERROR(count_live(live, &vertices, &arcs));
+    return residual_(live, vertices, arcs, nullptr, &lists_, &residual_taken_);
+  }
+
+  // The live vertices with out-arcs, and their out-arcs.
+  template <typename Live>
+  Status count_live(const Live& live, uint64_t* vertices, uint64_t* arcs) {
     for (uint32_t v = 0; v < n_; ++v) {
       if (!live(v)) continue;
       uint64_t degree = 0;
       SG_RETURN_IF_ERROR(out_degrees_.get(v, &degree));
-      vertices += degree > 0;
-      arcs += degree;
+      *vertices += degree > 0;
+      *arcs += degree;
     }
-    return residual_(live, vertices, arcs, &lists_, &residual_taken_);
+    return Status::OK();
   }
 
   // Numbers a level's vertices in key order, the smallest keys that fit
