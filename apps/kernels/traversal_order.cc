@@ -364,15 +364,18 @@ class Ordering {
     *next = VertexSubset::from_list(n_, std::move(found));
   }
 
-  // A dense step (its frontier an eighth of the vertices or more: it reads
-  // about every list) and the residual in one read: the live vertices
-  // after it are those not numbered before it (what it finds is among
-  // them), so the ResidualSource may read every list once, keeping theirs
-  // and passing the frontier's arcs to the step as they go by. Taken after
-  // the step, the residual read the graph once more (R-MAT 24 in 176 MiB:
-  // 0.55 GB of its order's 2.18 GB).
+  // A step that reads about every list and the residual in one read: the
+  // live vertices after the step are those not numbered before it (what it
+  // finds is among them), so the ResidualSource may read every list once,
+  // keeping theirs and passing the frontier's arcs to the step as they go
+  // by. Taken after the step, the residual read the graph once more (R-MAT
+  // 24 in 176 MiB: 0.55 GB of its order's 2.18 GB). A step reads about
+  // every list when its frontier is dense (an eighth of the vertices), or
+  // not sparse (a 64th) after a dense one: the frontiers the old rule
+  // (offer_residual) would step from, then read everything again.
   Status residual_step(const VertexSubset& frontier, Discover& discover, VertexSubset* next, bool* streamed) {
-    if (!residual_ || residual_offered_ || both_ways_ || frontier.size() * 8 < n_) return Status::OK();
+    const bool reads_all = frontier.size() * 8 >= n_ || (dense_steps_ > 0 && frontier.size() * 64 >= n_);
+    if (!residual_ || residual_offered_ || both_ways_ || !reads_all) return Status::OK();
     // Found by this step (kFound) means not numbered before it.
     const auto live = [&](uint32_t v) { return rank_[v] >= kFound; };
     uint64_t vertices = 0, arcs = 0;
