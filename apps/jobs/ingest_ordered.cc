@@ -154,6 +154,10 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
   const auto& ids = lists->vertices;
   std::vector<RawEdge> batch;
   size_t at = 0;  // the last source's index
+  // Arcs come a list at a time: live() is asked once a list, not once an
+  // arc (a live vertex stays live while the lists are read).
+  uint64_t last_source = UINT64_MAX;
+  bool last_live = false;
   for (;;) {
     SG_RETURN_IF_ERROR(reader->next_batch(&batch, 1 << 16));
     if (batch.empty()) break;
@@ -161,7 +165,11 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
     if (step != nullptr) step->visit(batch.data(), batch.size());
     for (const RawEdge& e : batch) {
       const uint32_t u = static_cast<uint32_t>(e.src);
-      if (!live(u)) continue;
+      if (e.src != last_source) {
+        last_source = e.src;
+        last_live = live(u);
+      }
+      if (!last_live) continue;
       if (at >= ids.size() || ids[at] != u)
         at = static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), u) - ids.begin());
       if (at == ids.size() || ids[at] != u || lists->begin[at] + filled[at] == lists->begin[at + 1]) {

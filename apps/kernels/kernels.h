@@ -80,7 +80,8 @@ struct ResidualStep {
 // those vertices' out-lists and sets *taken, after which the traversal no
 // longer uses its engine; or leaves *taken false. With a `step`, the read
 // that fills them also passes every out-arc to step->visit (a dense step
-// and the residual in one read); without one it is offered once.
+// and the residual in one read); without one it is offered once. live(v)
+// does not change while the lists are read, the step's pushes included.
 using ResidualSource =
     std::function<Status(const std::function<bool(uint32_t)>& live, uint64_t live_vertices, uint64_t live_arcs,
                          const ResidualStep* step, ResidualLists* lists, bool* taken)>;
