@@ -200,8 +200,10 @@ Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64
   for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
   const uint64_t lists_bytes = vertices * (sizeof(uint32_t) + sizeof(uint64_t)) + arcs * sizeof(uint32_t);
   const uint64_t filled_bytes = vertices * sizeof(uint32_t);  // fill_residual's, while the lists are read
+  // A step's two bitmaps (its frontier, and what it finds), held beside.
+  const uint64_t step_bytes = step != nullptr ? uint64_t{graph.num_vertices()} / 4 : 0;
   if (!graph.directed() || (!force && graph_bytes <= 2 * engine_bytes)) return Status::OK();
-  if (lists_bytes + filled_bytes > engine_bytes / 2) {
+  if (lists_bytes + filled_bytes + step_bytes > engine_bytes / 2) {
     stats->residual_offered_bytes = lists_bytes;
     return Status::OK();
   }

@@ -397,7 +397,7 @@ class Ordering {
     SG_RETURN_IF_ERROR(residual_(live, vertices, arcs, &step, &lists_, &residual_taken_));
     if (!residual_taken_) return Status::OK();  // the engine steps, and is offered again later
     residual_offered_ = true;
-    dense_steps_ += 1;
+    if (frontier.size() * 8 >= n_) dense_steps_ += 1;
     found.recount();
     *next = std::move(found);
     *streamed = true;
