@@ -23,7 +23,9 @@
 // vertices). Offered the live vertices once (at the first sparse level
 // after a dense one), a ResidualSource may hold their out-lists in memory;
 // the rest of the traversal then steps over those, in the same order the
-// engine's push would number them.
+// engine's push would number them. Before a step that reads about every
+// list, the residual is offered with that step (residual_step): one read
+// then both pushes the frontier's arcs and keeps the live vertices' lists.
 //
 // Memory: the ranks (4 bytes a vertex, which become new_id) and `work_bytes`;
 // or, for bfds written to a file, the compact ranks: 4 bytes a vertex of
@@ -369,10 +371,11 @@ class Ordering {
   // finds is among them), so the ResidualSource may read every list once,
   // keeping theirs and passing the frontier's arcs to the step as they go
   // by. Taken after the step, the residual read the graph once more (R-MAT
-  // 24 in 176 MiB: 0.55 GB of its order's 2.18 GB). A step reads about
-  // every list when its frontier is dense (an eighth of the vertices), or
-  // not sparse (a 64th) after a dense one: the frontiers the old rule
-  // (offer_residual) would step from, then read everything again.
+  // 24 in 176 MiB on an emulated HDD: 0.51 GB of its order's 2.18 GB). A
+  // step reads about every list when its frontier is dense (an eighth of
+  // the vertices), or not sparse (a 64th) after a dense one: the frontiers
+  // the old rule (offer_residual) would step from, then read everything
+  // again.
   Status residual_step(const VertexSubset& frontier, Discover& discover, VertexSubset* next, bool* streamed) {
     const bool reads_all = frontier.size() * 8 >= n_ || (dense_steps_ > 0 && frontier.size() * 64 >= n_);
     if (!residual_ || residual_offered_ || both_ways_ || !reads_all) return Status::OK();
