@@ -186,23 +186,30 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
   return Status::OK();
 }
 
-// The residual of a bfds traversal (traversal_order.cc): the out-lists of
-// the vertices it can still step from, read from the graph in one pass
-// once the engine (and its cache) is gone. Taken when the graph is more
-// than twice what the engine holds (each later step would read most of it
-// again: R-MAT 24 in 176 MiB) and the lists fit the engine's memory; not on
-// R-MAT 22 in 256M, whose graph the engine mostly caches. `force` (tests)
-// takes it whatever the sizes.
-Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64_t engine_bytes, bool force,
-                     const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
-                     const ResidualStep* step, ResidualLists* lists, bool* taken, OrderStats* stats) {
+// Whether a bfds traversal may take a residual (below) at all: a directed
+// graph more than twice what the engine holds (each later step would read
+// most of it again: R-MAT 24 in 176 MiB); not R-MAT 22 in 256M, whose graph
+// the engine mostly caches. `force` (tests): whatever the sizes. Asked
+// once, so that a traversal that can never take one is offered none (each
+// offer counts the live vertices' arcs, a pass over the out-degrees).
+bool residual_may_pay(const Graph& graph, uint64_t engine_bytes, bool force) {
+  if (!graph.directed()) return false;
   uint64_t graph_bytes = 0;
   for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
+  return force || graph_bytes > 2 * engine_bytes;
+}
+
+// The residual of a bfds traversal (traversal_order.cc): the out-lists of
+// the vertices it can still step from, read from the graph in one pass
+// once the engine (and its cache) is gone. Taken when the lists fit the
+// engine's memory (offered only when residual_may_pay).
+Status take_residual(const Graph& graph, std::unique_ptr<Engine>* engine, uint64_t engine_bytes,
+                     const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
+                     const ResidualStep* step, ResidualLists* lists, bool* taken, OrderStats* stats) {
   const uint64_t lists_bytes = vertices * (sizeof(uint32_t) + sizeof(uint64_t)) + arcs * sizeof(uint32_t);
   const uint64_t filled_bytes = vertices * sizeof(uint32_t);  // fill_residual's, while the lists are read
   // A step's two bitmaps (its frontier, and what it finds), held beside.
   const uint64_t step_bytes = step != nullptr ? uint64_t{graph.num_vertices()} / 4 : 0;
-  if (!graph.directed() || (!force && graph_bytes <= 2 * engine_bytes)) return Status::OK();
   if (lists_bytes + filled_bytes + step_bytes > engine_bytes / 2) {
     stats->residual_offered_bytes = lists_bytes;
     return Status::OK();
@@ -290,11 +297,13 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
   options.quiet = true;  // the hidden graph is not the user's: no notes about it
   SG_RETURN_IF_ERROR(engine->open(graph, options));
   const TraversalOrder kind = order == VertexOrder::kBfds ? TraversalOrder::kBfds : TraversalOrder::kBfs;
-  const ResidualSource residual = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
-                                      const ResidualStep* step, ResidualLists* lists, bool* taken) {
-    return take_residual(graph, &engine, options.memory_bytes, ingest.order_residual_always, live, vertices, arcs, step,
-                         lists, taken, stats);
-  };
+  ResidualSource residual;
+  if (residual_may_pay(graph, options.memory_bytes, ingest.order_residual_always)) {
+    residual = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t arcs,
+                   const ResidualStep* step, ResidualLists* lists, bool* taken) {
+      return take_residual(graph, &engine, options.memory_bytes, live, vertices, arcs, step, lists, taken, stats);
+    };
+  }
   if (compact) {
     stats->compact_rank_bytes = ranks;
     SG_RETURN_IF_ERROR(
