@@ -38,7 +38,7 @@ class GraphEdgeReader : public EdgeReader {
     batch->clear();
     const std::vector<size_t>& blocks = graph_.blocks(SpaceKind::kOut);
     while (batch->size() < max_edges) {
-      if (pending_at_ == pending_.size()) {
+      if (pending_at_ == pending_end_) {
         while (next_block_ < blocks.size() && next_chunk_ == graph_.stored_space(blocks[next_block_]).index.size()) {
           ++next_block_;
           next_chunk_ = 0;
@@ -53,16 +53,18 @@ class GraphEdgeReader : public EdgeReader {
         if (more) continue;
         // Done: the buffers go back before the sort.
         std::vector<PendingArc>().swap(pending_);
-        pending_at_ = 0;
+        pending_at_ = pending_end_ = 0;
         buffer_.reset();
         capacity_ = 0;
         window_space_ = nullptr;
         break;
       }
-      const size_t take = std::min(max_edges - batch->size(), pending_.size() - pending_at_);
-      for (size_t i = pending_at_; i < pending_at_ + take; ++i) {
-        batch->push_back(RawEdge{pending_[i].src, pending_[i].dst, pending_[i].weight});
-      }
+      const size_t take = std::min(max_edges - batch->size(), pending_end_ - pending_at_);
+      const size_t at = batch->size();
+      batch->resize(at + take);  // written by index: a push_back each arc cost more than the decoding
+      RawEdge* out = batch->data() + at;
+      const PendingArc* in = pending_.data() + pending_at_;
+      for (size_t i = 0; i < take; ++i) out[i] = RawEdge{in[i].src, in[i].dst, in[i].weight};
       pending_at_ += take;
     }
     return Status::OK();
@@ -97,22 +99,41 @@ class GraphEdgeReader : public EdgeReader {
     }
     const uint8_t* payload = buffer_.get() + (entry.offset - space.index[window_first_].offset);
     bytes_read_ += entry.bytes;
-    pending_.clear();
-    pending_at_ = 0;
-    const bool undirected = !graph_.directed();
     Status removal = Status::OK();
-    Status s = for_each_list(graph_.manifest().list_codec(), payload, entry, graph_.num_vertices(), graph_.weighted(),
-                             &scratch_, [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
-                               for (uint32_t i = 0; i < count && removal.ok(); ++i) {
-                                 if (undirected && nbrs[i] < v) continue;
-                                 bool removed = false;
-                                 removal = removed_later(&removals_, v, nbrs[i], &removed);
-                                 if (removed) continue;
-                                 pending_.push_back(PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f});
-                               }
-                             });
+    Status s = decode_chunk(payload, entry, &removal);
     if (!s.ok()) return Status::Corruption(graph_.describe_chunk(space, chunk) + ": " + s.message());
     return removal;
+  }
+
+  // A chunk's arcs into pending_, written by index (for_each_list never
+  // passes more than the entry's edge count): pushed back one at a time,
+  // beside a removal check each, they took most of a relabelling route's
+  // reading. Directed lists without removals are copied whole.
+  Status decode_chunk(const uint8_t* payload, const ChunkIndexEntry& entry, Status* removal) {
+    if (pending_.size() < entry.edge_count) pending_.resize(entry.edge_count);  // grows, never shrinks: no refill
+    pending_at_ = 0;
+    PendingArc* out = pending_.data();
+    size_t n = 0;
+    const bool undirected = !graph_.directed();
+    const bool filter = undirected || !removals_.empty();
+    Status s = for_each_list(graph_.manifest().list_codec(), payload, entry, graph_.num_vertices(), graph_.weighted(),
+                             &scratch_, [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
+                               if (!filter) {
+                                 for (uint32_t i = 0; i < count; ++i)
+                                   out[n + i] = PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f};
+                                 n += count;
+                                 return;
+                               }
+                               for (uint32_t i = 0; i < count && removal->ok(); ++i) {
+                                 if (undirected && nbrs[i] < v) continue;
+                                 bool removed = false;
+                                 *removal = removed_later(&removals_, v, nbrs[i], &removed);
+                                 if (removed) continue;
+                                 out[n++] = PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f};
+                               }
+                             });
+    pending_end_ = n;
+    return s;
   }
 
   // Updates: every run's removals apply to the base lists (a new block
@@ -160,6 +181,7 @@ class GraphEdgeReader : public EdgeReader {
       SG_RETURN_IF_ERROR(removed_later(&removals_, a.key, a.neighbour, &removed));
       if (!removed) pending_.push_back(PendingArc{a.key, a.neighbour, a.weight});
     }
+    pending_end_ = pending_.size();
     return Status::OK();
   }
 
@@ -180,7 +202,7 @@ class GraphEdgeReader : public EdgeReader {
     float weight;
   };
   std::vector<PendingArc> pending_;
-  size_t pending_at_ = 0;
+  size_t pending_at_ = 0, pending_end_ = 0;  // pending_[pending_at_, pending_end_) are yet to go
   uint64_t bytes_read_ = 0;
 };
 
