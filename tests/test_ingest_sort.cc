@@ -304,6 +304,37 @@ TEST_CASE("ingest: the first pass decides from its first batch's ids whether to 
 }
 
 TEST_CASE(
+    "ingest: an out-only first pass counts in-degrees while routing, and while sorting once its ids outgrow the "
+    "count's room") {
+  // The count's room is twice the first batch's ids and 64 Ki: 3999 fits
+  // it, 199999 stops the count, and the sort phase counts instead.
+  for (const uint64_t last_id : {uint64_t{3999}, uint64_t{199999}}) {
+    CAPTURE(last_id);
+    const std::vector<Arc> input = ids_growing_late(70000, 100, last_id);
+    sgtest::TempDir dir;
+    IngestOptions o = small_batch_options(dir, input, 700);
+    o.out_space_only = [](uint64_t vertices) { return vertices <= 100; };
+    IngestSummary summary;
+    Status s = ingest_graph(o, &summary);
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    Graph g;
+    GraphOpenOptions open_options;
+    open_options.out_only = true;
+    REQUIRE(Graph::open(o.output, &g, open_options).ok());
+    CHECK(g.manifest().out_only());
+    CHECK(g.num_vertices() == last_id + 1);
+    CHECK(sgtest::read_space(g, SpaceKind::kOut) == sorted_space(input, false, false));
+    std::vector<uint32_t> in_degrees(g.num_vertices(), 0);
+    for (const Arc& a : input) ++in_degrees[a.dst];
+    uint64_t checked = 0;
+    REQUIRE(g.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* values, size_t count) {
+               for (size_t i = 0; i < count; ++i, ++checked) CHECK(values[i] == in_degrees[first + i]);
+             }).ok());
+    CHECK(checked == g.num_vertices());
+  }
+}
+
+TEST_CASE(
     "ingest --order bfds: ids that outgrow the order after the first batch get compact ranks, bfs falls back to the "
     "degree order out of core, and both are stored unordered when even that does not fit") {
   // The first batch's 100 ids fit an order in 20 MiB; 3.9 M do not (and

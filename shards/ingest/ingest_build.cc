@@ -247,7 +247,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   SG_RETURN_IF_ERROR(route_input(batch, &routers, &histograms));
   num_vertices_ = permutation_ == nullptr ? ids_.count_vertices() : permutation_->size();
   SG_RETURN_IF_ERROR(check_vertex_count(manifest_.ingest.input_edges));
-  if (degree_limit_ != 0) SG_RETURN_IF_ERROR(reroute_in_degree_order(&routers, &histograms));
+  if (degree_limit_ != 0 && !in_degrees_in_route_) SG_RETURN_IF_ERROR(reroute_in_degree_order(&routers, &histograms));
   uint64_t arcs_routed = 0;
   for (size_t s = 0; s < routers.size(); ++s) {
     SG_RETURN_IF_ERROR(routers[s].finish());
@@ -266,7 +266,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     routers[1].remove();
     routers.pop_back();
   }
-  if (out_only_) in_degrees_.assign(num_vertices_, 0);
+  if (out_only_) take_in_degrees();
   SG_RETURN_IF_ERROR(write_spaces(&routers));
   return write_in_degrees();
 }
@@ -309,7 +309,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   build.dedup = opt_.dedup;
   build.batch_records = batch_records;
   build.parts = encoder_parts(block_starts_.size(), opt_.chunk_bytes, opt_.memory_bytes / built_spaces());
-  if (out_only_) build.neighbour_counts = in_degrees_.data();
+  if (out_only_ && !in_degrees_in_route_) build.neighbour_counts = in_degrees_.data();
   build.read_ahead = built_spaces() == 1;
   if (opt_.route_buckets != 0) build.sub_buckets = budget().bucket_override();
   build.block_starts = block_starts_;

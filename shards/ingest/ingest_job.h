@@ -90,6 +90,7 @@ class IngestJob {
   bool ordered_in_route() const { return permutation_ == &route_order_; }
   void count_degrees(const std::vector<DenseArc>& arcs);
   void stop_degree_count();
+  void take_in_degrees();
   template <typename Record>
   Status reroute_in_degree_order(std::vector<BucketRouter<Record>>* routers, std::vector<VertexHistogram>* histograms);
   void order_by_counted_degrees();
@@ -122,6 +123,9 @@ class IngestJob {
   // 2^order_slot_shift_ new ids holds in both spaces together.
   std::vector<uint32_t> route_degrees_;
   uint64_t degree_limit_ = 0;
+  // The count is of in-degrees (an out-only first pass of another order),
+  // which become in_degrees_; false once it stops.
+  bool in_degrees_in_route_ = false;
   Permutation route_order_;
   std::vector<uint64_t> order_slot_arcs_;
   int order_slot_shift_ = 0;
