@@ -266,6 +266,17 @@ std::vector<Arc> ids_growing_late(int first_count, uint64_t first_ids, uint64_t 
   return arcs;
 }
 
+// The graph's in-degree file holds each vertex's arcs in `input` (ids kept as given).
+void check_in_degree_file(const Graph& g, const std::vector<Arc>& input) {
+  std::vector<uint32_t> in_degrees(g.num_vertices(), 0);
+  for (const Arc& a : input) ++in_degrees[a.dst];
+  uint64_t checked = 0;
+  REQUIRE(g.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* values, size_t count) {
+             for (size_t i = 0; i < count; ++i, ++checked) CHECK(values[i] == in_degrees[first + i]);
+           }).ok());
+  CHECK(checked == g.num_vertices());
+}
+
 TEST_CASE("ingest: the first pass decides from its first batch's ids whether to skip the in-space") {
   const std::vector<Arc> input = ids_growing_late(70000, 100, 3999);
   for (const bool fits_first : {true, false}) {
@@ -293,21 +304,15 @@ TEST_CASE("ingest: the first pass decides from its first batch's ids whether to 
     // and the graph is completed (next test).
     CHECK(g.manifest().out_only() == fits_first);
     if (!fits_first) CHECK(sgtest::read_space(g, SpaceKind::kIn) == sorted_space(input, true, false));
-    std::vector<uint32_t> in_degrees(g.num_vertices(), 0);
-    for (const Arc& a : input) ++in_degrees[a.dst];
-    uint64_t checked = 0;
-    REQUIRE(g.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* values, size_t count) {
-               for (size_t i = 0; i < count; ++i, ++checked) CHECK(values[i] == in_degrees[first + i]);
-             }).ok());
-    CHECK(checked == 4000);
+    check_in_degree_file(g, input);
   }
 }
 
 TEST_CASE(
     "ingest: an out-only first pass counts in-degrees while routing, and while sorting once its ids outgrow the "
     "count's room") {
-  // The count's room is twice the first batch's ids and 64 Ki: 3999 fits
-  // it, 199999 stops the count, and the sort phase counts instead.
+  // The count's room is the first batch's ids, an eighth more and 64 Ki:
+  // 3999 fits it, 199999 stops the count, and the sort phase counts instead.
   for (const uint64_t last_id : {uint64_t{3999}, uint64_t{199999}}) {
     CAPTURE(last_id);
     const std::vector<Arc> input = ids_growing_late(70000, 100, last_id);
@@ -324,13 +329,7 @@ TEST_CASE(
     CHECK(g.manifest().out_only());
     CHECK(g.num_vertices() == last_id + 1);
     CHECK(sgtest::read_space(g, SpaceKind::kOut) == sorted_space(input, false, false));
-    std::vector<uint32_t> in_degrees(g.num_vertices(), 0);
-    for (const Arc& a : input) ++in_degrees[a.dst];
-    uint64_t checked = 0;
-    REQUIRE(g.scan_degree_file(SpaceKind::kIn, [&](uint32_t first, const uint32_t* values, size_t count) {
-               for (size_t i = 0; i < count; ++i, ++checked) CHECK(values[i] == in_degrees[first + i]);
-             }).ok());
-    CHECK(checked == g.num_vertices());
+    check_in_degree_file(g, input);
   }
 }
 
