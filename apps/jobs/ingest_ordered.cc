@@ -194,9 +194,7 @@ Status fill_residual(const Graph& graph, EdgeReader* reader, const std::function
 // offer counts the live vertices' arcs, a pass over the out-degrees).
 bool residual_may_pay(const Graph& graph, uint64_t engine_bytes, bool force) {
   if (!graph.directed()) return false;
-  uint64_t graph_bytes = 0;
-  for (size_t s : graph.blocks(SpaceKind::kOut)) graph_bytes += graph.stored_space(s).meta.logical_bytes;
-  return force || graph_bytes > 2 * engine_bytes;
+  return force || graph.space_bytes(SpaceKind::kOut) > 2 * engine_bytes;
 }
 
 // The residual of a bfds traversal (traversal_order.cc): the out-lists of

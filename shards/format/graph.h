@@ -133,6 +133,12 @@ class Graph {
     for (size_t s : blocks(kind)) arcs += spaces_[s].meta.arcs;
     return arcs;
   }
+  // The edge data the kind's blocks store (their logical bytes, all devices).
+  uint64_t space_bytes(SpaceKind kind) const {
+    uint64_t bytes = 0;
+    for (size_t s : blocks(kind)) bytes += spaces_[s].meta.logical_bytes;
+    return bytes;
+  }
   size_t stored_space_count() const { return spaces_.size(); }
   const EdgeSpace& stored_space(size_t i) const { return spaces_[i]; }
   // The largest chunk payload of any stored space (an I/O window holds at

@@ -26,11 +26,7 @@ class GraphEdgeReader : public EdgeReader {
   const Graph* stored_graph() const override { return &graph_; }
   const std::vector<uint64_t>& added_vertex_ids() const override { return deltas_.new_ids(); }
   uint64_t bytes_read() const override { return bytes_read_; }
-  uint64_t bytes_total() const override {
-    uint64_t bytes = 0;
-    for (size_t s : graph_.blocks(SpaceKind::kOut)) bytes += graph_.stored_space(s).meta.logical_bytes;
-    return bytes;
-  }
+  uint64_t bytes_total() const override { return graph_.space_bytes(SpaceKind::kOut); }
 
   // The out-space's blocks one after the other: arcs come by source within
   // a block (ingest's route step needs no order); then the updates' adds.
