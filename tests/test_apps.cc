@@ -205,21 +205,27 @@ void check_case(const Case& c, uint64_t seed) {
     for (uint32_t v = 0; v < n; ++v) REQUIRE(std::fabs(y[v] - expected[v]) <= 1e-9 * std::max(1.0, expected[v]));
   }
   for (const bool both_ways : {false, true}) {
-    // 64 bytes of work: a level is numbered a few vertices per pass, the
-    // roots list is refilled every few roots and in-degrees are read by
-    // block; 1 MiB: at once, the in-degrees held.
-    for (const uint64_t work_bytes : {uint64_t{64}, uint64_t{1} << 20}) {
+    // 64 bytes of work: the roots list is refilled every few roots and
+    // in-degrees are read by block, and a level is numbered a few vertices
+    // per pass, or (`lend`) in one, in room the engine's cache lends; 1 MiB:
+    // at once, the in-degrees held.
+    for (const auto& [work_bytes, lend] : {std::pair{uint64_t{64}, false}, std::pair{uint64_t{64}, true},
+                                           std::pair{uint64_t{1} << 20, true}}) {
+      const uint64_t held = lend ? 0 : engine.unheld_memory();
+      engine.hold_app_memory(held);
       std::vector<uint32_t> new_id;
       REQUIRE(
           traversal_order(&engine, both_ways ? TraversalOrder::kBfs : TraversalOrder::kBfds, work_bytes, &new_id).ok());
       CHECK_MESSAGE(new_id == sgtest::ref_traversal_order(ref, !c.undirected, both_ways), (both_ways ? "bfs" : "bfds"),
-                    " work ", work_bytes);
-      if (both_ways) continue;
-      // Compact ranks (only the vertices an arc reaches hold one), the
-      // permutation written to a file: the same order.
-      const std::string path = dir / "bfds.new_id";
-      REQUIRE(bfds_order_to_file(&engine, work_bytes, path).ok());
-      CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds, work ", work_bytes);
+                    " work ", work_bytes, " lend ", lend);
+      if (!both_ways) {
+        // Compact ranks (only the vertices an arc reaches hold one), the
+        // permutation written to a file: the same order.
+        const std::string path = dir / "bfds.new_id";
+        REQUIRE(bfds_order_to_file(&engine, work_bytes, path).ok());
+        CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds, work ", work_bytes, " lend ", lend);
+      }
+      engine.release_app_memory(held);
     }
   }
   for (const bool with_step : {false, true}) {
