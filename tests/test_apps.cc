@@ -209,8 +209,8 @@ void check_case(const Case& c, uint64_t seed) {
     // in-degrees are read by block, and a level is numbered a few vertices
     // per pass, or (`lend`) in one, in room the engine's cache lends; 1 MiB:
     // at once, the in-degrees held.
-    for (const auto& [work_bytes, lend] : {std::pair{uint64_t{64}, false}, std::pair{uint64_t{64}, true},
-                                           std::pair{uint64_t{1} << 20, true}}) {
+    for (const auto& [work_bytes, lend] :
+         {std::pair{uint64_t{64}, false}, std::pair{uint64_t{64}, true}, std::pair{uint64_t{1} << 20, true}}) {
       const uint64_t held = lend ? 0 : engine.unheld_memory();
       engine.hold_app_memory(held);
       std::vector<uint32_t> new_id;

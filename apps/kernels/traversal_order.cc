@@ -516,7 +516,7 @@ class Ordering {
   RankSlots rank_;
   uint64_t held_degree_bytes_;
   DegreeBlocks degrees_;
-  DegreeBlocks out_degrees_;  // bfds: roots without out-edges stay out of the frontier
+  DegreeBlocks out_degrees_;   // bfds: roots without out-edges stay out of the frontier
   uint64_t level_room_bytes_;  // a level's keys: twice the smallest kept per pass, or all of them
   SmallestValues<LevelKey> level_;
   SmallestValues<RootKey> roots_;
