@@ -80,6 +80,7 @@ struct PullStep : StepBody<F> {
 // Push: concurrent writers (update_atomic) from each active source.
 template <typename F>
 struct PushStep : StepBody<F> {
+  static constexpr uint32_t kPrefetchAhead = 16;
   using StepBody<F>::f, StepBody<F>::active, StepBody<F>::out, StepBody<F>::runner;
   MemberCollector& found;
 
@@ -92,6 +93,10 @@ struct PushStep : StepBody<F> {
       for (; e < list_end; ++e) {
         const uint32_t v = w.neighbours[e];
         if (v >= pass_end) break;
+        // A functor whose state per target misses the caches asks for it ahead.
+        if constexpr (requires { f.prefetch(v); }) {
+          if (e + kPrefetchAhead < list_end) f.prefetch(w.neighbours[e + kPrefetchAhead]);
+        }
         if (f.cond(v) && f.update_atomic(u, v, edge_step::weight_of(w, e)) && out->set_atomic(v)) found.add(v);
       }
     };

@@ -72,6 +72,9 @@ class RankSlots {
     return (word >> (v % 64) & 1) != 0 ? counts_[v / 64] + static_cast<uint32_t>(std::popcount(below)) : members_;
   }
   uint32_t& operator[](uint32_t v) { return ranks_[slot(v)]; }
+  // Asks for v's slot ahead of its use: a traversal reads the slots of
+  // arcs' targets, scattered over more than the caches hold.
+  void prefetch(uint32_t v) const { __builtin_prefetch(ranks_.data() + slot(v)); }
   std::vector<uint32_t> take_whole() { return std::move(ranks_); }
 
  private:
