@@ -524,7 +524,7 @@ class Ordering {
   // The live count of a residual offered with a step and refused: the
   // engine's step number then, and the count.
   struct RefusedStep {
-    int step = -2;
+    int step = -2;  // none yet: step + 1 is never the engine's step number
     uint64_t vertices = 0, arcs = 0;
   } refused_;
   bool residual_taken_ = false;  // the engine is no longer used
