@@ -136,9 +136,7 @@ bool write_entropy_lists(ChunkLayout layout, uint32_t first_vertex, const ChunkL
     EntropyWriter& writer;
     void token(uint64_t t) { writer.put(kEntropyTokenBase, t); }
     void first(uint64_t z) { writer.put(kEntropyFirstBase, z); }
-    void gaps(const uint32_t* p, uint32_t n) {
-      for (uint32_t i = 0; i < n; ++i) writer.put(kEntropyGapBase, p[i]);
-    }
+    void gaps(const uint32_t* p, uint32_t n) { writer.put_many(kEntropyGapBase, p, n); }
   };
   thread_local EntropyWriter writer;
   writer.clear();

@@ -1,6 +1,7 @@
 #include "compression/entropy_stream.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 #include "compression/chunk_packing.h"
@@ -90,6 +91,35 @@ void EntropyWriter::put(uint8_t base, uint64_t value) {
   } else {
     append_bits(low, bits);
   }
+}
+
+void EntropyWriter::put_many(uint8_t base, const uint32_t* values, uint32_t count) {
+  assert(base % kEntropyKindSpan == 0 && bit_count_ < 32);
+  const size_t symbols_at = symbols_.size(), raw_at = raw_.size();
+  symbols_.resize(symbols_at + count);
+  raw_.resize(raw_at + 4 * size_t{count} + 4);  // at most 31 bits a value, and a word of room
+  uint8_t* symbol = symbols_.data() + symbols_at;
+  uint8_t* raw = raw_.data() + raw_at;
+  uint64_t buffer = bit_buffer_;
+  int held = bit_count_;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t value = values[i];
+    const int bucket = static_cast<int>(std::bit_width(value));
+    symbol[i] = static_cast<uint8_t>(base + bucket);
+    const int bits = std::max(bucket - 1, 0);
+    buffer |= (uint64_t{value} & ((uint64_t{1} << bits) - 1)) << held;
+    held += bits;
+    if (held >= 32) {  // a whole word out, least significant byte first (a little-endian host)
+      const uint32_t word = static_cast<uint32_t>(buffer);
+      std::memcpy(raw, &word, sizeof(word));
+      raw += 4;
+      buffer >>= 32;
+      held -= 32;
+    }
+  }
+  raw_.resize(static_cast<size_t>(raw - raw_.data()));
+  bit_buffer_ = buffer;
+  bit_count_ = held;
 }
 
 // Fewer than 32 bits are held between calls, so up to 32 more fit the
