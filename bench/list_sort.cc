@@ -82,9 +82,10 @@ int main(int argc, char** argv) {
     for (uint32_t& id : lists) id = random.rmat_id(mask);
     best_all = std::min(best_all, sg::sort_all(degrees, false, &lists));
   }
-  std::printf("{\"bench\":\"list_sort\",\"bits\":%d,\"ids\":%llu,\"long_ids\":%llu,\"ns_per_id\":%.3f,"
-              "\"long_ns_per_id\":%.3f}\n",
-              bits, static_cast<unsigned long long>(ids), static_cast<unsigned long long>(long_ids),
-              best_all * 1e9 / static_cast<double>(ids), best_long * 1e9 / static_cast<double>(long_ids));
+  std::printf(
+      "{\"bench\":\"list_sort\",\"bits\":%d,\"ids\":%llu,\"long_ids\":%llu,\"ns_per_id\":%.3f,"
+      "\"long_ns_per_id\":%.3f}\n",
+      bits, static_cast<unsigned long long>(ids), static_cast<unsigned long long>(long_ids),
+      best_all * 1e9 / static_cast<double>(ids), best_long * 1e9 / static_cast<double>(long_ids));
   return 0;
 }
