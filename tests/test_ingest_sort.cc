@@ -195,62 +195,77 @@ TEST_CASE(
     a.src = a.src * 1000 + 17;
     a.dst = a.dst * 1000 + 17;
   }
-  for (const bool drop : {false, true}) {
-    CAPTURE(drop);
-    sgtest::TempDir dir;
-    IngestOptions o = small_batch_options(dir, input, 700);
-    o.remap = IngestOptions::Remap::kAlways;
-    o.dedup = drop;
-    o.drop_self_loops = drop;
-    o.out_space_only = [](uint64_t) { return true; };
-    IngestSummary summary;
-    Status s = ingest_graph(o, &summary);
-    REQUIRE_MESSAGE(s.ok(), s.ToString());
+  // In the entropy layout an out-only graph's chunk keeps that layout
+  // without the best other one written to compare (ChunkEncoder's
+  // entropy_first): the same lists either way.
+  std::vector<Arc> fast_out[2];
+  uint64_t entropy_chunks = 0, fast_entropy_chunks = 0;  // chunks in the entropy layout
+  for (const GapChoice choice : {GapChoice::kFast, GapChoice::kEntropy})
+    for (const bool drop : {false, true}) {
+      CAPTURE(drop);
+      CAPTURE(static_cast<int>(choice));
+      sgtest::TempDir dir;
+      IngestOptions o = small_batch_options(dir, input, 700);
+      o.remap = IngestOptions::Remap::kAlways;
+      o.dedup = drop;
+      o.drop_self_loops = drop;
+      o.gap_choice = choice;
+      o.out_space_only = [](uint64_t) { return true; };
+      IngestSummary summary;
+      Status s = ingest_graph(o, &summary);
+      REQUIRE_MESSAGE(s.ok(), s.ToString());
 
-    Graph refused;
-    s = Graph::open(o.output, &refused);
-    CHECK(s.code() == Status::Code::kInvalidArgument);
-    CHECK(s.ToString().find("re-ingest") != std::string::npos);
-    Graph out_only;
-    GraphOpenOptions open_options;
-    open_options.out_only = true;
-    REQUIRE(Graph::open(o.output, &out_only, open_options).ok());
-    CHECK(out_only.block_count(SpaceKind::kIn) == 0);
-    const std::vector<Arc> out = sgtest::read_space(out_only, SpaceKind::kOut);
-    std::map<uint64_t, uint32_t> in_degrees;  // by original id (read_space gives those)
-    for (const Arc& a : out) ++in_degrees[a.dst];
-    uint64_t checked = 0;
-    REQUIRE(out_only
-                .scan_degree_file(SpaceKind::kIn,
-                                  [&](uint32_t first, const uint32_t* values, size_t count) {
-                                    for (size_t i = 0; i < count; ++i, ++checked) {
-                                      const auto it =
-                                          in_degrees.find(out_only.original_id(first + static_cast<uint32_t>(i)));
-                                      CHECK(values[i] == (it == in_degrees.end() ? 0 : it->second));
-                                    }
-                                  })
-                .ok());
-    CHECK(checked == out_only.num_vertices());
+      Graph refused;
+      s = Graph::open(o.output, &refused);
+      CHECK(s.code() == Status::Code::kInvalidArgument);
+      CHECK(s.ToString().find("re-ingest") != std::string::npos);
+      Graph out_only;
+      GraphOpenOptions open_options;
+      open_options.out_only = true;
+      REQUIRE(Graph::open(o.output, &out_only, open_options).ok());
+      CHECK(out_only.block_count(SpaceKind::kIn) == 0);
+      const std::vector<Arc> out = sgtest::read_space(out_only, SpaceKind::kOut);
+      if (choice == GapChoice::kFast) fast_out[drop] = out;
+      CHECK(out == fast_out[drop]);
+      const std::vector<uint64_t>& layouts = out_only.manifest().spaces[0].gap_coding_chunks;
+      const uint64_t entropy = layouts.size() > 3 ? layouts[static_cast<size_t>(GapCoding::kEntropy)] : 0;
+      (choice == GapChoice::kEntropy ? entropy_chunks : fast_entropy_chunks) += entropy;
+      std::map<uint64_t, uint32_t> in_degrees;  // by original id (read_space gives those)
+      for (const Arc& a : out) ++in_degrees[a.dst];
+      uint64_t checked = 0;
+      REQUIRE(out_only
+                  .scan_degree_file(SpaceKind::kIn,
+                                    [&](uint32_t first, const uint32_t* values, size_t count) {
+                                      for (size_t i = 0; i < count; ++i, ++checked) {
+                                        const auto it =
+                                            in_degrees.find(out_only.original_id(first + static_cast<uint32_t>(i)));
+                                        CHECK(values[i] == (it == in_degrees.end() ? 0 : it->second));
+                                      }
+                                    })
+                  .ok());
+      CHECK(checked == out_only.num_vertices());
 
-    IngestOptions complete;
-    complete.input = o.output;
-    complete.format = "graph";
-    complete.output = dir / "whole";
-    complete.chunk_bytes = 128;
-    REQUIRE(ingest_graph(complete, &summary).ok());
-    Graph whole;
-    REQUIRE(Graph::open(complete.output, &whole).ok());
-    VerifyReport report;
-    CHECK(verify_graph(whole, &report).ok());
-    CHECK(sgtest::read_space(whole, SpaceKind::kOut) == out);
-    std::vector<Arc> in;
-    for (const Arc& a : out) in.push_back(Arc{a.dst, a.src, a.weight});
-    std::sort(in.begin(), in.end());
-    CHECK(sgtest::read_space(whole, SpaceKind::kIn) == in);
-    for (uint32_t v = 0; v < whole.num_vertices(); ++v) CHECK(whole.original_id(v) == out_only.original_id(v));
-    CHECK(whole.original_id(0) == 17);
-    CHECK((out.size() < input.size()) == drop);
-  }
+      IngestOptions complete;
+      complete.input = o.output;
+      complete.format = "graph";
+      complete.output = dir / "whole";
+      complete.chunk_bytes = 128;
+      REQUIRE(ingest_graph(complete, &summary).ok());
+      Graph whole;
+      REQUIRE(Graph::open(complete.output, &whole).ok());
+      VerifyReport report;
+      CHECK(verify_graph(whole, &report).ok());
+      CHECK(sgtest::read_space(whole, SpaceKind::kOut) == out);
+      std::vector<Arc> in;
+      for (const Arc& a : out) in.push_back(Arc{a.dst, a.src, a.weight});
+      std::sort(in.begin(), in.end());
+      CHECK(sgtest::read_space(whole, SpaceKind::kIn) == in);
+      for (uint32_t v = 0; v < whole.num_vertices(); ++v) CHECK(whole.original_id(v) == out_only.original_id(v));
+      CHECK(whole.original_id(0) == 17);
+      CHECK((out.size() < input.size()) == drop);
+    }
+  CHECK(entropy_chunks > 0);
+  CHECK(fast_entropy_chunks == 0);
 }
 
 // `first_count` arcs of ids below `first_ids` (a read batch is 1 Ki to

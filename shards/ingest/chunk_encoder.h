@@ -42,8 +42,12 @@ class ChunkEncoder {
  public:
   // `degrees` false: the part keeps no degrees (a 2-D block after the
   // first: the first block's encoder is given whole degrees, add_degree).
+  // `entropy_first` (GapChoice::kEntropy, a graph that is read again and
+  // dropped): a chunk keeps the entropy layout when it is smaller than the
+  // best other layout unpacked, which is then neither written nor packed.
   ChunkEncoder(uint32_t chunk_bytes, bool weighted, const std::vector<uint32_t>* interval_starts,
-               ListCodec codec = ListCodec::kV3, bool degrees = true, GapChoice gap_choice = GapChoice::kFast);
+               ListCodec codec = ListCodec::kV3, bool degrees = true, GapChoice gap_choice = GapChoice::kFast,
+               bool entropy_first = false);
 
   // Starts a part that owns vertices [first_vertex, ...): the first list
   // may instead continue vertex first_vertex - 1, whose earlier pieces the
@@ -79,6 +83,7 @@ class ChunkEncoder {
   void open_chunk(uint32_t vertex);
   void close_chunk();
   ChunkLayout pack_smallest(const ChunkListParts& parts, ChunkLayout layout, size_t layout_at);
+  bool entropy_if_smaller(const ChunkListParts& parts, ChunkLayout best, size_t layout_at);
   bool recode_if_smaller(const ChunkListParts& parts, ChunkLayout layout, bool pack, size_t layout_at, bool* packed);
   uint64_t payload_bytes() const { return lists_bytes_ + (weighted_ ? 4 * uint64_t{weights_.size()} : 0); }
   bool vertex_room() const;
@@ -102,6 +107,7 @@ class ChunkEncoder {
   bool keep_degrees_;
   ListCodec codec_;
   GapChoice gap_choice_;  // codec 3
+  bool entropy_first_;
   const std::vector<uint32_t>* interval_starts_;
   size_t next_interval_ = 0;  // first interval start > the last vertex started
 

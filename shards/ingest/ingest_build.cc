@@ -303,6 +303,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   build.chunk_bytes = opt_.chunk_bytes;
   build.codec = list_codec_of(opt_.format_version);
   build.gap_choice = opt_.gap_choice;
+  build.entropy_first = out_only_;  // an out-only graph is never the output as it is
   build.undirected = undirected_;
   build.count_input = space == 0;  // each input edge is in the out-space once
   build.drop_self_loops = opt_.drop_self_loops;

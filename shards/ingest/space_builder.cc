@@ -55,8 +55,8 @@ class SpaceBuilder {
     encoders_.resize(outs_.size());
     for (size_t b = 0; b < encoders_.size(); ++b) {
       for (size_t p = 0; p < parts; ++p)
-        encoders_[b].emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec, b == 0,
-                                  opt_.gap_choice);
+        encoders_[b].emplace_back(opt_.chunk_bytes, weighted, opt_.interval_starts, opt_.codec, b == 0, opt_.gap_choice,
+                                  opt_.entropy_first);
     }
     part_stats_.resize(parts);
     part_carry_.resize(parts);

@@ -34,8 +34,11 @@ struct SpaceBuildOptions {
   uint32_t chunk_bytes = 0;
   ListCodec codec = ListCodec::kV3;
   GapChoice gap_choice = GapChoice::kFast;  // codec 3
-  bool undirected = false;                  // each edge is stored twice: count it where key <= neighbour
-  bool count_input = false;                 // this space's self-loops and duplicates describe the input
+  // A graph read again and dropped (an ordered ingest's out-only first
+  // pass): ChunkEncoder's entropy_first.
+  bool entropy_first = false;
+  bool undirected = false;   // each edge is stored twice: count it where key <= neighbour
+  bool count_input = false;  // this space's self-loops and duplicates describe the input
   bool drop_self_loops = false;
   bool dedup = false;
   size_t batch_records = 0;
