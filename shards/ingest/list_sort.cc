@@ -7,19 +7,12 @@
 #include <cstring>
 #include <utility>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "compression/simd_x86.h"
 
 namespace sg {
 namespace {
 
 #if defined(__x86_64__)
-bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
-
 // Each id's rank: the ids below it, and the equal ones before it, counted
 // eight at a time against the whole list held in registers (padded with
 // UINT32_MAX, which no id is: ids are below 2^32 - 1). Unsigned order by
