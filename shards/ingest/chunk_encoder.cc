@@ -111,8 +111,11 @@ ChunkLayout ChunkEncoder::pack_smallest(const ChunkListParts& parts, ChunkLayout
   // layout packed, the other one packed is not tried: the two pack within
   // a few percent of each other, and that zstd pass was a tenth of the
   // entropy ingest's extra CPU time.
+  // Under entropy_first the entropy layout has lost to this layout
+  // unpacked already, so it cannot beat it packed either: not coded again.
   const ChunkLayout entropy{layout.anchor, GapCoding::kEntropy};
-  if (gap_choice_ == GapChoice::kEntropy && recode_if_smaller(parts, entropy, false, layout_at, &packed)) {
+  if (gap_choice_ == GapChoice::kEntropy && !entropy_first_ &&
+      recode_if_smaller(parts, entropy, false, layout_at, &packed)) {
     packed_chunks_ += packed;
     return entropy;
   }
