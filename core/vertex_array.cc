@@ -12,6 +12,7 @@
 
 #include "base/fault_injection.h"
 #include "base/file_util.h"
+#include "base/huge_pages.h"
 #include "base/interrupt.h"
 
 namespace sg {
@@ -79,6 +80,7 @@ Status RawVertexArray::allocate(size_t bytes, const std::string& scratch_path) {
     void* p = ::mmap(nullptr, reserved_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       return Status::IOError("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+    advise_huge_pages(p, reserved_bytes_);  // vertex arrays are read and written at random
     data_ = p;
     kind_ = Kind::kMemory;
     return Status::OK();

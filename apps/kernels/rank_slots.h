@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "base/status.h"
 
 namespace sg {
@@ -25,6 +26,7 @@ class RankSlots {
     compact_ = false;
     members_found_ = false;
     members_ = n;
+    reserve_huge_pages(&ranks_, n);  // looked up at random; becomes the permutation
     ranks_.assign(n, kUnranked);
   }
   // The compact form's members and where each one's slot is, without the

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <functional>
 
+#include "base/huge_pages.h"
 #include "base/parallel.h"
 #include "shards/ingest/arc_record.h"
 
@@ -13,8 +14,8 @@ template <typename Record>
 void BatchLists<Record>::reserve(size_t batch_records) {
   batch_records_ = batch_records;
   if (neighbours.capacity() >= batch_records) return;
-  neighbours.reserve(batch_records);
-  vertex.reserve(batch_records);
+  reserve_huge_pages(&neighbours, batch_records);
+  reserve_huge_pages(&vertex, batch_records);
   begin.reserve(batch_records + 1);
   counts_.reserve(batch_records / 2 + 2);
 }

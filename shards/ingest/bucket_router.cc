@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "base/huge_pages.h"
 #include "compression/bit_stream.h"
 #include "shards/format/striping.h"
 #include "shards/ingest/arc_record.h"
@@ -90,6 +91,7 @@ template <typename Record>
 void BucketRouter<Record>::point_buffers() {
   const bool spare = form_ != SpillForm::kPacked;
   const size_t buffers = size_t{bucket_count_} + (spare ? 1 : 0);
+  reserve_huge_pages(&buffers_, buffers * buffer_records_);  // a batch scatters over every bucket
   buffers_.assign(buffers * buffer_records_, Record{});
   buffer_of_.resize(bucket_count_);
   for (uint32_t b = 0; b < bucket_count_; ++b) buffer_of_[b] = buffers_.data() + size_t{b} * buffer_records_;

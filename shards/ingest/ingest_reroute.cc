@@ -11,6 +11,7 @@
 #include <bit>
 #include <cassert>
 
+#include "base/huge_pages.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
 #include "shards/ingest/ingest_job.h"
@@ -53,7 +54,7 @@ void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
     in_degrees_in_route_ = false;
     return;
   }
-  route_degrees_.reserve(static_cast<size_t>(limit));
+  reserve_huge_pages(&route_degrees_, static_cast<size_t>(limit));  // counted at random
   degree_limit_ = limit;
 }
 
@@ -101,6 +102,7 @@ void IngestJob::take_in_degrees() {
     return;
   }
   stop_degree_count();
+  reserve_huge_pages(&in_degrees_, num_vertices_);
   in_degrees_.assign(num_vertices_, 0);
 }
 

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cstring>
 
+#include "base/huge_pages.h"
+
 namespace sg {
 
 Status Permutation::open(const std::string& path, uint64_t vertices, uint64_t whole_limit_bytes, uint64_t source_window,
@@ -19,6 +21,7 @@ Status Permutation::open(const std::string& path, uint64_t vertices, uint64_t wh
   }
   out->size_ = vertices;
   if (bytes <= whole_limit_bytes) {
+    reserve_huge_pages(&out->whole_, static_cast<size_t>(vertices));  // looked up at random
     out->whole_.resize(static_cast<size_t>(vertices));
     return file.pread_all(out->whole_.data(), static_cast<size_t>(bytes), 0);
   }

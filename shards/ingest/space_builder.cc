@@ -5,6 +5,7 @@
 #include <cassert>
 #include <future>
 
+#include "base/huge_pages.h"
 #include "base/interrupt.h"
 #include "base/parallel.h"
 #include "compression/chunk_lists.h"
@@ -65,8 +66,13 @@ class SpaceBuilder {
   Status run(BucketRouter<Record>* router) {
     // No larger than the whole space: a small graph under a large budget
     // touches only what it needs.
-    records_.resize(static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records)));
-    if (opt_.read_ahead) spare_.resize(records_.size());
+    const size_t batch = static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records));
+    reserve_huge_pages(&records_, batch);  // sorted by scattering
+    records_.resize(batch);
+    if (opt_.read_ahead) {
+      reserve_huge_pages(&spare_, batch);
+      spare_.resize(batch);
+    }
     SG_RETURN_IF_ERROR(process_router(*router, 0, last_value_));
     return encode_empty_until(opt_.num_vertices);
   }
