@@ -6,11 +6,9 @@
 #include <cstring>
 #include <new>
 
-namespace sg {
+#include "base/huge_pages.h"
 
-namespace {
-constexpr size_t kHugePageBytes = 2 << 20;
-}
+namespace sg {
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   if (this != &other) {

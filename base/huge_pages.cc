@@ -6,14 +6,11 @@
 
 namespace sg {
 
-namespace {
-constexpr uintptr_t kHugePageBytes = uintptr_t{2} << 20;
-}
-
 void advise_huge_pages(const void* data, size_t bytes) {
   if (data == nullptr || bytes < 2 * kHugePageBytes) return;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHugePageBytes - 1);
+  constexpr uintptr_t kMask = kHugePageBytes - 1;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kMask) & ~kMask;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~kMask;
   if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 

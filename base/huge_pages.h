@@ -12,6 +12,8 @@
 
 namespace sg {
 
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
 // Asks for huge pages over the whole 2 MiB pages inside [data, data +
 // bytes); pages already touched keep their size. Below 4 MiB (at most one
 // whole huge page) it asks nothing. Advice only: never fails.

@@ -12,6 +12,8 @@
 #include "base/file_util.h"
 #include "base/interrupt.h"
 #include "shards/format/verify.h"
+#include "shards/ingest/arc_record.h"
+#include "shards/ingest/batch_lists.h"
 #include "shards/ingest/list_sort.h"
 #include "shards/ingest/permutation.h"
 #include "shards/ingest/vertex_order.h"
@@ -690,6 +692,44 @@ TEST_CASE("ingest: a list's radix sort orders like std::sort at every length and
       scratch.assign(count, 0xdeadbeef);
       sort_neighbour_list(list.data(), count, scratch.data());
       CHECK_MESSAGE(list == expected, "count ", count, ", range bits ", range_bits);
+    }
+  }
+}
+
+// A batch's counting scatter, on one thread (under 65,536 records) and in
+// two halves on two: each key's list holds its neighbours in input order
+// (a stable scatter), the lists in key order, the empty keys left out.
+TEST_CASE("ingest: a batch's counting scatter gives each key its neighbours in input order, on one thread or two") {
+  uint64_t state = 46;
+  for (size_t count : {size_t{1}, size_t{1000}, size_t{65535}, size_t{65536}, size_t{200001}}) {
+    for (uint32_t span : {1u, 7u, 5000u, static_cast<uint32_t>(count / 2 + 1)}) {
+      if (span > count / 2 + 1) continue;  // sparser keys sort the records instead
+      const uint32_t first_vertex = 1000 + static_cast<uint32_t>(sgtest::next_random(&state) % 1000);
+      std::vector<PlainArc> records(count);
+      std::map<uint32_t, std::vector<uint32_t>> expected;
+      for (PlainArc& r : records) {
+        // Skewed keys: most in the lower eighth, as R-MAT's hubs are.
+        const uint64_t draw = sgtest::next_random(&state);
+        const uint32_t key =
+            first_vertex + static_cast<uint32_t>((draw % 4 != 0 ? draw / 4 % (span / 8 + 1) : draw / 4) % span);
+        const uint32_t neighbour = static_cast<uint32_t>(sgtest::next_random(&state));
+        r = PlainArc::make(key, neighbour, 1.0f);
+        expected[key].push_back(neighbour);
+      }
+      BatchLists<PlainArc> lists;
+      lists.reserve(count);
+      REQUIRE(lists.build(records.data(), count, first_vertex, first_vertex + span - 1));
+      REQUIRE(lists.vertex.size() == expected.size());
+      REQUIRE(lists.begin.size() == expected.size() + 1);
+      CHECK(lists.begin.back() == count);
+      size_t i = 0;
+      for (const auto& [key, neighbours] : expected) {
+        CHECK_MESSAGE(lists.vertex[i] == key, "count ", count, ", span ", span);
+        const std::vector<uint32_t> got(lists.neighbours.begin() + lists.begin[i],
+                                        lists.neighbours.begin() + lists.begin[i + 1]);
+        CHECK_MESSAGE(got == neighbours, "count ", count, ", span ", span, ", key ", key);
+        ++i;
+      }
     }
   }
 }
