@@ -169,6 +169,10 @@ void File::prefetch(uint64_t offset, uint64_t bytes) const {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes), POSIX_FADV_WILLNEED);
 }
 
+void File::drop_cached(uint64_t offset, uint64_t bytes) const {
+  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
+}
+
 void File::advise_random() const { (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_RANDOM); }
 
 Status File::size(uint64_t* bytes) const {

@@ -42,6 +42,10 @@ class File {
   // Asks the kernel to read [offset, offset + bytes) into the page cache in
   // the background (posix_fadvise WILLNEED). Best effort.
   void prefetch(uint64_t offset, uint64_t bytes) const;
+  // Drops the clean cached pages of [offset, offset + bytes) (posix_fadvise
+  // DONTNEED): a one-pass read then leaves the page cache to others. Best
+  // effort.
+  void drop_cached(uint64_t offset, uint64_t bytes) const;
   // Reads take only the pages they ask for: no read-ahead past them
   // (posix_fadvise RANDOM; prefetch still reads ahead). Best effort.
   void advise_random() const;

@@ -432,6 +432,14 @@ Status Graph::read_chunk_range(const EdgeSpace& space, size_t first, size_t end,
   return Status::OK();
 }
 
+void Graph::drop_cached_chunks(const EdgeSpace& space, size_t first, size_t end) const {
+  assert(first < end && end <= space.index.size());
+  const uint64_t begin = space.index[first].offset;
+  layout_.split(begin, chunk_span_bytes(space, first, end), [&](const StripePiece& piece) {
+    space.device_files[piece.device].drop_cached(piece.device_offset, piece.bytes);
+  });
+}
+
 Status Graph::read_chunk(SpaceKind kind, size_t chunk, uint8_t* payload) const {
   return read_chunk_of(space(kind), chunk, payload);
 }

@@ -167,6 +167,9 @@ class Graph {
   // Chunk c lands at payload + index[c].offset - index[first].offset;
   // `payload` holds chunk_span_bytes(space, first, end).
   Status read_chunk_range(const EdgeSpace& space, size_t first, size_t end, uint8_t* payload) const;
+  // Drops chunks [first, end)'s pages from the page cache (a pass that
+  // reads them once: File::drop_cached).
+  void drop_cached_chunks(const EdgeSpace& space, size_t first, size_t end) const;
   static uint64_t chunk_span_bytes(const EdgeSpace& space, size_t first, size_t end) {
     return space.index[end - 1].offset + space.index[end - 1].bytes - space.index[first].offset;
   }

@@ -82,6 +82,9 @@ class EdgeReader {
   // The ingest's budget, for readers whose buffers scale (a stored graph is
   // read in windows of chunks: a sixteenth of it, 256 KiB to 4 MiB).
   virtual void set_memory_budget(uint64_t /*bytes*/) {}
+  // The input will not be read again soon (a relabelling pass's unordered
+  // graph): a reader may drop its pages from the page cache as it goes.
+  virtual void drop_pages_as_read() {}
 
  protected:
   uint64_t max_id_ = UINT64_MAX;

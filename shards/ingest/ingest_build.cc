@@ -154,6 +154,9 @@ Status IngestJob::route_and_build() {
   SG_RETURN_IF_ERROR(open_reader());
   reader_->set_max_id(ids_.input_id_limit());
   reader_->set_memory_budget(opt_.memory_bytes);
+  // The unordered graph is removed after this pass (or read once more when
+  // `auto` keeps the input's order).
+  if (permutation_ != nullptr) reader_->drop_pages_as_read();
   std::vector<RawEdge> batch;
   SG_RETURN_IF_ERROR(reader_->next_batch(&batch, budget().read_batch_edges()));
   shape_ = reader_->shape();
