@@ -95,13 +95,13 @@ void BatchLists<Record>::by_count(const Record* records, size_t count, uint32_t 
     for (size_t h = h0; h < h1; ++h)
       count_keys(records + bounds[h], bounds[h + 1] - bounds[h], first_vertex, counts[h]);
   });
-  // Each half's first slot of each key; counts_[k + 1] held key k's count.
+  // Each half's first slot of each key; counts[h][k + 1] held key k's
+  // count in half h (none in the second when there is one half).
   uint32_t at = 0;
   for (uint32_t k = 0; k < span; ++k) {
-    const uint32_t first_half = counts[0][k + 1];
-    const uint32_t second_half = halves == 2 ? counts[1][k + 1] : 0;
+    const uint32_t first_half = counts[0][k + 1], second_half = counts[1][k + 1];
     counts[0][k] = at;
-    if (halves == 2) counts[1][k] = at + first_half;
+    counts[1][k] = at + first_half;
     at += first_half + second_half;
   }
   neighbours.resize(count);
@@ -109,9 +109,10 @@ void BatchLists<Record>::by_count(const Record* records, size_t count, uint32_t 
     for (size_t h = h0; h < h1; ++h)
       scatter_keys(records + bounds[h], bounds[h + 1] - bounds[h], first_vertex, counts[h], neighbours.data());
   });
-  // The last half's next slots are now each list's end; begin[lists] is
-  // written only after begin[k] (k >= lists) is read.
-  const uint32_t* ends = counts[halves - 1];
+  // The second half's next slots are now each list's end (its first slots,
+  // with one half); begin[lists] is written only after begin[k] (k >=
+  // lists) is read.
+  const uint32_t* ends = counts[1];
   size_t lists = 0;
   uint32_t list_begin = 0;
   for (uint32_t k = 0; k < span; ++k) {
