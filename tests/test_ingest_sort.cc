@@ -734,49 +734,67 @@ TEST_CASE("ingest: a batch's counting scatter gives each key its neighbours in i
   }
 }
 
-// A bfds order whose residual (the lists still to step from, once the
-// large levels are done) is read into memory, or whose ranks are held
-// compact, gives the same permutation: the same id map and spaces byte
-// for byte.
-TEST_CASE(
-    "ingest: a bfds order taking its residual into memory or holding compact ranks numbers every vertex as the engine "
-    "alone does") {
+namespace {
+
+// A hub (vertex 0's 3000 arcs), 6000 random arcs among its range, and
+// vertices no arc reaches (roots of later restarts) with arcs among
+// themselves; weights 1 to 4 when `weighted`.
+std::vector<Arc> bfds_variants_input(bool weighted) {
   std::vector<Arc> input;
   uint64_t state = 23;
-  for (int i = 0; i < 3000; ++i) input.push_back(Arc{0, sgtest::next_random(&state) % 3000, 1.0f});  // the hub
+  const auto weight = [&] { return weighted ? static_cast<float>(1 + sgtest::next_random(&state) % 4) : 1.0f; };
+  for (int i = 0; i < 3000; ++i) input.push_back(Arc{0, sgtest::next_random(&state) % 3000, weight()});
   for (int i = 0; i < 6000; ++i)
-    input.push_back(Arc{sgtest::next_random(&state) % 3000, sgtest::next_random(&state) % 3000, 1.0f});
-  // Vertices no arc reaches (roots of later restarts), with arcs among themselves.
-  for (uint64_t v = 3000; v < 3400; ++v) input.push_back(Arc{v, 3400 + v % 50, 1.0f});
-  // And with its ranks held compact, the permutation read from a file
-  // through windows (kernels.h: bfds_order_to_file). In 3 blocks the
-  // residual's lists arrive in a piece a block: the same id map, and the
-  // spaces of the first 3-block variant.
+    input.push_back(Arc{sgtest::next_random(&state) % 3000, sgtest::next_random(&state) % 3000, weight()});
+  for (uint64_t v = 3000; v < 3400; ++v) input.push_back(Arc{v, 3400 + v % 50, weight()});
+  return input;
+}
+
+// Every variant of a bfds ordered ingest of `input` stores the same files.
+// The first steps from the root and level 1 with the engine; the others
+// take those levels while the first pass sorts (bfds_first_levels.h) when
+// `levels_in_sort` (the root has out-arcs), except with compact ranks,
+// which the levels' whole ranks do not serve. The residual read into
+// memory, compact ranks with the permutation read from a file through
+// windows (kernels.h: bfds_order_to_file), and 3 blocks (the residual's
+// lists arrive in a piece a block) change nothing either.
+void check_bfds_variants(const std::vector<Arc>& input, bool weighted, bool levels_in_sort) {
   struct Variant {
     bool residual, compact;
     uint32_t blocks;
+    bool levels_by_engine = false;
+    size_t sort_edges = 0;  // small: the hub's list cut over buckets and sort batches
   };
   std::map<std::string, std::string> first;
-  for (const Variant& variant : {Variant{false, false, 1}, Variant{true, false, 1}, Variant{false, true, 1},
-                                 Variant{true, true, 1}, Variant{false, false, 3}, Variant{true, true, 3}}) {
+  for (const Variant& variant :
+       {Variant{false, false, 1, true}, Variant{false, false, 1}, Variant{true, false, 1}, Variant{false, true, 1},
+        Variant{true, true, 1}, Variant{false, false, 3}, Variant{true, true, 3}, Variant{true, false, 3, true},
+        Variant{false, false, 1, false, 700}, Variant{true, false, 3, false, 700}}) {
     CAPTURE(variant.residual);
     CAPTURE(variant.compact);
     CAPTURE(variant.blocks);
+    CAPTURE(variant.levels_by_engine);
     sgtest::TempDir dir;
-    IngestOptions o = small_batch_options(dir, input, 0);
+    IngestOptions o = small_batch_options(dir, input, variant.sort_edges);
+    sgtest::write_snap(o.input, input, weighted);
+    if (variant.sort_edges != 0) o.route_buckets = 4;
     o.chunk_bytes = 256;
     o.blocks = variant.blocks;
     o.order = "bfds";
     o.order_residual_always = variant.residual;
     o.order_compact_always = variant.compact;
+    o.order_levels_by_engine = variant.levels_by_engine;
     IngestSummary summary;
     const Status s = ingest_ordered(o, &summary);
     REQUIRE_MESSAGE(s.ok(), s.ToString());
     CHECK((summary.phases.find("lists in memory") != std::string::npos) == variant.residual);
     CHECK((summary.phases.find("compact ranks") != std::string::npos) == variant.compact);
+    CHECK((summary.phases.find("levels 1-2 while sorting") != std::string::npos) ==
+          (levels_in_sort && !variant.levels_by_engine && !variant.compact));
     std::vector<std::string> files = {"id_map.u64", "out.degrees", "in.degrees"};
     for (const std::string kind : {"out", "in"}) {
-      for (uint32_t b = 0; b < variant.blocks; ++b)
+      // Sort batches cut chunks where they end: those spaces differ.
+      for (uint32_t b = 0; b < variant.blocks && variant.sort_edges == 0; ++b)
         files.push_back(kind + (variant.blocks == 1 ? "" : ".b" + std::to_string(b)) + ".d0");
     }
     for (const std::string& file : files) {
@@ -788,4 +806,26 @@ TEST_CASE(
       }
     }
   }
+}
+
+}  // namespace
+
+// A bfds order whose residual (the lists still to step from, once the
+// large levels are done) is read into memory, whose ranks are held
+// compact, or whose first two levels are taken while the first pass sorts
+// gives the same permutation: the same id map and spaces byte for byte.
+TEST_CASE(
+    "ingest: a bfds order taking its residual into memory or holding compact ranks numbers every vertex as the engine "
+    "alone does") {
+  check_bfds_variants(bfds_variants_input(false), false, true);
+}
+
+TEST_CASE("ingest: a bfds order's first two levels taken while sorting, weighted or from a root without out-arcs") {
+  check_bfds_variants(bfds_variants_input(true), true, true);
+  // The highest in-degree (vertex 4000's) has no out-arcs: the traversal
+  // takes that root itself, then the next two.
+  std::vector<Arc> sink_root = bfds_variants_input(false);
+  uint64_t state = 5;
+  for (int i = 0; i < 4000; ++i) sink_root.push_back(Arc{sgtest::next_random(&state) % 3400, 4000, 1.0f});
+  check_bfds_variants(sink_root, false, false);
 }

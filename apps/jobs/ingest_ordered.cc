@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "apps/kernels/bfds_first_levels.h"
 #include "apps/kernels/kernels.h"
 #include "base/file_util.h"
 #include "base/interrupt.h"
@@ -46,6 +47,7 @@ struct OrderStats {
   uint64_t residual_bytes = 0;          // the lists the last steps took from memory
   uint64_t residual_offered_bytes = 0;  // lists offered that did not fit (0: none)
   uint64_t compact_rank_bytes = 0;      // bfds's ranks held compact (0: 4 bytes a vertex)
+  bool first_levels_sorted = false;     // bfds's first two levels taken while sorting (BfdsFirstLevels)
 };
 
 // Opens the hidden unordered graph, out-only or whole, without loading
@@ -246,7 +248,7 @@ struct RankPlan {
 };
 
 Status plan_ranks(const Graph& graph, VertexOrder order, uint64_t memory_bytes, bool compact_allowed,
-                  bool compact_always, RankPlan* plan) {
+                  bool compact_always, RankPlan* plan, BfdsStart* start) {
   plan->engine_minimum = Engine::minimum_memory_bytes(graph);
   // With the sixteenth kept aside (traversal_permutation).
   const auto needed = [&](uint64_t bytes) { return (bytes + plan->engine_minimum + 4 * kMinimumWorkBytes) / 15 * 16; };
@@ -256,6 +258,7 @@ Status plan_ranks(const Graph& graph, VertexOrder order, uint64_t memory_bytes, 
     return Status::OK();
   }
   if (PermutationWindows(graph).needed_bytes() > memory_bytes) return Status::OK();
+  *start = BfdsStart();  // whole ranks: their room goes to the compact form's search
   RankSlots members;
   SG_RETURN_IF_ERROR(bfds_compact_ranks(graph, &members));
   if (needed(members.compact_bytes()) > memory_bytes && !compact_always) return Status::OK();
@@ -268,18 +271,22 @@ Status plan_ranks(const Graph& graph, VertexOrder order, uint64_t memory_bytes, 
 
 // A traversal order (bfds, bfs) of `graph` into `permutation`, or nothing
 // when it does not fit `options.memory_bytes` (*needed_bytes says what it
-// takes).
+// takes). A bfds order with whole ranks goes on from `start` when it holds
+// the first two levels.
 Status traversal_permutation(const Graph& graph, VertexOrder order, const IngestOptions& ingest,
-                             Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats) {
+                             Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats, BfdsStart* start) {
   const uint64_t memory_bytes = ingest.memory_bytes;
   // Only an explicit --order bfds gets compact ranks: on R-MAT 26 in 256 MiB
   // (one emulated HDD, 2026-12-03) the order took 509 s, the whole ingest
   // 1566 s against 520 s ordered by degree, at the same bytes an edge.
   const bool compact_allowed = ingest.order == "bfds" || ingest.order_compact_always;
   RankPlan plan;
-  SG_RETURN_IF_ERROR(plan_ranks(graph, order, memory_bytes, compact_allowed, ingest.order_compact_always, &plan));
+  SG_RETURN_IF_ERROR(
+      plan_ranks(graph, order, memory_bytes, compact_allowed, ingest.order_compact_always, &plan, start));
   *needed_bytes = plan.needed_bytes;
   if (plan.needed_bytes > memory_bytes) return Status::OK();
+  if (plan.compact || order != VertexOrder::kBfds) *start = BfdsStart();
+  stats->first_levels_sorted = start->level1_vertices > 0;
   const bool compact = plan.compact;
   const uint64_t ranks = plan.rank_bytes;
   const uint64_t engine_minimum = plan.engine_minimum;
@@ -315,7 +322,7 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
         bfds_order_to_file(engine.get(), work, graph.dir() + kOrderFile, residual, std::move(plan.members)));
   } else {
     std::vector<uint32_t> new_id;
-    SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual));
+    SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual, std::move(*start)));
     *permutation = Permutation(std::move(new_id));
   }
   if (engine != nullptr) {
@@ -333,14 +340,15 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
 // Leaves `permutation` empty and says in *needed_bytes what it would take
 // when no order fits.
 Status compute_order(const std::string& dir, VertexOrder order, const IngestOptions& options, Permutation* permutation,
-                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats) {
+                     VertexOrder* applied, uint64_t* needed_bytes, OrderStats* stats, BfdsStart start) {
   Graph graph;
   SG_RETURN_IF_ERROR(open_unordered(dir, &graph));
   *applied = order;
   if (order != VertexOrder::kDegree) {
-    SG_RETURN_IF_ERROR(traversal_permutation(graph, order, options, permutation, needed_bytes, stats));
+    SG_RETURN_IF_ERROR(traversal_permutation(graph, order, options, permutation, needed_bytes, stats, &start));
     if (permutation->size() != 0) return Status::OK();
   }
+  start = BfdsStart();  // the degree order's room
   *applied = VertexOrder::kDegree;
   return degree_permutation(graph, options.memory_bytes, permutation, needed_bytes);
 }
@@ -392,9 +400,10 @@ std::string ordered_phases(const std::string& first, double order_seconds, const
     std::snprintf(compact, sizeof(compact), ", %.1f MB of compact ranks",
                   static_cast<double>(stats.compact_rank_bytes) / 1e6);
   }
-  char order_text[224];
+  char order_text[256];
   std::snprintf(order_text, sizeof(order_text),
-                "; order %.2f s (%zu steps, %.2f GB read%s%s); relabel: ", order_seconds, stats.steps,
+                "; order %.2f s (%s%zu steps, %.2f GB read%s%s); relabel: ", order_seconds,
+                stats.first_levels_sorted ? "levels 1-2 while sorting, " : "", stats.steps,
                 static_cast<double>(stats.bytes_read) / 1e9, residual, compact);
   return "unordered: " + first + order_text + relabel;
 }
@@ -429,6 +438,10 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   // The degree order needs only degrees: counted while routing, they order
   // the graph in its one pass when they fit (ingest_reroute.cc).
   first.degree_order_in_route = order == VertexOrder::kDegree && !options.dedup && !options.drop_self_loops;
+  // bfds's first two levels are taken while the first pass sorts
+  // (bfds_first_levels.h): two engine steps fewer.
+  BfdsFirstLevels first_levels;
+  if (order == VertexOrder::kBfds && !options.order_levels_by_engine) first.out_list_observer = &first_levels;
   IngestSummary first_summary;
   SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
   if (first_summary.ordered_in_route) {
@@ -445,7 +458,8 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   VertexOrder applied = order;
   uint64_t order_bytes = 0;
   OrderStats order_stats;
-  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options, &permutation, &applied, &order_bytes, &order_stats));
+  SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options, &permutation, &applied, &order_bytes, &order_stats,
+                                   first_levels.take_start()));
   if (permutation.size() == 0) {
     // The unordered graph becomes the output (completed first if out-only).
     SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));

@@ -85,8 +85,17 @@ struct ResidualStep {
 using ResidualSource =
     std::function<Status(const std::function<bool(uint32_t)>& live, uint64_t live_vertices, uint64_t live_arcs,
                          const ResidualStep* step, ResidualLists* lists, bool* taken)>;
+// A bfds traversal's first two levels, taken elsewhere
+// (bfds_first_levels.h): each vertex's rank, the root's 0, level 1's
+// 1..level1_vertices in numbering order, level 2's kFound | its smallest
+// discoverer's rank (rank_slots.h), the rest kUnranked.
+struct BfdsStart {
+  std::vector<uint32_t> ranks;
+  uint32_t level1_vertices = 0;  // 0: no start
+};
+// `start`: bfds goes on from it (the same order, two engine steps fewer).
 Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id,
-                       const ResidualSource& residual = {});
+                       const ResidualSource& residual = {}, BfdsStart start = {});
 // The bfds order written to `path` (new_id as uint32 in old-id order), its
 // ranks held compact: 4 bytes for each vertex of in-degree > 0 and 1.5 bits
 // a vertex (RankSlots), where new_id takes 4 bytes a vertex. `members`:

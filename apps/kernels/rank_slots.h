@@ -5,6 +5,7 @@
 #include <bit>
 #include <cassert>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "base/huge_pages.h"
@@ -14,6 +15,9 @@ namespace sg {
 
 // A rank not yet given.
 constexpr uint32_t kUnranked = UINT32_MAX;
+// A vertex found in the level being stepped to holds kFound | its
+// discoverer's rank until the level is numbered.
+constexpr uint32_t kFound = uint32_t{1} << 31;
 
 // Each vertex's rank slot: slot v of n (whole), or (compact) a slot only
 // for each member, a vertex of nonzero degree in the order's sense, found
@@ -28,6 +32,13 @@ class RankSlots {
     members_ = n;
     reserve_huge_pages(&ranks_, n);  // looked up at random; becomes the permutation
     ranks_.assign(n, kUnranked);
+  }
+  // The whole form, its ranks given (some numbered or found already).
+  void adopt_whole(std::vector<uint32_t> ranks) {
+    compact_ = false;
+    members_found_ = false;
+    members_ = static_cast<uint32_t>(ranks.size());
+    ranks_ = std::move(ranks);
   }
   // The compact form's members and where each one's slot is, without the
   // slots yet (init_compact): found once to judge whether the form fits,

@@ -51,8 +51,6 @@
 namespace sg {
 namespace {
 
-constexpr uint32_t kFound = uint32_t{1} << 31;  // found this level; the low bits are the discoverer's rank
-
 // Each vertex first reached in a level keeps the smallest rank among the
 // vertices that reach it (tagged kFound until the level is numbered).
 struct Discover {
@@ -190,9 +188,11 @@ struct RootKey {
 class Ordering {
  public:
   // `compact`: bfds only (RankSlots).
-  Ordering(Engine* engine, TraversalOrder kind, uint64_t work_bytes, bool compact, const ResidualSource& residual)
+  Ordering(Engine* engine, TraversalOrder kind, uint64_t work_bytes, bool compact, const ResidualSource& residual,
+           BfdsStart start = {})
       : engine_(engine),
         residual_(residual),
+        start_(std::move(start)),
         both_ways_(kind == TraversalOrder::kBfs),
         compact_(compact && kind == TraversalOrder::kBfds),
         n_(engine->num_vertices()),
@@ -207,12 +207,19 @@ class Ordering {
     const uint32_t block = held_degree_bytes_ > 0 ? std::max(n_, 1u) : DegreeBlocks::kBlock;
     SG_RETURN_IF_ERROR(degrees_.open(engine_->graph(), both_ways_, false, block));
     if (!both_ways_) SG_RETURN_IF_ERROR(out_degrees_.open(engine_->graph(), false, true));
-    if (compact_) {
+    const bool started = start_.level1_vertices > 0 && !compact_ && !both_ways_ && start_.ranks.size() == n_;
+    if (started) {
+      rank_.adopt_whole(std::move(start_.ranks));
+    } else if (compact_) {
       SG_RETURN_IF_ERROR(rank_.init_compact(n_, [&](uint32_t v, uint64_t* degree) { return degrees_.get(v, degree); }));
     } else {
       rank_.init_whole(n_);
     }
     size_t batch = 1;
+    if (started) {
+      SG_RETURN_IF_ERROR(resume_at_level2());
+      batch = 2;  // the first root's batch was the start's
+    }
     while (next_rank_ < rank_.members()) {
       const uint32_t first_root = next_rank_;
       VertexSubset frontier;
@@ -328,6 +335,37 @@ class Ordering {
     }
     roots_.sort();
     return Status::OK();
+  }
+
+  // Goes on from a start's first two levels (BfdsStart) as if the engine
+  // had stepped from the root and from level 1: level 2 is numbered, then
+  // stepped from.
+  Status resume_at_level2() {
+    next_rank_ = 1 + start_.level1_vertices;
+    step_ = 2;
+    // engine_step's count for frontiers of 1 and level1_vertices
+    dense_steps_ = (8 >= n_ ? 1 : 0) + (uint64_t{start_.level1_vertices} * 8 >= n_ ? 1 : 0);
+    const auto found = [&](uint32_t v) { return rank_[v] >= kFound && rank_[v] != kUnranked; };
+    uint64_t level2 = 0;
+    for (uint32_t v = 0; v < n_; ++v) level2 += found(v) ? 1 : 0;
+    VertexSubset next;
+    if (level2 * 64 < n_) {  // a list, as the engine makes a small level
+      std::vector<uint32_t> ids;
+      ids.reserve(level2);
+      for (uint32_t v = 0; v < n_; ++v) {
+        if (found(v)) ids.push_back(v);
+      }
+      next = VertexSubset::from_list(n_, std::move(ids));
+    } else {
+      next = VertexSubset::dense_builder(n_);
+      for (uint32_t v = 0; v < n_; ++v) {
+        if (found(v)) next.set(v);
+      }
+      next.recount();
+    }
+    SG_RETURN_IF_ERROR(number_level(&next));
+    SG_RETURN_IF_ERROR(offer_residual(next));
+    return traverse(std::move(next));
   }
 
   Status traverse(VertexSubset frontier) {
@@ -520,6 +558,7 @@ class Ordering {
 
   Engine* engine_;
   ResidualSource residual_;
+  BfdsStart start_;  // the first two levels, when taken while sorting
   bool residual_offered_ = false;
   // The live count of a residual offered with a step and refused: the
   // engine's step number then, and the count.
@@ -550,8 +589,8 @@ class Ordering {
 }  // namespace
 
 Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes, std::vector<uint32_t>* new_id,
-                       const ResidualSource& residual) {
-  Ordering ordering(engine, kind, work_bytes, false, residual);
+                       const ResidualSource& residual, BfdsStart start) {
+  Ordering ordering(engine, kind, work_bytes, false, residual, std::move(start));
   SG_RETURN_IF_ERROR(ordering.run());
   *new_id = ordering.take_new_ids();
   return Status::OK();

@@ -138,6 +138,7 @@ uint64_t IngestJob::held_bytes() const {
          (source_graph_ != nullptr ? source_graph_->id_map_bytes() : 0) +
          (degree_limit_ != 0 ? route_degrees_.capacity() * sizeof(uint32_t) : 0) +
          spaces * space_build_fixed_bytes(opt_.chunk_bytes, blocks, parts) + in_degrees_.size() * sizeof(uint32_t) +
+         observer_bytes_ +
          parallel_threads() *
              space_build_thread_bytes(opt_.chunk_bytes, list_codec_of(opt_.format_version), opt_.gap_choice);
 }
@@ -270,18 +271,20 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
     routers.pop_back();
   }
   if (out_only_) take_in_degrees();
+  SG_RETURN_IF_ERROR(begin_observed_sort(routers[0]));
   SG_RETURN_IF_ERROR(write_spaces(&routers));
-  return write_in_degrees();
-}
-
-// An out-only graph's in-degrees, counted while its out-space was built.
-Status IngestJob::write_in_degrees() {
-  if (!out_only_) return Status::OK();
-  manifest_.in_degree_file = "in.degrees";
-  SG_RETURN_IF_ERROR(
-      write_array_file(files_.temp_dir() + "/" + manifest_.in_degree_file, in_degrees_, &manifest_.in_degree_checksum));
+  SG_RETURN_IF_ERROR(write_in_degrees());
   std::vector<uint32_t>().swap(in_degrees_);
   return Status::OK();
+}
+
+// An out-only graph's in-degrees, counted while routing or while its
+// out-space was built (once: an observed sort writes them first).
+Status IngestJob::write_in_degrees() {
+  if (!out_only_ || !manifest_.in_degree_file.empty()) return Status::OK();
+  manifest_.in_degree_file = "in.degrees";
+  return write_array_file(files_.temp_dir() + "/" + manifest_.in_degree_file, in_degrees_,
+                          &manifest_.in_degree_checksum);
 }
 
 // Sorts and encodes one space; spaces are built concurrently, so this
@@ -314,6 +317,7 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   build.batch_records = batch_records;
   build.parts = encoder_parts(block_starts_.size(), opt_.chunk_bytes, opt_.memory_bytes / built_spaces());
   if (out_only_ && !in_degrees_in_route_) build.neighbour_counts = in_degrees_.data();
+  if (observer_bytes_ > 0) build.list_observer = opt_.out_list_observer;
   build.read_ahead = built_spaces() == 1;
   if (opt_.route_buckets != 0) build.sub_buckets = budget().bucket_override();
   build.block_starts = block_starts_;

@@ -97,6 +97,11 @@ class IngestJob {
   template <typename Record>
   Status reroute_spill(const BucketRouter<Record>& unordered, std::vector<BucketRouter<Record>>* ordered,
                        std::vector<VertexHistogram>* histograms);
+  // IngestOptions::out_list_observer (ingest_observed_sort.cc).
+  template <typename Record>
+  Status begin_observed_sort(const BucketRouter<Record>& router);
+  template <typename Record>
+  Status read_out_list(const BucketRouter<Record>& router, uint32_t vertex, std::vector<uint32_t>* targets) const;
   Status write_metadata();
   Status write_extended_id_map(const std::string& path, uint64_t* checksum) const;
   void copy_ingest_record(const Manifest& source);
@@ -113,6 +118,7 @@ class IngestJob {
   bool undirected_ = false;
   bool out_only_ = false;             // IngestOptions::out_space_only said so
   std::vector<uint32_t> in_degrees_;  // out-only: counted as the out-space is built
+  uint64_t observer_bytes_ = 0;       // held by IngestOptions::out_list_observer through the sort (0: none)
   // Relabelling: the new dense id of each dense id (IngestOptions::permutation).
   Permutation* permutation_ = nullptr;   // released after routing (release_permutation)
   const Graph* source_graph_ = nullptr;  // format "graph": the graph read

@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "shards/format/manifest.h"
 #include "shards/format/striping.h"
+#include "shards/ingest/out_list_observer.h"
 
 namespace sg {
 
@@ -79,11 +80,18 @@ struct IngestOptions {
   // Tests: a bfds order holds its ranks compact and writes its permutation
   // to a file even when 4 bytes a vertex fit.
   bool order_compact_always = false;
+  // Tests: a bfds order steps from its root and level 1 with the engine,
+  // not while the first pass sorts (out_list_observer).
+  bool order_levels_by_engine = false;
   // An ordered ingest's first pass: asked once the input is routed and the
   // vertex count known; true = build only the out-space and the in-degrees
   // (an out-only graph, Manifest::out_only, which is all its traversal
   // order reads), dropping the routed in-space. Directed inputs only.
   std::function<bool(uint64_t num_vertices)> out_space_only;
+  // An ordered ingest's out-only first pass: shown each out-list as it is
+  // sorted (out_list_observer.h), when its in-degrees were counted while
+  // routing (a directed input, no dedup or self-loop dropping).
+  OutListObserver* out_list_observer = nullptr;
   // An ordered ingest's first pass, for the degree order: count each
   // vertex's total degree while routing the out-space (an undirected
   // graph's one space) and, when the counts fit (4 bytes a vertex, at most

@@ -41,6 +41,8 @@ constexpr uint32_t kEmptySliceVertices = 1 << 16;
 constexpr uint32_t kDroppedNeighbour = UINT32_MAX;
 void mark_dropped(uint32_t& neighbour) { neighbour = kDroppedNeighbour; }
 void mark_dropped(WeightedNeighbour& neighbour) { neighbour.id = kDroppedNeighbour; }
+const uint32_t* neighbour_id_address(const uint32_t* neighbours) { return neighbours; }
+const uint32_t* neighbour_id_address(const WeightedNeighbour* neighbours) { return &neighbours->id; }
 
 template <typename Record>
 class SpaceBuilder {
@@ -419,6 +421,10 @@ void SpaceBuilder<Record>::encode_part(size_t part, size_t list_begin, size_t li
     // Dropped arcs are marked for count_neighbours.
     if (opt_.neighbour_counts != nullptr) {
       for (uint32_t j = kept; j < count; ++j) mark_dropped(list[j]);
+    }
+    if (opt_.list_observer != nullptr && kept > 0) {
+      static_assert(sizeof(Neighbour) % sizeof(uint32_t) == 0);
+      opt_.list_observer->on_list(v, neighbour_id_address(list), kept, sizeof(Neighbour) / sizeof(uint32_t));
     }
     if (block_starts.size() == 1) {
       encoders_[0][part].add_list(v, list, kept);

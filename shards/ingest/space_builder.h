@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "shards/ingest/bucket_router.h"
+#include "shards/ingest/out_list_observer.h"
 #include "shards/ingest/space_output.h"
 
 namespace sg {
@@ -48,6 +49,9 @@ struct SpaceBuildOptions {
   // If set (num_vertices entries, zeroed), each stored arc counts one at its
   // neighbour: an out-space's build gives the in-degrees (an out-only graph).
   uint32_t* neighbour_counts = nullptr;
+  // If set, shown each list as it is encoded, its dropped arcs left out
+  // (IngestOptions::out_list_observer), from the encoding threads.
+  OutListObserver* list_observer = nullptr;
   // Read the next batch while this one is sorted and encoded, into a second
   // batch of records (count it: batch_bytes_per_record(true)). Worth it
   // when a space is built alone; two spaces built at once overlap each
