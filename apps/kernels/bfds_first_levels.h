@@ -14,7 +14,8 @@
 // holds every list in memory once anyway.
 //
 // Memory: 4 bytes a vertex through the sort, in the room of the in-degrees
-// (written to their file first), and they become the traversal's ranks.
+// (written to their file and freed first); they become the traversal's
+// ranks.
 #pragma once
 
 #include <cstdint>
@@ -29,9 +30,7 @@ class BfdsFirstLevels : public OutListObserver {
  public:
   Status begin_sort(std::vector<uint32_t>* in_degrees, const ListReader& read_list, uint64_t* held_bytes) override;
   void on_list(uint32_t source, const uint32_t* ids, uint32_t count, size_t stride) override;
-
-  // Whether the sort was watched: the levels are there to take.
-  bool taken() const { return level1_vertices_ > 0; }
+  // The levels, when the sort was watched (else level1_vertices is 0).
   BfdsStart take_start();
 
  private:
