@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 
 #include "base/huge_pages.h"
 
@@ -16,14 +17,26 @@ Status BfdsFirstLevels::begin_sort(std::vector<uint32_t>* in_degrees, const List
   // max_element gives the first of the largest: ties go to the smallest id.
   const uint32_t root = static_cast<uint32_t>(std::max_element(degree.begin(), degree.end()) - degree.begin());
   if (degree[root] == 0) return Status::OK();
+  // The root's distinct targets, in a bitmap: its list may repeat targets
+  // beyond the room of n ids (level 1 holds at most n, as the in-degrees'
+  // room, which the route's buffers have left, allows).
+  std::vector<uint64_t> targets((n + 63) / 64, 0);
+  bool past_end = false;
+  SG_RETURN_IF_ERROR(read_list(root, [&](uint32_t v) {
+    if (v >= n) {
+      past_end = true;
+      return;
+    }
+    targets[v / 64] |= uint64_t{1} << (v % 64);
+  }));
+  if (past_end) return Status::Corruption("bfds first levels: a routed arc's target is past the vertex count");
+  targets[root / 64] &= ~(uint64_t{1} << (root % 64));  // a loop finds nothing
   std::vector<uint32_t> level1;
-  SG_RETURN_IF_ERROR(read_list(root, &level1));
-  if (std::any_of(level1.begin(), level1.end(), [&](uint32_t v) { return v >= n; })) {
-    return Status::Corruption("bfds first levels: a routed arc's target is past the vertex count");
+  for (size_t w = 0; w < targets.size(); ++w) {
+    for (uint64_t word = targets[w]; word != 0; word &= word - 1)
+      level1.push_back(static_cast<uint32_t>(w * 64 + static_cast<unsigned>(std::countr_zero(word))));
   }
-  std::sort(level1.begin(), level1.end());
-  level1.erase(std::unique(level1.begin(), level1.end()), level1.end());
-  level1.erase(std::remove(level1.begin(), level1.end(), root), level1.end());
+  std::vector<uint64_t>().swap(targets);
   if (level1.empty()) return Status::OK();  // a root without out-arcs leads nowhere: the traversal takes it
   std::sort(level1.begin(), level1.end(),
             [&](uint32_t a, uint32_t b) { return degree[a] != degree[b] ? degree[a] > degree[b] : a < b; });

@@ -3,6 +3,7 @@
 // (routing the input into buckets, then sorting and encoding the spaces).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,7 +102,8 @@ class IngestJob {
   template <typename Record>
   Status begin_observed_sort(const BucketRouter<Record>& router);
   template <typename Record>
-  Status read_out_list(const BucketRouter<Record>& router, uint32_t vertex, std::vector<uint32_t>* targets) const;
+  Status read_out_list(const BucketRouter<Record>& router, uint32_t vertex,
+                       const std::function<void(uint32_t)>& visit) const;
   Status write_metadata();
   Status write_extended_id_map(const std::string& path, uint64_t* checksum) const;
   void copy_ingest_record(const Manifest& source);

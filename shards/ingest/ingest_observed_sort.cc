@@ -13,8 +13,8 @@ Status IngestJob::begin_observed_sort(const BucketRouter<Record>& router) {
     return Status::OK();
   }
   SG_RETURN_IF_ERROR(write_in_degrees());
-  const auto read_list = [&](uint32_t vertex, std::vector<uint32_t>* targets) {
-    return read_out_list(router, vertex, targets);
+  const auto read_list = [&](uint32_t vertex, const std::function<void(uint32_t)>& visit) {
+    return read_out_list(router, vertex, visit);
   };
   SG_RETURN_IF_ERROR(observer->begin_sort(&in_degrees_, read_list, &observer_bytes_));
   std::vector<uint32_t>().swap(in_degrees_);  // written; what the observer left of them goes
@@ -26,17 +26,16 @@ Status IngestJob::begin_observed_sort(const BucketRouter<Record>& router) {
 // read twice.
 template <typename Record>
 Status IngestJob::read_out_list(const BucketRouter<Record>& router, uint32_t vertex,
-                                std::vector<uint32_t>* targets) const {
+                                const std::function<void(uint32_t)>& visit) const {
   constexpr uint64_t kPieceRecords = uint64_t{1} << 18;
   const uint64_t first = pack_arc(vertex, 0), last = pack_arc(vertex, UINT32_MAX);
   std::vector<Record> piece;
-  targets->clear();
   for (uint32_t b = 0; b < router.bucket_count(); ++b) {
     if (router.last_value(b) < first || router.first_value(b) > last || router.records(b) == 0) continue;
     piece.resize(static_cast<size_t>(std::min(router.records(b), kPieceRecords)));
     SG_RETURN_IF_ERROR(router.read_bucket_in_pieces(b, piece.data(), piece.size(), [&](uint64_t count) {
       for (uint64_t i = 0; i < count; ++i) {
-        if (arc_key(piece[i].arc) == vertex) targets->push_back(arc_neighbour(piece[i].arc));
+        if (arc_key(piece[i].arc) == vertex) visit(arc_neighbour(piece[i].arc));
       }
       return Status::OK();
     }));

@@ -17,9 +17,10 @@ namespace sg {
 
 class OutListObserver {
  public:
-  // Reads one vertex's out-arcs' targets from the routed arcs, in any
-  // order, into *targets.
-  using ListReader = std::function<Status(uint32_t vertex, std::vector<uint32_t>* targets)>;
+  // Reads one vertex's out-arcs from the routed arcs and passes each
+  // target to `visit`, in any order (a hub's list may be longer than
+  // memory: the visitor keeps what it needs).
+  using ListReader = std::function<Status(uint32_t vertex, const std::function<void(uint32_t target)>& visit)>;
 
   virtual ~OutListObserver() = default;
 
