@@ -272,7 +272,8 @@ Status plan_ranks(const Graph& graph, VertexOrder order, uint64_t memory_bytes, 
 // A traversal order (bfds, bfs) of `graph` into `permutation`, or nothing
 // when it does not fit `options.memory_bytes` (*needed_bytes says what it
 // takes). A bfds order with whole ranks goes on from `start` when it holds
-// the first two levels.
+// the first two levels (only bfds fills it; plan_ranks drops it before
+// seeking compact ranks).
 Status traversal_permutation(const Graph& graph, VertexOrder order, const IngestOptions& ingest,
                              Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats, BfdsStart* start) {
   const uint64_t memory_bytes = ingest.memory_bytes;
@@ -285,7 +286,6 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
       plan_ranks(graph, order, memory_bytes, compact_allowed, ingest.order_compact_always, &plan, start));
   *needed_bytes = plan.needed_bytes;
   if (plan.needed_bytes > memory_bytes) return Status::OK();
-  if (plan.compact || order != VertexOrder::kBfds) *start = BfdsStart();
   stats->first_levels_sorted = start->level1_vertices > 0;
   const bool compact = plan.compact;
   const uint64_t ranks = plan.rank_bytes;

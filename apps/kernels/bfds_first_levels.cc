@@ -1,10 +1,10 @@
 #include "apps/kernels/bfds_first_levels.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 
 #include "base/huge_pages.h"
+#include "core/atomics.h"
 
 namespace sg {
 
@@ -57,16 +57,13 @@ Status BfdsFirstLevels::begin_sort(std::vector<uint32_t>* in_degrees, const List
 // not yet numbered keeps the smallest kFound | rank offered. Slots are read
 // and written atomically: parts of a batch are encoded on several threads.
 void BfdsFirstLevels::on_list(uint32_t source, const uint32_t* ids, uint32_t count, size_t stride) {
-  const uint32_t rank = std::atomic_ref<uint32_t>(ranks_[source]).load(std::memory_order_relaxed);
+  const uint32_t rank = load_relaxed(&ranks_[source]);
   if (rank - 1 >= level1_vertices_) return;  // not level 1 (the root's 0 wraps)
   const uint32_t found = kFound | rank;
   constexpr uint32_t kAhead = 16;  // the targets' slots are scattered
   for (uint32_t i = 0; i < count; ++i) {
     if (i + kAhead < count) __builtin_prefetch(ranks_.data() + ids[(i + kAhead) * stride]);
-    std::atomic_ref<uint32_t> target(ranks_[ids[i * stride]]);
-    uint32_t current = target.load(std::memory_order_relaxed);
-    while (found < current && !target.compare_exchange_weak(current, found, std::memory_order_relaxed)) {
-    }
+    write_min(&ranks_[ids[i * stride]], found);
   }
 }
 

@@ -345,24 +345,12 @@ class Ordering {
     step_ = 2;
     // engine_step's count for frontiers of 1 and level1_vertices
     dense_steps_ = (8 >= n_ ? 1 : 0) + (uint64_t{start_.level1_vertices} * 8 >= n_ ? 1 : 0);
-    const auto found = [&](uint32_t v) { return rank_[v] >= kFound && rank_[v] != kUnranked; };
-    uint64_t level2 = 0;
-    for (uint32_t v = 0; v < n_; ++v) level2 += found(v) ? 1 : 0;
-    VertexSubset next;
-    if (level2 * 64 < n_) {  // a list, as the engine makes a small level
-      std::vector<uint32_t> ids;
-      ids.reserve(level2);
-      for (uint32_t v = 0; v < n_; ++v) {
-        if (found(v)) ids.push_back(v);
-      }
-      next = VertexSubset::from_list(n_, std::move(ids));
-    } else {
-      next = VertexSubset::dense_builder(n_);
-      for (uint32_t v = 0; v < n_; ++v) {
-        if (found(v)) next.set(v);
-      }
-      next.recount();
+    VertexSubset next = VertexSubset::dense_builder(n_);
+    for (uint32_t v = 0; v < n_; ++v) {
+      if (rank_[v] >= kFound && rank_[v] != kUnranked) next.set(v);
     }
+    next.recount();
+    if (next.size() * 64 < n_) next.to_sparse();  // a list, as the engine makes a small level
     SG_RETURN_IF_ERROR(number_level(&next));
     SG_RETURN_IF_ERROR(offer_residual(next));
     return traverse(std::move(next));
