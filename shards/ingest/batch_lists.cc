@@ -15,15 +15,13 @@ void BatchLists<Record>::reserve(size_t batch_records) {
   batch_records_ = batch_records;
   if (neighbours.capacity() >= batch_records) return;
   reserve_huge_pages(&neighbours, batch_records);
-  reserve_huge_pages(&vertex, batch_records);
+  reserve_huge_pages(&vertex, batch_records + 1);
   begin.reserve(batch_records + 1);
-  counts_.reserve(batch_records / 2 + 2);
 }
 
 template <typename Record>
 void BatchLists<Record>::release() {
   std::vector<Neighbour>().swap(neighbours);
-  std::vector<uint32_t>().swap(counts_);
   std::vector<uint32_t>().swap(vertex);
   std::vector<uint32_t>().swap(begin);
 }
@@ -35,7 +33,7 @@ bool BatchLists<Record>::build(Record* records, size_t count, uint32_t first_ver
   begin.clear();
   const uint64_t span = uint64_t{last_vertex} - first_vertex + 1;
   bool sort_lists = false;
-  if (count > 0 && span <= batch_records_ / 2 + 1) {
+  if (count > 0 && counts_fit(span) && (span <= batch_records_ / 2 + 1 || span <= 2 * uint64_t{count})) {
     by_count(records, count, first_vertex, static_cast<uint32_t>(span));
     sort_lists = true;
   } else if (count > 0) {
@@ -73,6 +71,13 @@ void scatter_keys(const Record* records, size_t count, uint32_t first_vertex, ui
 
 }  // namespace
 
+// The counting scatter's two arrays of span + 1 counts live in `vertex` and
+// `begin`, which hold a batch's lists, a key each, once it is done.
+template <typename Record>
+bool BatchLists<Record>::counts_fit(uint64_t span) const {
+  return span + 1 <= vertex.capacity() && span + 1 <= begin.capacity();
+}
+
 // Counting scatter by key: lists in key order, each in input order (the
 // scatter is stable). The keys' counts and the lists' next slots are
 // prefetched ahead: in random key order (an edge list's sources, an
@@ -81,15 +86,16 @@ void scatter_keys(const Record* records, size_t count, uint32_t first_vertex, ui
 // Two halves of the records count and scatter in parallel, the second
 // half's counts in `begin` (reserved for a batch, filled only after, each
 // entry after it is read): within a key the first half's records go first,
-// so the scatter stays stable and needs no memory besides.
+// so the scatter stays stable and needs no memory besides. The first
+// half's counts are in `vertex`, dead once the scatter is done.
 template <typename Record>
 void BatchLists<Record>::by_count(const Record* records, size_t count, uint32_t first_vertex, uint32_t span) {
   constexpr size_t kParallelRecords = size_t{1} << 16;
   const size_t halves = count >= kParallelRecords ? 2 : 1;
   const size_t middle = halves == 2 ? count / 2 : count;
-  counts_.assign(size_t{span} + 1, 0);
+  vertex.assign(size_t{span} + 1, 0);  // within their capacity (counts_fit)
   begin.assign(size_t{span} + 1, 0);
-  uint32_t* const counts[2] = {counts_.data(), begin.data()};
+  uint32_t* const counts[2] = {vertex.data(), begin.data()};
   const size_t bounds[3] = {0, middle, count};
   parallel_for(size_t{0}, halves, size_t{1}, [&](size_t h0, size_t h1) {
     for (size_t h = h0; h < h1; ++h)
@@ -113,6 +119,7 @@ void BatchLists<Record>::by_count(const Record* records, size_t count, uint32_t 
   // with one half); begin[lists] is written only after begin[k] (k >=
   // lists) is read.
   const uint32_t* ends = counts[1];
+  vertex.clear();
   size_t lists = 0;
   uint32_t list_begin = 0;
   for (uint32_t k = 0; k < span; ++k) {

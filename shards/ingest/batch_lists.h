@@ -1,8 +1,10 @@
 // A sort batch's records as adjacency lists: the non-empty lists' vertices in
 // key order and their neighbours in one array. Keys dense enough (a key per
-// two records of the batch at most) take a counting scatter by key, stable, which leaves
-// each list in input order; sparse keys sort the records instead, which
-// leaves each list sorted.
+// two records of the batch, or of the records, at most) take a counting
+// scatter by key, stable, which leaves each list in input order; sparse keys
+// sort the records instead, which leaves each list sorted. (An ordered
+// ingest's last batch of each space holds the low-degree tail: R-MAT 22's
+// two, 3.5 M records over 3.2 M keys each, took 0.38 CPU-s to sort.)
 #pragma once
 
 #include <cstddef>
@@ -34,9 +36,9 @@ class BatchLists {
  private:
   void by_count(const Record* records, size_t count, uint32_t first_vertex, uint32_t span);
   void by_sort(Record* records, size_t count);
+  bool counts_fit(uint64_t span) const;
 
   size_t batch_records_ = 0;
-  std::vector<uint32_t> counts_;  // the counting scatter's, by key
 };
 
 }  // namespace sg
