@@ -156,6 +156,14 @@ Status File::sync() const {
   return Status::OK();
 }
 
+void File::start_writeback() const { (void)::sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE); }
+
+Status File::finish_writes(FileSync mode) const {
+  if (mode == FileSync::kNow) return sync();
+  start_writeback();
+  return Status::OK();
+}
+
 bool File::punch_hole(uint64_t offset, uint64_t bytes) const {
   constexpr uint64_t kPage = 4096;
   const uint64_t begin = (offset + kPage - 1) / kPage * kPage;
@@ -209,6 +217,16 @@ Status fsync_directory(const std::string& dir) {
   return Status::OK();
 }
 
+Status sync_file_at(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(path + ": open to sync: " + errno_text(errno));
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return Status::IOError(path + ": fsync: " + errno_text(err));
+  return Status::OK();
+}
+
 Status write_file_synced(const std::string& path, const void* data, size_t bytes) {
   File file;
   SG_RETURN_IF_ERROR(File::create(path, &file));
@@ -217,13 +235,13 @@ Status write_file_synced(const std::string& path, const void* data, size_t bytes
   return file.close();
 }
 
-Status write_file_atomic(const std::string& path, const void* data, size_t bytes) {
+Status write_file_atomic(const std::string& path, const void* data, size_t bytes, FileSync sync) {
   const std::string temp = path + ".tmp";
   {
     File file;
     SG_RETURN_IF_ERROR(File::create(temp, &file));
     Status s = file.pwrite_all(data, bytes, 0);
-    if (s.ok()) s = file.sync();
+    if (s.ok()) s = file.finish_writes(sync);
     if (s.ok()) s = file.close();
     if (!s.ok()) {
       ::unlink(temp.c_str());
@@ -235,6 +253,7 @@ Status write_file_atomic(const std::string& path, const void* data, size_t bytes
     ::unlink(temp.c_str());
     return Status::IOError(path + ": rename: " + errno_text(err));
   }
+  if (sync != FileSync::kNow) return Status::OK();
   const size_t slash = path.find_last_of('/');
   return fsync_directory(slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash));
 }

@@ -9,6 +9,12 @@
 
 namespace sg {
 
+// How a writer leaves a file it finished: synced before it returns; or
+// its writeback started without waiting, for a commit to sync
+// (sync_file_at) once the next phase has hidden the wait, or never synced
+// (a work file: whoever keeps it syncs it).
+enum class FileSync { kNow, kAtCommit, kNever };
+
 // Owns a file descriptor.
 class File {
  public:
@@ -35,6 +41,12 @@ class File {
   Status pwrite_all(const void* data, size_t bytes, uint64_t offset) const;
   Status pread_all(void* data, size_t bytes, uint64_t offset) const;
   Status sync() const;
+  // Starts writing the file's dirty pages back without waiting for them
+  // (sync_file_range WRITE): a later fsync then finds them written. Advice
+  // only: the fsync reports any error.
+  void start_writeback() const;
+  // sync() for FileSync::kNow, else start_writeback().
+  Status finish_writes(FileSync mode) const;
   // Frees the whole pages of [offset, offset + bytes): reads there return
   // zeros. Best effort (a file system without hole punching keeps them);
   // true when the pages were freed.
@@ -60,9 +72,14 @@ class File {
 Status read_whole_file(const std::string& path, std::string* contents);
 // Writes `bytes` as a new file `path`, synced (its directory is not).
 Status write_file_synced(const std::string& path, const void* data, size_t bytes);
-// Writes `contents` to `path` via a temporary file, fsync and rename.
-Status write_file_atomic(const std::string& path, const void* data, size_t bytes);
+// Writes `contents` to `path` via a temporary file, fsync and rename (and
+// the directory synced); with FileSync other than kNow, neither sync, the
+// file's writeback started (finish_writes).
+Status write_file_atomic(const std::string& path, const void* data, size_t bytes, FileSync sync = FileSync::kNow);
 Status fsync_directory(const std::string& dir);
+// Syncs the file at `path` (written through another descriptor, maybe
+// closed: fsync covers the file's pages whichever descriptor wrote them).
+Status sync_file_at(const std::string& path);
 // Copies `from` to a new file `to` and syncs it.
 Status copy_file_synced(const std::string& from, const std::string& to);
 std::string errno_text(int err);

@@ -155,6 +155,21 @@ TEST_CASE("power cuts during an ordered ingest onto two HDDs leave no graph or t
   check_and_report("ordered ingest", log, root, graph_reader("g"), false);
 }
 
+// Ordered by degree while routing, the first pass's work graph, whose
+// files nothing synced, becomes the output (sync_graph before the rename).
+TEST_CASE("power cuts during an ingest that keeps its unsynced work graph leave no graph or the whole one") {
+  sgtest::TempDir root, log;
+  write_edges(root, 6);
+  make_device(root / "d0", "nvme");
+  std::string output;
+  run_recorded(root, log,
+               "ingest " + (root / "e.txt") + " -o " + (root / "g") + " --weights --device " + (root / "d0") +
+                   " --order degree --chunk-bytes 512 --memory 8M",
+               &output);
+  REQUIRE_MESSAGE(output.find("ordered by degree while routing") != std::string::npos, output);
+  check_and_report("work graph kept", log, root, graph_reader("g"), false);
+}
+
 TEST_CASE("power cuts during an unordered undirected ingest with direct I/O leave no graph or the whole one") {
   sgtest::TempDir root, log;
   write_edges(root, 4);

@@ -257,8 +257,7 @@ class Ordering {
           out.pwrite_all(piece.data(), size_t{count} * sizeof(uint32_t), uint64_t{first} * sizeof(uint32_t)));
     }
     if (next_other != n_) return Status::Corruption("traversal order: the compact ranks do not number every vertex");
-    SG_RETURN_IF_ERROR(out.sync());
-    return out.close();
+    return out.close();  // a work file the relabel reads: never synced
   }
 
  private:

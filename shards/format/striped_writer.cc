@@ -67,7 +67,7 @@ Status StripedWriter::flush() {
   return status;
 }
 
-Status StripedWriter::finish() {
+Status StripedWriter::finish(FileSync sync) {
   SG_RETURN_IF_ERROR(flush());
   for (uint32_t d = 0; d < files_.size(); ++d) {
     // Devices that got no stripe still get an (empty) file, so a graph's
@@ -75,7 +75,7 @@ Status StripedWriter::finish() {
     if (::ftruncate(files_[d].fd(), static_cast<off_t>(device_bytes(d))) != 0) {
       return Status::IOError(files_[d].path() + ": truncate: " + errno_text(errno));
     }
-    SG_RETURN_IF_ERROR(files_[d].sync());
+    SG_RETURN_IF_ERROR(files_[d].finish_writes(sync));
     SG_RETURN_IF_ERROR(files_[d].close());
   }
   return Status::OK();

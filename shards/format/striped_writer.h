@@ -28,8 +28,9 @@ class StripedWriter {
   // Appends zero bytes up to the next multiple of `alignment`.
   Status pad_to(uint64_t alignment);
   uint64_t logical_offset() const { return logical_offset_; }
-  // Flushes, fsyncs and closes the files; sizes each to its share.
-  Status finish();
+  // Flushes, syncs (as `sync` says) and closes the files; sizes each to
+  // its share.
+  Status finish(FileSync sync = FileSync::kNow);
   uint64_t device_bytes(uint32_t device) const { return layout_.device_bytes(logical_offset_, device); }
   uint32_t device_count() const { return layout_.device_count(); }
 

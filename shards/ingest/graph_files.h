@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/file_util.h"
 #include "base/status.h"
 #include "shards/format/manifest.h"
 #include "shards/ingest/leftovers.h"
@@ -31,6 +32,10 @@ class GraphFiles {
   // only the first holds the degrees.
   void name_space_files(size_t space, size_t block, const std::vector<uint32_t>& block_starts, uint64_t num_vertices,
                         SpaceManifest* meta, std::vector<std::string>* paths);
+  // How the writers leave the files (base/file_util.h): with kAtCommit the
+  // commit syncs every one of them first; with kNever nothing does (a work
+  // graph: sync_graph before it is kept).
+  void set_file_sync(FileSync sync) { file_sync_ = sync; }
   // Device files under their final names, `files` (name, contents) and the
   // manifest into the temporary directory, synced, then the directory
   // renamed to `output`.
@@ -48,10 +53,12 @@ class GraphFiles {
   std::string device_temp_path(size_t device, const std::string& file) const {
     return device_dirs_[device] + "/." + file + owner_marker() + ".tmp";
   }
+  Status sync_written_files(const Manifest& manifest) const;
 
   std::string graph_id_;
   std::string temp_dir_;
   bool committed_ = false;
+  FileSync file_sync_ = FileSync::kNow;
   std::vector<std::string> device_dirs_;
   std::vector<std::string> created_files_;  // outside temp_dir_, removed on failure
   LeftoverReport leftovers_;                // removed at the start

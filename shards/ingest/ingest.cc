@@ -64,7 +64,7 @@ Status IngestJob::write_extended_id_map(const std::string& path, uint64_t* check
   const std::vector<uint64_t>& added = reader_->added_vertex_ids();
   ids.insert(ids.end(), added.begin(), added.end());
   if (ids.size() != num_vertices_) return Status::Corruption(path + ": the updates' ids do not cover the vertices");
-  return write_array_file(path, ids, checksum);
+  return write_array_file(path, ids, file_sync(), checksum);
 }
 
 Status IngestJob::write_metadata() {
@@ -94,7 +94,8 @@ Status IngestJob::write_metadata() {
     }
   } else if (ids_.remapped()) {
     m.id_map_file = "id_map.u64";
-    SG_RETURN_IF_ERROR(write_array_file(files_.temp_dir() + "/" + m.id_map_file, ids_.id_map(), &m.id_map_checksum));
+    SG_RETURN_IF_ERROR(
+        write_array_file(files_.temp_dir() + "/" + m.id_map_file, ids_.id_map(), file_sync(), &m.id_map_checksum));
   }
   m.chunk_bytes = opt_.chunk_bytes;
   m.format_version = opt_.format_version;
@@ -154,6 +155,7 @@ Status IngestJob::run(IngestSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   SG_RETURN_IF_ERROR(check_options());
   SG_RETURN_IF_ERROR(files_.prepare(opt_.output, opt_.devices));
+  files_.set_file_sync(file_sync());
   if (ids_.remapped()) {
     progress_.begin_phase("remap ids", 0);
     SG_RETURN_IF_ERROR(open_reader());

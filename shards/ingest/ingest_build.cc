@@ -283,7 +283,7 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
 Status IngestJob::write_in_degrees() {
   if (!out_only_ || !manifest_.in_degree_file.empty()) return Status::OK();
   manifest_.in_degree_file = "in.degrees";
-  return write_array_file(files_.temp_dir() + "/" + manifest_.in_degree_file, in_degrees_,
+  return write_array_file(files_.temp_dir() + "/" + manifest_.in_degree_file, in_degrees_, file_sync(),
                           &manifest_.in_degree_checksum);
 }
 
@@ -300,7 +300,8 @@ Status IngestJob::build_space_files(size_t space, BucketRouter<Record>* router,
   for (size_t b = 0; b < blocks; ++b) {
     const std::string& degree_file = (*metas)[b].degree_file;
     SG_RETURN_IF_ERROR(outs[b].open(paths[b], StripeLayout(stripe_bytes_, static_cast<uint32_t>(paths[b].size())),
-                                    degree_file.empty() ? "" : files_.temp_dir() + "/" + degree_file, direct_io()));
+                                    degree_file.empty() ? "" : files_.temp_dir() + "/" + degree_file, direct_io(),
+                                    file_sync()));
     out_pointers.push_back(&outs[b]);
   }
   SpaceBuildOptions build;
@@ -411,7 +412,7 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
   std::vector<uint32_t> piece(static_cast<size_t>(std::min<uint64_t>(n, kPieceIds)));  // of the permutation
   std::vector<uint64_t> original(static_cast<size_t>(std::min<uint64_t>(range, kOutputIds)));
   File file;
-  SG_RETURN_IF_ERROR(File::create(path + ".tmp", &file));
+  SG_RETURN_IF_ERROR(File::create(path, &file));  // in the temporary directory
   Checksum64Stream sum;
   for (uint64_t first = 0; first < n; first += range) {
     const uint64_t count = std::min(n, first + range) - first;
@@ -432,11 +433,8 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
     }
   }
   *checksum = sum.digest();
-  SG_RETURN_IF_ERROR(file.sync());
-  SG_RETURN_IF_ERROR(file.close());
-  if (::rename((path + ".tmp").c_str(), path.c_str()) != 0)
-    return Status::IOError(path + ": rename: " + errno_text(errno));
-  return Status::OK();
+  SG_RETURN_IF_ERROR(file.finish_writes(file_sync()));  // the sort phase hides the wait
+  return file.close();
 }
 
 // Also routed from ingest_reroute.cc.

@@ -62,6 +62,8 @@ class IngestJob {
   uint64_t estimated_records_per_space() const;
   uint64_t held_bytes() const;
   bool direct_io() const { return opt_.direct_io; }
+  // A work graph's files are never synced; the output's are at the commit.
+  FileSync file_sync() const { return opt_.work_graph ? FileSync::kNever : FileSync::kAtCommit; }
   // Spaces sorted and encoded: one for an undirected or out-only graph.
   size_t built_spaces() const { return undirected_ || out_only_ ? 1 : 2; }
   Status write_in_degrees();
@@ -147,11 +149,16 @@ class IngestJob {
 };
 static_assert(IngestBudget::kRouterExtraBuffers == BucketRouter<PlainArc>::kCodedExtraBuffers);
 
-// An array to `path` (write_file_atomic) and its checksum.
+// An array to `path` (in the temporary directory: no reader sees it before
+// the commit), left as `sync` says, and its checksum.
 template <typename T>
-Status write_array_file(const std::string& path, const std::vector<T>& values, uint64_t* checksum) {
+Status write_array_file(const std::string& path, const std::vector<T>& values, FileSync sync, uint64_t* checksum) {
   *checksum = checksum64(values.data(), values.size() * sizeof(T));
-  return write_file_atomic(path, values.data(), values.size() * sizeof(T));
+  File file;
+  SG_RETURN_IF_ERROR(File::create(path, &file));
+  SG_RETURN_IF_ERROR(file.pwrite_all(values.data(), values.size() * sizeof(T), 0));
+  SG_RETURN_IF_ERROR(file.finish_writes(sync));
+  return file.close();
 }
 
 }  // namespace sg

@@ -56,6 +56,11 @@ struct IngestOptions {
   // and coded (bucket_router.h), and it and the graph's device files
   // written with O_DIRECT, not through the page cache.
   bool direct_io = false;
+  // A work graph (an ordered ingest's unordered first pass): its files'
+  // writeback is started but never waited for; whoever keeps it as the
+  // output syncs it first (sync_graph). The output's files are synced once,
+  // at the commit.
+  bool work_graph = false;
   // Files written into the graph directory as they are (name, contents):
   // the device profile its runs use (a probe of the output's directory).
   std::vector<std::pair<std::string, std::string>> graph_files;

@@ -9,7 +9,8 @@ constexpr size_t kDegreeBufferEntries = 1 << 16;
 }  // namespace
 
 Status SpaceOutput::open(const std::vector<std::string>& device_paths, StripeLayout layout,
-                         const std::string& degree_path, bool direct) {
+                         const std::string& degree_path, bool direct, FileSync sync) {
+  sync_ = sync;
   SG_RETURN_IF_ERROR(out_.open(device_paths, layout, kWriteBufferBytes, direct));
   degrees_ = !degree_path.empty();
   if (!degrees_) return Status::OK();
@@ -64,7 +65,7 @@ Status SpaceOutput::append(const ChunkEncoder& part) {
 Status SpaceOutput::finish(uint32_t num_vertices) {
   if (!degrees_) {
     SG_RETURN_IF_ERROR(out_.pad_to(kAlignBytes));
-    return out_.finish();
+    return out_.finish(sync_);
   }
   SG_RETURN_IF_ERROR(put_degree(0));  // pushes the held degree out
   if (degrees_written_ != num_vertices) {
@@ -73,10 +74,10 @@ Status SpaceOutput::finish(uint32_t num_vertices) {
   }
   SG_RETURN_IF_ERROR(flush_degrees());
   degree_checksum_ = degree_sum_.digest();
-  SG_RETURN_IF_ERROR(degree_file_.sync());
+  SG_RETURN_IF_ERROR(degree_file_.finish_writes(sync_));
   SG_RETURN_IF_ERROR(degree_file_.close());
   SG_RETURN_IF_ERROR(out_.pad_to(kAlignBytes));
-  return out_.finish();
+  return out_.finish(sync_);
 }
 
 Status SpaceOutput::finish_into(uint32_t num_vertices, ListCodec codec, const std::string& index_path,
@@ -93,7 +94,7 @@ Status SpaceOutput::finish_into(uint32_t num_vertices, ListCodec codec, const st
   for (uint32_t d = 0; d < out_.device_count(); ++d) meta->device_bytes.push_back(out_.device_bytes(d));
   meta->degree_checksum = degree_checksum_;
   meta->index_checksum = checksum64(index_.data(), index_.size() * sizeof(ChunkIndexEntry));
-  return write_file_atomic(index_path, index_.data(), index_.size() * sizeof(ChunkIndexEntry));
+  return write_file_atomic(index_path, index_.data(), index_.size() * sizeof(ChunkIndexEntry), sync_);
 }
 
 }  // namespace sg

@@ -22,10 +22,12 @@ class SpaceOutput {
   // An empty `degree_path` writes no degree file (a block after a blocked
   // space's first).
   // `direct`: the device files written with O_DIRECT (striped_writer.h).
+  // `sync`: how finish() leaves the files (base/file_util.h).
   Status open(const std::vector<std::string>& device_paths, StripeLayout layout, const std::string& degree_path,
-              bool direct = false);
+              bool direct = false, FileSync sync = FileSync::kNow);
   Status append(const ChunkEncoder& part);
-  // Checks that every vertex got its degree; flushes and syncs everything.
+  // Checks that every vertex got its degree; flushes everything and syncs
+  // it as open() was told.
   Status finish(uint32_t num_vertices);
   // finish(), then the space's figures into `meta` (named already:
   // GraphFiles::name_space_files) and its index to `index_path`.
@@ -44,6 +46,7 @@ class SpaceOutput {
   Status flush_degrees();
 
   StripedWriter out_;
+  FileSync sync_ = FileSync::kNow;
   bool degrees_ = true;
   std::vector<ChunkIndexEntry> index_;
   File degree_file_;
