@@ -207,25 +207,24 @@ Status read_whole_file(const std::string& path, std::string* contents) {
   return file.pread_all(contents->data(), bytes, 0);
 }
 
-Status fsync_directory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(dir + ": open directory: " + errno_text(errno));
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) return Status::IOError(dir + ": fsync: " + errno_text(err));
-  return Status::OK();
-}
+namespace {
 
-Status sync_file_at(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(path + ": open to sync: " + errno_text(errno));
+// Opens `path` with `flags` and fsyncs it; `what` names it in errors.
+Status open_and_sync(const std::string& path, int flags, const char* what) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(path + ": open " + what + ": " + errno_text(errno));
   const int rc = ::fsync(fd);
   const int err = errno;
   ::close(fd);
   if (rc != 0) return Status::IOError(path + ": fsync: " + errno_text(err));
   return Status::OK();
 }
+
+}  // namespace
+
+Status fsync_directory(const std::string& dir) { return open_and_sync(dir, O_RDONLY | O_DIRECTORY, "directory"); }
+
+Status sync_file_at(const std::string& path) { return open_and_sync(path, O_RDONLY, "to sync"); }
 
 Status write_file_synced(const std::string& path, const void* data, size_t bytes) {
   File file;
