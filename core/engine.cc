@@ -61,6 +61,7 @@ Status Engine::check_minimum(const Graph& graph) const {
 Status Engine::open_io(const Graph& graph) {
   IoOptions io;
   io.backend = options_.backend;
+  io.direct = options_.direct_reads;
   const uint64_t windows = 2 * graph.device_count() + 2;
   io.buffer_bytes = budget_.share(kIoBufferShare);
   if (graph.device_count() > 1) {

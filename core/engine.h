@@ -54,6 +54,7 @@ struct EngineOptions {
   bool quiet = false;                                // notes only in notices(), not on stderr
   std::string label = "run";
   uint64_t window_bytes = 0;  // 0 = from the budget and stripe layout (tests set it small)
+  bool direct_reads = true;   // O_DIRECT; false: through the page cache (a graph just written)
   using RangeLoop = sg::RangeLoop;
   RangeLoop range_loop = RangeLoop::kAuto;  // with both sides ranged (scheduler/range_plan.h); tests force each
 };
