@@ -226,11 +226,20 @@ Status fsync_directory(const std::string& dir) { return open_and_sync(dir, O_RDO
 
 Status sync_file_at(const std::string& path) { return open_and_sync(path, O_RDONLY, "to sync"); }
 
-Status write_file_synced(const std::string& path, const void* data, size_t bytes) {
+Status sync_files_in(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) SG_RETURN_IF_ERROR(sync_file_at(entry.path().string()));
+  }
+  if (ec) return Status::IOError(dir + ": list to sync: " + ec.message());
+  return Status::OK();
+}
+
+Status write_file_synced(const std::string& path, const void* data, size_t bytes, FileSync sync) {
   File file;
   SG_RETURN_IF_ERROR(File::create(path, &file));
   if (bytes > 0) SG_RETURN_IF_ERROR(file.pwrite_all(data, bytes, 0));
-  SG_RETURN_IF_ERROR(file.sync());
+  SG_RETURN_IF_ERROR(file.finish_writes(sync));
   return file.close();
 }
 

@@ -70,8 +70,9 @@ class File {
 };
 
 Status read_whole_file(const std::string& path, std::string* contents);
-// Writes `bytes` as a new file `path`, synced (its directory is not).
-Status write_file_synced(const std::string& path, const void* data, size_t bytes);
+// Writes `bytes` as a new file `path`, synced (its directory is not), or
+// left as `sync` says (finish_writes).
+Status write_file_synced(const std::string& path, const void* data, size_t bytes, FileSync sync = FileSync::kNow);
 // Writes `contents` to `path` via a temporary file, fsync and rename (and
 // the directory synced); with FileSync other than kNow, neither sync, the
 // file's writeback started (finish_writes).
@@ -80,6 +81,8 @@ Status fsync_directory(const std::string& dir);
 // Syncs the file at `path` (written through another descriptor, maybe
 // closed: fsync covers the file's pages whichever descriptor wrote them).
 Status sync_file_at(const std::string& path);
+// sync_file_at for every regular file directly in `dir`.
+Status sync_files_in(const std::string& dir);
 // Copies `from` to a new file `to` and syncs it.
 Status copy_file_synced(const std::string& from, const std::string& to);
 std::string errno_text(int err);

@@ -22,11 +22,7 @@ Status sync_graph(const std::string& dir) {
       dirs.insert(manifest.devices[d]);
     }
   }
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec)) SG_RETURN_IF_ERROR(sync_file_at(entry.path().string()));
-  }
-  if (ec) return Status::IOError(dir + ": list to sync: " + ec.message());
+  SG_RETURN_IF_ERROR(sync_files_in(dir));
   for (const std::string& d : dirs) SG_RETURN_IF_ERROR(fsync_directory(d));
   return Status::OK();
 }

@@ -126,12 +126,7 @@ Status GraphFiles::sync_written_files(const Manifest& manifest) const {
       if (device_dirs_[d] != ".") SG_RETURN_IF_ERROR(sync_file_at(device_temp_path(d, space.device_files[d])));
     }
   }
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(temp_dir_, ec)) {
-    if (entry.is_regular_file(ec)) SG_RETURN_IF_ERROR(sync_file_at(entry.path().string()));
-  }
-  if (ec) return Status::IOError(temp_dir_ + ": list to sync: " + ec.message());
-  return Status::OK();
+  return sync_files_in(temp_dir_);
 }
 
 void GraphFiles::cleanup() {

@@ -154,11 +154,7 @@ static_assert(IngestBudget::kRouterExtraBuffers == BucketRouter<PlainArc>::kCode
 template <typename T>
 Status write_array_file(const std::string& path, const std::vector<T>& values, FileSync sync, uint64_t* checksum) {
   *checksum = checksum64(values.data(), values.size() * sizeof(T));
-  File file;
-  SG_RETURN_IF_ERROR(File::create(path, &file));
-  SG_RETURN_IF_ERROR(file.pwrite_all(values.data(), values.size() * sizeof(T), 0));
-  SG_RETURN_IF_ERROR(file.finish_writes(sync));
-  return file.close();
+  return write_file_synced(path, values.data(), values.size() * sizeof(T), sync);
 }
 
 }  // namespace sg
