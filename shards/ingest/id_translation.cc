@@ -123,8 +123,10 @@ size_t dense_arcs(const RawEdge* raw, size_t count, uint64_t base, const NewIds&
   constexpr uint64_t kLimit = uint64_t{UINT32_MAX} - 1;
   // A relabelling pass reads a stored graph: arcs come by source, so the
   // source's new id is one lookup a list and the neighbours' are random;
-  // they are prefetched this many arcs ahead.
-  constexpr size_t kPrefetchArcs = 16;
+  // they are prefetched this many arcs ahead (16 -> 64: the relabelling
+  // route of R-MAT 24 from the page cache 5.45-6.27 -> 4.74-5.36 s; 128 was
+  // no better).
+  constexpr size_t kPrefetchArcs = 64;
   uint32_t most = 0;
   for (size_t i = 0; i < count; ++i) {
     uint64_t src = raw[i].src - base, dst = raw[i].dst - base;
