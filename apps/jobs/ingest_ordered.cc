@@ -52,10 +52,11 @@ struct OrderStats {
 };
 
 // Opens the hidden unordered graph, out-only or whole, without loading
-// degrees or the id map.
+// degrees or the id map; its degree files were just written here.
 Status open_unordered(const std::string& dir, Graph* graph) {
   GraphOpenOptions open_options{false, false, false, false};
   open_options.out_only = true;
+  open_options.degree_files_trusted = true;
   return Graph::open(dir, graph, open_options);
 }
 

@@ -115,6 +115,7 @@ Status Graph::open(const std::string& dir, Graph* graph, GraphOpenOptions option
   for (auto& overlay : graph->overlays_) overlay.reset();
   for (auto& load : graph->deferred_overlays_) load = nullptr;
   for (File& file : graph->corrected_degrees_) file = File();
+  for (bool& checked : graph->degrees_checked_) checked = options.degree_files_trusted;
   graph->id_map_.clear();
   graph->id_map_mapping_.reset();
   graph->ids_ = nullptr;
@@ -196,9 +197,14 @@ Status Graph::scan_degree_file(SpaceKind kind, const std::function<void(uint32_t
     deferred_degrees_[kind_slot(kind)] = nullptr;  // it scans the stored file itself
     SG_RETURN_IF_ERROR(correct(nullptr));
   }
+  // Several readers of one graph each ask for the check (the order's
+  // degree walks, then its engine): once is enough.
+  if (!fn && degrees_checked_[kind_slot(kind)]) return Status::OK();
   // Degrees after updates cover the vertices they add; the stored file not.
   const uint64_t vertices = degrees_corrected_in_scratch(kind) ? vertices_ : manifest_.num_vertices;
-  return scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), vertices, fn);
+  SG_RETURN_IF_ERROR(scan_array_file<uint32_t>(degree_path(kind), degree_checksum(kind), vertices, fn));
+  degrees_checked_[kind_slot(kind)] = true;
+  return Status::OK();
 }
 
 Status Graph::take_corrected_degrees(SpaceKind kind, std::vector<uint32_t>* degrees, bool* taken) const {
