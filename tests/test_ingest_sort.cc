@@ -14,6 +14,7 @@
 #include "shards/format/verify.h"
 #include "shards/ingest/arc_record.h"
 #include "shards/ingest/batch_lists.h"
+#include "shards/ingest/graph_edge_reader.h"
 #include "shards/ingest/list_sort.h"
 #include "shards/ingest/permutation.h"
 #include "shards/ingest/vertex_order.h"
@@ -842,4 +843,42 @@ TEST_CASE("ingest: a bfds order's first two levels taken while sorting, weighted
     large.push_back(Arc{u % 7 == 0 ? u % 64 : u, sgtest::next_random(&state) % 40000, 1.0f});
   }
   check_bfds_variants(large, false, true, 2);
+}
+
+// A relabelling pass reads the unordered graph back with the next chunk
+// decoded on a thread of its own: every arc comes once, in the stored
+// order, in batches of any size, whether or not the budget allows that.
+TEST_CASE("ingest: a stored graph read back as edges, the next chunk decoded ahead or not, gives every arc in order") {
+  sgtest::TempDir dir;
+  const std::vector<Arc> input = hub_and_repeats();
+  IngestOptions o = small_batch_options(dir, input, 1 << 20);
+  o.order = "none";
+  IngestSummary summary;
+  REQUIRE(ingest_graph(o, &summary).ok());
+  Graph g;
+  REQUIRE(Graph::open(o.output, &g).ok());
+  REQUIRE(g.stored_space(g.blocks(SpaceKind::kOut)[0]).index.size() > 8);  // many chunks
+  const std::vector<Arc> stored = sgtest::read_space(g, SpaceKind::kOut);
+  uint64_t chunk_bytes = 0;
+  for (const ChunkIndexEntry& entry : g.stored_space(g.blocks(SpaceKind::kOut)[0]).index) chunk_bytes += entry.bytes;
+  // A 32nd of 64 MiB holds any chunk's arcs here; of 0 bytes, none.
+  for (const uint64_t memory_bytes : {uint64_t{64} << 20, uint64_t{0}}) {
+    for (const size_t batch_edges : {size_t{1}, size_t{97}, size_t{4096}}) {
+      CAPTURE(memory_bytes);
+      CAPTURE(batch_edges);
+      std::unique_ptr<EdgeReader> reader;
+      REQUIRE(open_graph_edge_reader(o.output, &reader).ok());
+      reader->set_memory_budget(memory_bytes);
+      std::vector<Arc> read;
+      std::vector<RawEdge> batch;
+      for (size_t calls = 0; calls <= input.size() + 1; ++calls) {  // bounded: one arc a call at least
+        REQUIRE(reader->next_batch(&batch, batch_edges).ok());
+        if (batch.empty()) break;
+        CHECK(batch.size() <= batch_edges);
+        for (const RawEdge& e : batch) read.push_back(Arc{e.src, e.dst, e.weight});
+      }
+      CHECK(read == stored);
+      CHECK(reader->bytes_read() == chunk_bytes);
+    }
+  }
 }

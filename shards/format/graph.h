@@ -352,9 +352,9 @@ class Graph {
   // The degree file was checked whole (or is trusted): a pass that only
   // checks it again is skipped.
   mutable bool degrees_checked_[2] = {false, false};
-  File corrected_degrees_[2];                     // per kind slot, when set
-  File dir_handle_;                               // GraphOpenOptions::hold
-  File generation_lock_;                          // its shared lock
+  File corrected_degrees_[2];  // per kind slot, when set
+  File dir_handle_;            // GraphOpenOptions::hold
+  File generation_lock_;       // its shared lock
   uint64_t corrected_checksum_[2] = {0, 0};
   bool by_original_wanted_ = true;
 };
