@@ -21,6 +21,10 @@ class GraphEdgeReader : public EdgeReader {
     shape_.weighted = graph_.weighted();
     shape_.symmetric = !graph_.directed();
     shape_.declared_vertices = graph_.manifest().vertices_after_deltas();
+    for (size_t b : graph_.blocks(SpaceKind::kOut)) {
+      for (const ChunkIndexEntry& entry : graph_.stored_space(b).index)
+        most_chunk_edges_ = std::max<uint64_t>(most_chunk_edges_, entry.edge_count);
+    }
     return Status::OK();
   }
   const InputShape& shape() const override { return shape_; }
@@ -33,9 +37,8 @@ class GraphEdgeReader : public EdgeReader {
   // a block (ingest's route step needs no order); then the updates' adds.
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
-    // From the second batch on (the job's setup, which reads this graph's
-    // degree files, is done by then) the next chunk is decoded ahead.
-    if (batches_++ > 0 && !ahead_.valid() && !done_ && may_decode_ahead()) start_ahead();
+    ++batches_;
+    maybe_start_ahead();
     while (batch->size() < max_edges) {
       if (at_ == current_.end) {
         bool more = false;
@@ -91,27 +94,20 @@ class GraphEdgeReader : public EdgeReader {
       return Status::OK();
     }
     bytes_read_ += current_.bytes;
-    if (batches_ > 1 && may_decode_ahead()) start_ahead();
+    maybe_start_ahead();
     return Status::OK();
   }
 
-  // Only one decode runs at a time: it alone touches the block and chunk
-  // position, the window, the scratch and the removals.
-  void start_ahead() {
+  // Decodes the next chunk on a thread of its own: from the second batch
+  // on (the job's setup, which reads this graph's degree files, is done by
+  // then), unless one is in flight or all is read, and only where a second
+  // chunk's arcs are small beside the budget. Only one decode runs at a
+  // time: it alone touches the block and chunk position, the window, the
+  // scratch and the removals.
+  void maybe_start_ahead() {
+    if (batches_ < 2 || ahead_.valid() || done_) return;
+    if (most_chunk_edges_ * sizeof(PendingArc) > memory_bytes_ / kAheadShare) return;
     ahead_ = std::async(std::launch::async, [this] { return decode_next(&ahead_decoded_, &ahead_more_); });
-  }
-
-  // A second chunk's arcs held only where the budget hardly notices them.
-  bool may_decode_ahead() {
-    if (ahead_checked_) return ahead_allowed_;
-    ahead_checked_ = true;
-    uint64_t most_edges = 0;
-    for (size_t b : graph_.blocks(SpaceKind::kOut)) {
-      for (const ChunkIndexEntry& entry : graph_.stored_space(b).index)
-        most_edges = std::max<uint64_t>(most_edges, entry.edge_count);
-    }
-    ahead_allowed_ = most_edges * sizeof(PendingArc) <= memory_bytes_ / kAheadShare;
-    return ahead_allowed_;
   }
 
   // The next chunk of the out-space's blocks, then of the updates' adds;
@@ -268,7 +264,7 @@ class GraphEdgeReader : public EdgeReader {
   // The lookahead: at most one chunk's arcs beside current_'s, a 32nd of
   // the budget (at 256 MiB and 512 KiB chunks about 2 MiB).
   static constexpr uint64_t kAheadShare = 32;
-  bool ahead_checked_ = false, ahead_allowed_ = false;
+  uint64_t most_chunk_edges_ = 0;  // of the out-space's chunks
   Decoded ahead_decoded_;
   bool ahead_more_ = false;
   // Declared last, so destroyed first: it waits for the decode in flight.
