@@ -23,7 +23,7 @@ struct Config {
   bool undirected = false, weighted = false, dedup = false, drop_loops = false;
   uint32_t devices = 1, chunk_bytes = 64, intervals = 1;
   uint64_t stripe_bytes = 4096;
-  size_t sort_edges = 0, fanin = 0;
+  size_t sort_edges = 0, fanin = 0, lanes = 0;
   std::string order = "none";
   int format_version = kFormatVersion;
   uint32_t blocks = 1;
@@ -81,6 +81,7 @@ void check_config(const Config& c, uint64_t seed) {
   CAPTURE(c.chunk_bytes);
   CAPTURE(c.intervals);
   CAPTURE(c.sort_edges);
+  CAPTURE(c.lanes);
   CAPTURE(c.order);
   CAPTURE(c.format_version);
   CAPTURE(c.blocks);
@@ -102,6 +103,7 @@ void check_config(const Config& c, uint64_t seed) {
   o.stripe_bytes = c.stripe_bytes;
   o.sort_buffer_edges = c.sort_edges;
   o.route_buckets = c.fanin;
+  o.route_lanes = c.lanes;
   o.order = c.order;
   o.format_version = c.format_version;
   o.blocks = c.blocks;
@@ -186,6 +188,7 @@ TEST_CASE("ingest reproduces random graphs exactly across layouts") {
     c.format_version = (r >> 27) % 4 == 0 ? static_cast<int>(1 + (r >> 29) % 2) : kFormatVersion;
     c.blocks = 1 + static_cast<uint32_t>((r >> 29) % 3);
     c.direct_io = (r >> 33) & 1;
+    c.lanes = (r >> 34) % 2 == 0 ? 2 + (r >> 35) % 2 : 0;  // unweighted: several lanes a router
     check_config(c, sgtest::next_random(&state));
   }
 }

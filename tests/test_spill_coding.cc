@@ -5,12 +5,14 @@
 // an ingest whose bucket outgrows the sort batch reads coded segments in
 // pieces and stores every arc; a bucket of segments larger than the read
 // stage, or than the room it is read into, comes back whole; a bucket read
-// whole and discarded frees its pages of the spill file.
+// whole and discarded frees its pages of the spill file; and lanes routing
+// at once on threads of their own put every record in its bucket.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apps/jobs/ingest_ordered.h"
@@ -283,6 +285,88 @@ TEST_CASE("spill: a bucket of segments larger than the read stage comes back, wh
       CHECK(arcs_of(read_in_rooms(router, capacity)) == arcs_of(input));
     }
     router.remove();
+  }
+}
+
+namespace {
+
+// Routes `input` in batches, each cut into one slice a lane, the lanes on
+// threads of their own at once (add_lane); what a lane left for its
+// buckets to grow goes through add_many after them.
+void route_in_lanes(const std::vector<PlainArc>& input, size_t lanes, BucketRouter<PlainArc>* router) {
+  constexpr size_t kBatch = 10000;
+  for (size_t first = 0; first < input.size(); first += kBatch) {
+    const size_t count = std::min(kBatch, input.size() - first);
+    const size_t step = (count + lanes - 1) / lanes;
+    std::vector<Status> status(lanes);
+    std::vector<size_t> routed(lanes, 0), begin(lanes), size(lanes);
+    std::vector<std::thread> threads;
+    for (size_t lane = 0; lane < lanes; ++lane) {
+      begin[lane] = first + std::min(count, lane * step);
+      size[lane] = first + std::min(count, (lane + 1) * step) - begin[lane];
+      threads.emplace_back(
+          [&, lane] { status[lane] = router->add_lane(lane, input.data() + begin[lane], size[lane], &routed[lane]); });
+    }
+    for (std::thread& t : threads) t.join();
+    for (size_t lane = 0; lane < lanes; ++lane) {
+      REQUIRE_MESSAGE(status[lane].ok(), status[lane].ToString());
+      REQUIRE(routed[lane] <= size[lane]);
+      const Status rest = router->add_many(input.data() + begin[lane] + routed[lane], size[lane] - routed[lane]);
+      REQUIRE_MESSAGE(rest.ok(), rest.ToString());
+    }
+  }
+  REQUIRE(router->finish().ok());
+}
+
+// Each bucket read whole holds exactly the input's records in its range.
+void check_buckets(const BucketRouter<PlainArc>& router, const std::vector<PlainArc>& input) {
+  CHECK(router.total_records() == input.size());
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+    std::vector<PlainArc> out(router.records(b)), expected;
+    const Status s = router.read_bucket(b, out.data());
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    for (const PlainArc& r : input) {
+      if (r.arc >= router.first_value(b) && r.arc <= router.last_value(b)) expected.push_back(r);
+    }
+    CHECK(arcs_of(out) == arcs_of(expected));
+    total += out.size();
+  }
+  CHECK(total == input.size());
+}
+
+}  // namespace
+
+TEST_CASE("spill: lanes route their shares at once, over growing buckets and unequal ranges; every record comes back") {
+  for (const SpillForm form : {SpillForm::kPacked, SpillForm::kCoded, SpillForm::kDirect}) {
+    for (const size_t lanes : {size_t{2}, size_t{3}}) {
+      CAPTURE(static_cast<int>(form));
+      CAPTURE(lanes);
+      // Keys that keep growing: buckets double while the lanes route
+      // (a lane stops at a key past them; add_many grows them).
+      std::vector<PlainArc> growing;
+      uint64_t seed = 17 + lanes;
+      for (uint32_t i = 0; i < 60000; ++i) {
+        const uint32_t key = static_cast<uint32_t>(sgtest::next_random(&seed) % (i / 8 + 1));
+        growing.push_back(PlainArc::make(key, static_cast<uint32_t>(sgtest::next_random(&seed)) >> 1, 0));
+      }
+      sgtest::TempDir dir;
+      BucketRouter<PlainArc> router;
+      REQUIRE(router.open(dir / "grow", 4, 700, 0, 32, true, form, lanes).ok());
+      CHECK(router.lanes() == lanes);
+      route_in_lanes(growing, lanes, &router);
+      CHECK(router.bucket_count() == 4);
+      CHECK(router.last_value(3) >= growing.back().arc);
+      check_buckets(router, growing);
+      router.remove();
+      // Buckets of unequal ranges (open_ranges): slots of one key each.
+      const std::vector<PlainArc> ranged = random_arcs(50000, 64, 29 + lanes);
+      BucketRouter<PlainArc> by_slot;
+      REQUIRE(by_slot.open_ranges(dir / "ranges", {0, 1, 5, 20}, 64, 32, 900, form, lanes).ok());
+      route_in_lanes(ranged, lanes, &by_slot);
+      check_buckets(by_slot, ranged);
+      by_slot.remove();
+    }
   }
 }
 

@@ -24,10 +24,10 @@ using spill_fields::weight_of;
 
 template <typename Record>
 Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records,
-                                  uint64_t base, int width_bits, bool can_grow, SpillForm form) {
+                                  uint64_t base, int width_bits, bool can_grow, SpillForm form, size_t lanes) {
   assert(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0 && buffer_records > 0);
-  assert(width_bits >= 0 && width_bits <= 64);
-  SG_RETURN_IF_ERROR(wait_pending());
+  assert(width_bits >= 0 && width_bits <= 64 && lanes > 0);
+  for (Lane& lane : lanes_) SG_RETURN_IF_ERROR(wait_pending(lane));
   // Unnamed: a failed or killed ingest leaves no spill behind, wherever it
   // spilled. Where the file system has no O_DIRECT (tmpfs) the aligned
   // writes and reads simply go through the page cache.
@@ -46,16 +46,17 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
   can_grow_ = can_grow;
   slot_bucket_.clear();
   first_slot_.clear();
-  for (CodingRoom& room : rooms_) {
-    room.scratch.assign(coded() ? buffer_records : 0, Record{});
-    room.key_counts.assign(coded() ? size_t{1} << kMaxDigitBits : 0, 0);
-    room.block_ends.clear();
-    // Packing stores eight bytes per record: a record's bytes of slack.
-    if (direct()) room.stage.allocate(align_up((buffer_records + 1) * sizeof(Record), kAlignBytes));
+  lanes_ = std::vector<Lane>(lanes);
+  for (Lane& lane : lanes_) {
+    for (CodingRoom& room : lane.rooms) {
+      room.scratch.assign(coded() ? buffer_records : 0, Record{});
+      room.key_counts.assign(coded() ? size_t{1} << kMaxDigitBits : 0, 0);
+      // Packing stores eight bytes per record: a record's bytes of slack.
+      if (direct()) room.stage.allocate(align_up((buffer_records + 1) * sizeof(Record), kAlignBytes));
+    }
   }
   point_buffers();
   block_ends_.clear();
-  fill_.assign(bucket_count, 0);
   records_.assign(bucket_count, 0);
   segments_.assign(bucket_count, {});
   extents_.assign(bucket_count, {});
@@ -67,10 +68,11 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
 
 template <typename Record>
 Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot,
-                                         uint32_t slot_count, int slot_bits, size_t buffer_records, SpillForm form) {
+                                         uint32_t slot_count, int slot_bits, size_t buffer_records, SpillForm form,
+                                         size_t lanes) {
   assert(!first_slot.empty() && first_slot[0] == 0 && first_slot.back() < slot_count);
   assert(slot_bits >= 0 && slot_bits < 64 && (uint64_t{slot_count} << slot_bits >> slot_bits) == slot_count);
-  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false, form));
+  SG_RETURN_IF_ERROR(open(spill_path, 1, buffer_records, 0, slot_bits, false, form, lanes));
   bucket_count_ = static_cast<uint32_t>(first_slot.size());
   first_slot_ = first_slot;
   first_slot_.push_back(slot_count);
@@ -80,7 +82,6 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
     std::fill(slot_bucket_.begin() + first_slot_[b], slot_bucket_.begin() + first_slot_[b + 1], b);
   }
   point_buffers();
-  fill_.assign(bucket_count_, 0);
   records_.assign(bucket_count_, 0);
   segments_.assign(bucket_count_, {});
   extents_.assign(bucket_count_, {});
@@ -91,44 +92,59 @@ template <typename Record>
 void BucketRouter<Record>::point_buffers() {
   const bool spare = form_ != SpillForm::kPacked;
   const size_t buffers = size_t{bucket_count_} + (spare ? 1 : 0);
-  reserve_huge_pages(&buffers_, buffers * buffer_records_);  // a batch scatters over every bucket
-  buffers_.assign(buffers * buffer_records_, Record{});
-  buffer_of_.resize(bucket_count_);
-  for (uint32_t b = 0; b < bucket_count_; ++b) buffer_of_[b] = buffers_.data() + size_t{b} * buffer_records_;
-  spare_ = spare ? buffers_.data() + size_t{bucket_count_} * buffer_records_ : nullptr;
+  const size_t total = lanes_.size() * buffers * buffer_records_;
+  reserve_huge_pages(&buffers_, total);  // a batch scatters over every bucket
+  buffers_.assign(total, Record{});
+  Record* next = buffers_.data();
+  for (Lane& lane : lanes_) {
+    lane.buffer_of.resize(bucket_count_);
+    for (Record*& buffer : lane.buffer_of) buffer = std::exchange(next, next + buffer_records_);
+    lane.spare = spare ? std::exchange(next, next + buffer_records_) : nullptr;
+    lane.fill.assign(bucket_count_, 0);
+  }
 }
 
 template <typename Record>
-Status BucketRouter<Record>::wait_pending() {
-  return pending_.valid() ? pending_.get() : Status::OK();
+Status BucketRouter<Record>::wait_pending(Lane& lane) {
+  return lane.pending.valid() ? lane.pending.get() : Status::OK();
 }
 
 template <typename Record>
-Status BucketRouter<Record>::flush(uint32_t bucket) {
-  SG_RETURN_IF_ERROR(wait_pending());
-  return flush_here(bucket);
+Status BucketRouter<Record>::flush(Lane& lane, uint32_t bucket) {
+  SG_RETURN_IF_ERROR(wait_pending(lane));
+  return flush_here(lane, bucket);
 }
 
 template <typename Record>
-Status BucketRouter<Record>::flush_here(uint32_t bucket) {
-  const uint32_t count = std::exchange(fill_[bucket], 0);
-  return flush_records(bucket, buffer_of_[bucket], count, rooms_[kCaller]);
+Status BucketRouter<Record>::flush_here(Lane& lane, uint32_t bucket) {
+  const uint32_t count = std::exchange(lane.fill[bucket], 0);
+  return flush_records(bucket, lane.buffer_of[bucket], count, lane.rooms[kCaller]);
 }
 
 template <typename Record>
-Status BucketRouter<Record>::flush_full(uint32_t bucket) {
-  if (spare_ == nullptr) return flush(bucket);
-  const bool busy = pending_.valid() && pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  // A bucket's segments stay in input order (its sort is stable).
-  if (busy && pending_bucket_ != bucket) return flush_here(bucket);
-  SG_RETURN_IF_ERROR(wait_pending());  // the spare's last flush is done
-  Record* full = std::exchange(buffer_of_[bucket], spare_);
-  spare_ = full;  // again free once this flush is done
-  const uint32_t count = std::exchange(fill_[bucket], 0);
-  pending_bucket_ = bucket;
-  pending_ = std::async(std::launch::async, [this, bucket, full, count] {
-    return flush_records(bucket, full, count, rooms_[kBackground]);
+Status BucketRouter<Record>::flush_full(Lane& lane, uint32_t bucket) {
+  if (lane.spare == nullptr) return flush(lane, bucket);
+  const bool busy = lane.pending.valid() && lane.pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  // A lane's segments of a bucket stay in its input order (with one lane,
+  // the bucket's sort is stable).
+  if (busy && lane.pending_bucket != bucket) return flush_here(lane, bucket);
+  SG_RETURN_IF_ERROR(wait_pending(lane));  // the spare's last flush is done
+  Record* full = std::exchange(lane.buffer_of[bucket], lane.spare);
+  lane.spare = full;  // again free once this flush is done
+  const uint32_t count = std::exchange(lane.fill[bucket], 0);
+  lane.pending_bucket = bucket;
+  lane.pending = std::async(std::launch::async, [this, bucket, full, count, &lane] {
+    return flush_records(bucket, full, count, lane.rooms[kBackground]);
   });
+  return Status::OK();
+}
+
+template <typename Record>
+Status BucketRouter<Record>::flush_all() {
+  for (Lane& lane : lanes_) {
+    for (uint32_t b = 0; b < bucket_count_; ++b) SG_RETURN_IF_ERROR(flush(lane, b));
+    SG_RETURN_IF_ERROR(wait_pending(lane));
+  }
   return Status::OK();
 }
 
@@ -332,7 +348,7 @@ bool BucketRouter<Record>::code_segment(const Record* records, uint32_t count, u
 template <typename Record>
 Status BucketRouter<Record>::grow(uint64_t offset) {
   if (!can_grow_) return out_of_range();
-  for (uint32_t b = 0; b < bucket_count_; ++b) SG_RETURN_IF_ERROR(flush(b));
+  SG_RETURN_IF_ERROR(flush_all());
   while ((offset >> width_bits_) >= bucket_count_) {
     assert(width_bits_ < 64);
     for (uint32_t b = 0; b < bucket_count_ / 2; ++b) {
@@ -353,24 +369,37 @@ Status BucketRouter<Record>::grow(uint64_t offset) {
 
 template <typename Record>
 Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
-  if (!slot_bucket_.empty()) return add_many_by_slot(records, count);
   size_t i = 0;
-  while (i < count) {
-    const uint64_t base = base_;
-    const int width_bits = width_bits_;
-    const uint64_t bucket_count = bucket_count_;
-    Record* const* buffer_of = buffer_of_.data();
-    const size_t capacity = buffer_records_;
-    uint32_t* fill = fill_.data();
-    for (; i < count; ++i) {
-      const uint64_t bucket = (records[i].arc - base) >> width_bits;
-      if (bucket >= bucket_count) break;
-      const uint32_t at = fill[bucket];
-      buffer_of[bucket][at] = records[i];
-      fill[bucket] = at + 1;
-      if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(static_cast<uint32_t>(bucket)));
+  for (;;) {
+    size_t routed = 0;
+    SG_RETURN_IF_ERROR(add_lane(0, records + i, count - i, &routed));
+    i += routed;
+    if (i == count) return Status::OK();
+    SG_RETURN_IF_ERROR(grow(records[i].arc - base_));
+  }
+}
+
+template <typename Record>
+Status BucketRouter<Record>::add_lane(size_t lane_index, const Record* records, size_t count, size_t* routed) {
+  Lane& lane = lanes_[lane_index];
+  *routed = count;
+  if (!slot_bucket_.empty()) return add_many_by_slot(lane, records, count);
+  const uint64_t base = base_;
+  const int width_bits = width_bits_;
+  const uint64_t bucket_count = bucket_count_;
+  Record* const* buffer_of = lane.buffer_of.data();
+  const size_t capacity = buffer_records_;
+  uint32_t* fill = lane.fill.data();
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t bucket = (records[i].arc - base) >> width_bits;
+    if (bucket >= bucket_count) {
+      *routed = i;
+      break;
     }
-    if (i < count) SG_RETURN_IF_ERROR(grow(records[i].arc - base_));
+    const uint32_t at = fill[bucket];
+    buffer_of[bucket][at] = records[i];
+    fill[bucket] = at + 1;
+    if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(lane, static_cast<uint32_t>(bucket)));
   }
   return Status::OK();
 }
@@ -379,14 +408,14 @@ Status BucketRouter<Record>::add_many(const Record* records, size_t count) {
 // looked up, the rest as above, with the fields in registers (R-MAT 22's
 // relabelling pass routes 134 M records this way).
 template <typename Record>
-Status BucketRouter<Record>::add_many_by_slot(const Record* records, size_t count) {
+Status BucketRouter<Record>::add_many_by_slot(Lane& lane, const Record* records, size_t count) {
   const uint64_t base = base_;
   const int width_bits = width_bits_;
   const uint32_t* slot_bucket = slot_bucket_.data();
   const uint64_t slot_count = slot_bucket_.size();
-  Record* const* buffer_of = buffer_of_.data();
+  Record* const* buffer_of = lane.buffer_of.data();
   const size_t capacity = buffer_records_;
-  uint32_t* fill = fill_.data();
+  uint32_t* fill = lane.fill.data();
   for (size_t i = 0; i < count; ++i) {
     const uint64_t slot = (records[i].arc - base) >> width_bits;
     if (slot >= slot_count) return out_of_range();
@@ -394,19 +423,16 @@ Status BucketRouter<Record>::add_many_by_slot(const Record* records, size_t coun
     const uint32_t at = fill[bucket];
     buffer_of[bucket][at] = records[i];
     fill[bucket] = at + 1;
-    if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(bucket));
+    if (at + 1 == capacity) SG_RETURN_IF_ERROR(flush_full(lane, bucket));
   }
   return Status::OK();
 }
 
 template <typename Record>
 Status BucketRouter<Record>::finish() {
-  for (uint32_t b = 0; b < bucket_count_; ++b) SG_RETURN_IF_ERROR(flush(b));
-  SG_RETURN_IF_ERROR(wait_pending());
+  SG_RETURN_IF_ERROR(flush_all());
   std::vector<Record>().swap(buffers_);
-  buffer_of_.clear();
-  spare_ = nullptr;
-  for (CodingRoom& room : rooms_) room = CodingRoom{};  // the sort phase reads the spill without them
+  lanes_.clear();  // the sort phase reads the spill without their buffers and rooms
   return Status::OK();
 }
 

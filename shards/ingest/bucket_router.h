@@ -48,6 +48,13 @@
 // smaller still: R-MAT 24's relabelling pass in 176 MiB read its 1.74 GB
 // spill from an emulated HDD at 300 requests a second, in 47.7 s.
 //
+// A router may have several lanes (open's `lanes`), each with its own
+// buffers, spare and rooms over the same buckets and spill: one thread a
+// lane routes its share of a batch (add_lane), so one space's routing is
+// not one thread. A bucket's segments then come from every lane, not in
+// input order: only for records that a sort leaves the same whatever the
+// order of equal keys (PlainArc, whose records are whole arcs).
+//
 // When the distribution is known up front (a relabelling pass reads a stored
 // graph whose degrees it knows), buckets of unequal ranges (open_ranges)
 // are cut so that none outgrows a sort batch: a locality order puts the
@@ -97,13 +104,14 @@ class BucketRouter {
 
   // `bucket_count` buckets (a power of two) of 2^width_bits values each,
   // the first starting at `base`; `can_grow` lets the width double.
+  // `lanes` sets of buffers (each bucket has one buffer a lane).
   Status open(const std::string& spill_path, uint32_t bucket_count, size_t buffer_records, uint64_t base,
-              int width_bits, bool can_grow, SpillForm form = SpillForm::kPacked);
+              int width_bits, bool can_grow, SpillForm form = SpillForm::kPacked, size_t lanes = 1);
   // Buckets of unequal ranges: bucket b holds the slots [first_slot[b],
   // first_slot[b + 1]) of 2^slot_bits values each, from value 0; the last
   // runs to slot_count. first_slot starts at 0 and grows.
   Status open_ranges(const std::string& spill_path, const std::vector<uint32_t>& first_slot, uint32_t slot_count,
-                     int slot_bits, size_t buffer_records, SpillForm form = SpillForm::kPacked);
+                     int slot_bits, size_t buffer_records, SpillForm form = SpillForm::kPacked, size_t lanes = 1);
 
   Status add(const Record& record) {
     const uint64_t offset = record.arc - base_;
@@ -115,13 +123,21 @@ class BucketRouter {
       SG_RETURN_IF_ERROR(grow(offset));
       bucket = offset >> width_bits_;
     }
-    buffer_of_[bucket][fill_[bucket]++] = record;
-    if (fill_[bucket] == buffer_records_) return flush_full(static_cast<uint32_t>(bucket));
+    Lane& lane = lanes_[0];
+    lane.buffer_of[bucket][lane.fill[bucket]++] = record;
+    if (lane.fill[bucket] == buffer_records_) return flush_full(lane, static_cast<uint32_t>(bucket));
     return Status::OK();
   }
-  // Routes records[0, count): add() in a loop with the router's fields in
-  // registers (stores into the buffers could otherwise alias them).
+  // Routes records[0, count) in lane 0: add() in a loop with the router's
+  // fields in registers (stores into the buffers could otherwise alias
+  // them).
   Status add_many(const Record* records, size_t count);
+  // Routes records[0, count) in lane `lane`; lanes may route at once, each
+  // on its own thread. A bucket never grows here: *routed is where a record
+  // past the range stopped it (count if none), to be routed by add_many
+  // once the lanes are done.
+  Status add_lane(size_t lane, const Record* records, size_t count, size_t* routed);
+  size_t lanes() const { return lanes_.size(); }
   // Flushes every buffer and releases them and the coding rooms.
   Status finish();
   // Frees the spill (an unnamed file: closing it deletes it).
@@ -186,7 +202,18 @@ class BucketRouter {
     std::vector<uint32_t> block_ends;  // the segment's blocks, until written
     AlignedBuffer stage;               // direct: the packed segment
   };
-  static constexpr int kCaller = 0, kBackground = 1;  // rooms_ of each thread
+  static constexpr int kCaller = 0, kBackground = 1;  // rooms of each thread
+  // What one routing thread fills: a buffer a bucket, the spare of a coded
+  // or direct router, the rooms, and its flush in flight.
+  struct Lane {
+    std::vector<Record*> buffer_of;  // each bucket's buffer in buffers_
+    std::vector<uint32_t> fill;
+    Record* spare = nullptr;  // coded or direct: the buffer no bucket fills
+    CodingRoom rooms[2];      // coded or direct: [kCaller], [kBackground]
+    uint32_t pending_bucket = 0;
+    // Last, so destroyed first: it waits for the flush, which uses the rest.
+    std::future<Status> pending;
+  };
 
   // Sets each bucket's buffer, and the spare of a coded or direct router.
   void point_buffers();
@@ -206,15 +233,18 @@ class BucketRouter {
   Status read_segment_in_pieces(const SpillSegment& segment, Record* out, uint64_t capacity,
                                 const std::function<Status(uint64_t)>& sink) const;
   uint8_t* read_stage() const;
-  // Writes a bucket's buffered records now (after any flush in flight).
-  Status flush(uint32_t bucket);
+  // Writes a lane's buffered records of a bucket now (after its flush in
+  // flight).
+  Status flush(Lane& lane, uint32_t bucket);
   // The same, in the caller's room, beside a flush in flight.
-  Status flush_here(uint32_t bucket);
-  // A bucket's buffer is full: flushed in the background when that is
-  // free, else here.
-  Status flush_full(uint32_t bucket);
-  // The result of the flush in flight, if any, once it is done.
-  Status wait_pending();
+  Status flush_here(Lane& lane, uint32_t bucket);
+  // A lane's buffer of a bucket is full: flushed in the background when
+  // that is free, else here.
+  Status flush_full(Lane& lane, uint32_t bucket);
+  // The result of a lane's flush in flight, if any, once it is done.
+  static Status wait_pending(Lane& lane);
+  // Every lane's buffers flushed, and their flushes done.
+  Status flush_all();
   Status flush_records(uint32_t bucket, Record* records, uint32_t count, CodingRoom& room);
   // Takes the segment's place in the spill (and the room's block ends)
   // under write_mutex_, then writes it.
@@ -224,7 +254,7 @@ class BucketRouter {
                     uint8_t* out, size_t capacity, size_t* size, SpillSegment* segment, CodingRoom& room);
   Status read_coded(const SpillSegment& segment, uint64_t first, uint64_t count, Record* out) const;
   Status grow(uint64_t offset);
-  Status add_many_by_slot(const Record* records, size_t count);
+  Status add_many_by_slot(Lane& lane, const Record* records, size_t count);
   static Status out_of_range() { return Status::Corruption("record outside its bucket router's range"); }
 
   File spill_;  // unnamed (File::create_unnamed)
@@ -237,23 +267,17 @@ class BucketRouter {
   bool can_grow_ = false;
   std::vector<uint32_t> slot_bucket_;  // open_ranges: the bucket of each slot
   std::vector<uint32_t> first_slot_;   // open_ranges: each bucket's first slot, then slot_count
-  std::vector<Record> buffers_;
-  std::vector<Record*> buffer_of_;    // each bucket's buffer in buffers_
-  Record* spare_ = nullptr;           // coded: the buffer no bucket fills
-  CodingRoom rooms_[2];               // coded: [kCaller], [kBackground]
-  std::mutex write_mutex_;            // the spill's end, segments, counts and block ends
-  std::vector<uint32_t> block_ends_;  // coded segments' blocks: byte ends from the segment's offset
-  std::vector<uint32_t> fill_;
+  std::vector<Record> buffers_;        // every lane's
+  std::mutex write_mutex_;             // the spill's end, segments, counts and block ends
+  std::vector<uint32_t> block_ends_;   // coded segments' blocks: byte ends from the segment's offset
   std::vector<uint64_t> records_;
   std::vector<std::vector<SpillSegment>> segments_;
   std::vector<Extent> extents_;  // each bucket's current one
   uint64_t spill_end_ = 0;
   uint64_t written_bytes_ = 0;
   uint64_t total_records_ = 0;
-  // Declared last, so destroyed first: it waits for the flush, which uses
-  // the members above.
-  std::future<Status> pending_;
-  uint32_t pending_bucket_ = 0;
+  // Declared last, so destroyed first: their flushes use the members above.
+  std::vector<Lane> lanes_;
 };
 
 }  // namespace sg

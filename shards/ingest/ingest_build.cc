@@ -10,117 +10,6 @@
 
 namespace sg {
 
-// A space's records of `arcs` into `out` (keyed by source for the
-// out-space, by destination for the in-space; an undirected arc also
-// reversed); returns how many. A loop of its own: pushed back beside the
-// histogram's counts, every store could alias the other's fields, which
-// were reloaded each arc (R-MAT 22: this part's samples fell by about 30 %).
-template <bool kBySource, typename Record>
-size_t space_records_of(const std::vector<DenseArc>& arcs, bool undirected, Record* out) {
-  size_t n = 0;
-  for (const DenseArc& a : arcs) {
-    out[n++] = kBySource ? Record::make(a.src, a.dst, a.weight) : Record::make(a.dst, a.src, a.weight);
-    if (undirected && a.src != a.dst) out[n++] = Record::make(a.dst, a.src, a.weight);
-  }
-  return n;
-}
-
-// Each space's records of a batch, routed in parallel (one space a thread;
-// counting degrees is one more task). `mirror`: an undirected graph's
-// arcs go in both directions (arcs read back from its spill already do).
-template <typename Record>
-Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
-                              std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records,
-                              bool mirror) {
-  const size_t spaces = routers->size();
-  const bool undirected = undirected_ && mirror;
-  std::vector<Status> status(spaces);
-  const size_t tasks = spaces + (degree_limit_ != 0 ? 1 : 0);
-  parallel_for(size_t{0}, tasks, size_t{1}, [&](size_t s0, size_t s1) {
-    for (size_t s = s0; s < s1; ++s) {
-      if (s == spaces) {
-        count_degrees(arcs);
-        continue;
-      }
-      std::vector<Record>& records = (*space_records)[s];
-      const size_t most = undirected ? 2 * arcs.size() : arcs.size();
-      if (records.size() < most) records.resize(most);  // grows once: batches keep their size
-      const size_t count = s == 0 ? space_records_of<true>(arcs, undirected, records.data())
-                                  : space_records_of<false>(arcs, undirected, records.data());
-      (*histograms)[s].add_keys(records.data(), count);
-      status[s] = (*routers)[s].add_many(records.data(), count);
-    }
-  });
-  for (const Status& st : status) SG_RETURN_IF_ERROR(st);
-  return Status::OK();
-}
-
-// Buckets are planned for the sort batches the budget gives once a
-// relabelling pass has freed its permutation (budget(true)).
-template <typename Record>
-Status IngestJob::open_routers(std::vector<BucketRouter<Record>>* routers) const {
-  const char* names[] = {"out", "in"};
-  const size_t spaces = routers->size();
-  const size_t sort_records =
-      std::max<size_t>(budget(true).batch_records(batch_bytes_per_record<Record>(spaces == 1)) / spaces, 2);
-  const IngestBudget plan = budget();
-  uint32_t buckets = 0;
-  size_t buffer_records = 0;
-  plan.router_shape(estimated_records_per_space(), sizeof(Record), spaces, sort_records, &buckets, &buffer_records);
-  // Coded segments are read back in whole blocks: a sort batch holds some.
-  SpillForm form = sort_records >= 2 * BucketRouter<Record>::block_records() ? SpillForm::kCoded : SpillForm::kPacked;
-  if (direct_io()) form = SpillForm::kDirect;
-  for (size_t s = 0; s < spaces; ++s) {
-    // Beside the graph, or in the spill directory under a name of its own
-    // (two ingests may spill there; a file system without O_TMPFILE names
-    // the file a moment, with an owner gc knows).
-    const std::string path = opt_.spill_dir.empty()
-                                 ? files_.temp_dir() + "/" + names[s] + ".spill"
-                                 : opt_.spill_dir + "/." + names[s] + owner_marker() + files_.graph_id() + ".spill";
-    BucketRanges ranges;
-    // Routing again in the degree order (reroute_in_degree_order): the
-    // degrees bound each space's arcs per new id (an undirected graph's
-    // one space: they are its arcs).
-    if (!order_slot_arcs_.empty() && opt_.route_buckets == 0)
-      cut_bucket_ranges(order_slot_arcs_, order_slot_shift_, plan, spaces, sort_records, spaces > 1, &ranges);
-    // A stored graph read back (the relabelling pass of an ordered ingest)
-    // tells each space's arcs per vertex before routing (known_bucket_ranges).
-    if (source_graph_ != nullptr && opt_.route_buckets == 0 && source_graph_->directed() != undirected_ &&
-        source_graph_->manifest().deltas.empty()) {  // updates change the counts the degrees tell
-      SG_RETURN_IF_ERROR(known_bucket_ranges(*source_graph_, permutation_, s == 0 ? SpaceKind::kOut : SpaceKind::kIn,
-                                             plan, spaces, sort_records, &ranges));
-    }
-    if (ranges.first_slot.empty()) {
-      SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer_records, 0, 32, true, form));
-    } else {
-      const size_t buffer = plan.route_buffer_records(
-          sizeof(Record), spaces, ranges.first_slot.size() + BucketRouter<Record>::kCodedExtraBuffers);
-      SG_RETURN_IF_ERROR(
-          (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, form));
-    }
-  }
-  return Status::OK();
-}
-
-// Arcs each space will hold, from the input's size: exact for binary
-// inputs and stored graphs, an overestimate for text (short lines), an
-// underestimate for gzip (then more buckets overflow and are routed again).
-uint64_t IngestJob::estimated_records_per_space() const {
-  uint64_t arcs = 0;
-  if (source_graph_ != nullptr) {
-    arcs = source_graph_->manifest().num_edges;
-    for (const DeltaManifest& d : source_graph_->manifest().deltas) arcs += d.adds;
-  } else if (reader_->declared_arcs() > 0) {
-    arcs = reader_->declared_arcs();
-  } else {
-    const uint64_t bytes = reader_->bytes_total();
-    const bool gzip = opt_.input.ends_with(".gz") || opt_.input.ends_with(".zst");
-    const uint64_t bytes_per_arc = format_ == InputFormat::kBin64 ? 16 : gzip ? 3 : 8;
-    arcs = bytes / bytes_per_arc;
-  }
-  return undirected_ ? 2 * arcs : arcs;  // undirected: both directions of each edge in one space
-}
-
 // What ingest holds besides its batches and buffers: id maps, the
 // permutation of a relabelling pass, 4 MiB of read and write buffers, the
 // routers' read stages (BucketRouter::read_bucket), and
@@ -145,7 +34,8 @@ uint64_t IngestJob::held_bytes() const {
 
 IngestBudget IngestJob::budget(bool sort_phase) const {
   const uint64_t permutation = sort_phase && permutation_ != nullptr ? permutation_->held_bytes() : 0;
-  return IngestBudget{opt_.memory_bytes, held_bytes() - permutation, opt_.route_buckets, opt_.sort_buffer_edges};
+  return IngestBudget{opt_.memory_bytes, held_bytes() - permutation, opt_.route_buckets, opt_.sort_buffer_edges,
+                      opt_.route_lanes};
 }
 
 // One read of the input routes every arc into its space's buckets (both
@@ -258,8 +148,8 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   for (size_t s = 0; s < routers.size(); ++s) {
     SG_RETURN_IF_ERROR(routers[s].finish());
     if (s == 0) arcs_routed = routers[s].total_records();
-    if (s > 0) histograms[0].merge(histograms[s]);
   }
+  for (size_t h = 1; h < histograms.size(); ++h) histograms[0].merge(histograms[h]);
   interval_starts_ = choose_intervals(&histograms[0], num_vertices_, opt_.intervals, opt_.memory_bytes);
   block_starts_ = block_starts(num_vertices_,
                                opt_.blocks != 0 ? opt_.blocks : choose_block_count(num_vertices_, opt_.memory_bytes));
@@ -438,16 +328,5 @@ Status IngestJob::write_relabelled_id_map(const std::string& path, uint64_t* che
   SG_RETURN_IF_ERROR(file.finish_writes(file_sync()));  // the sort phase hides the wait
   return file.close();
 }
-
-// Also routed from ingest_reroute.cc.
-template Status IngestJob::route_batch<PlainArc>(const std::vector<DenseArc>&, std::vector<BucketRouter<PlainArc>>*,
-                                                 std::vector<VertexHistogram>*, std::vector<std::vector<PlainArc>>*,
-                                                 bool);
-template Status IngestJob::route_batch<WeightedArc>(const std::vector<DenseArc>&,
-                                                    std::vector<BucketRouter<WeightedArc>>*,
-                                                    std::vector<VertexHistogram>*,
-                                                    std::vector<std::vector<WeightedArc>>*, bool);
-template Status IngestJob::open_routers<PlainArc>(std::vector<BucketRouter<PlainArc>>*) const;
-template Status IngestJob::open_routers<WeightedArc>(std::vector<BucketRouter<WeightedArc>>*) const;
 
 }  // namespace sg

@@ -79,6 +79,10 @@ struct IngestOptions {
   size_t sort_buffer_edges = 0;
   // Buckets per router (rounded down to a power of two); 0 = from the budget.
   size_t route_buckets = 0;
+  // Tests: lanes each router routes in at once (BucketRouter::add_lane;
+  // unweighted records only), whatever the buffers; 0 = one a thread while
+  // the budget leaves each lane's buffers kMinSegmentBytes.
+  size_t route_lanes = 0;
   // Tests: a bfds order takes its residual into memory whenever offered,
   // whatever the graph's size (apps/jobs/ingest_ordered.cc).
   bool order_residual_always = false;

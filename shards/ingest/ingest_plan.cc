@@ -15,7 +15,7 @@ uint32_t IngestBudget::bucket_override() const {
   return static_cast<uint32_t>(std::bit_floor(std::clamp<uint64_t>(route_buckets, 2, uint64_t{1} << 31)));
 }
 
-// Bucket count and buffer size of each space's router. The sort phase
+// Bucket count of each space's router. The sort phase
 // reads each bucket's segments back, one request a segment, so segments
 // must be large: on an HDD at 300 IOPS, 32 KiB segments read at 10 MB/s,
 // 1 MiB ones at full speed. So as few buckets as let one bucket fit a sort
@@ -31,8 +31,7 @@ uint32_t IngestBudget::bucket_override() const {
 // The relabelling pass of an ordered ingest routes while it holds the
 // permutation (4 bytes a vertex): R-MAT 25 in 176 MiB left ~77 KiB a
 // segment, and its sort phase read the spill at 18 MB/s from an HDD.
-void IngestBudget::router_shape(uint64_t records_per_space, size_t record_bytes, size_t spaces, size_t sort_records,
-                                uint32_t* buckets, size_t* buffer_records) const {
+uint32_t IngestBudget::route_bucket_count(uint64_t records_per_space, size_t spaces, size_t sort_records) const {
   // A bucket a batch on average; skewed ids overflow some, which are routed
   // again with large segments (cheaper than small segments for all).
   const uint64_t wanted = records_per_space / std::max<size_t>(sort_records, 1) + 1;
@@ -43,8 +42,7 @@ void IngestBudget::router_shape(uint64_t records_per_space, size_t record_bytes,
     count = std::min<uint64_t>(count,
                                std::max<uint64_t>(16, std::bit_floor(route_buffer_bytes(spaces) / kMinSegmentBytes)));
   }
-  *buckets = static_cast<uint32_t>(count);
-  *buffer_records = route_buffer_records(record_bytes, spaces, count + kRouterExtraBuffers);
+  return static_cast<uint32_t>(count);
 }
 
 uint64_t IngestBudget::route_buffer_bytes(size_t spaces) const {
@@ -105,7 +103,7 @@ void cut_bucket_ranges(const std::vector<uint64_t>& slot_arcs, int slot_shift, c
   const uint32_t slot_count = static_cast<uint32_t>(slot_arcs.size());
   // At most about 512 buckets, like equal ranges' 256 (greedy cuts fill
   // buckets between half and all of the target), and few enough that a
-  // bucket's buffer stays at kMinSegmentBytes (router_shape).
+  // bucket's buffer stays at kMinSegmentBytes (route_bucket_count).
   const uint64_t max_buckets =
       std::max<uint64_t>(16, budget.route_buffer_bytes(spaces) / IngestBudget::kMinSegmentBytes);
   // Counts that only bound each space's arcs (both spaces' together) are

@@ -31,6 +31,7 @@ struct IngestBudget {
   uint64_t held_bytes = 0;
   uint64_t route_buckets = 0;    // --route-buckets (tests); 0 = from the budget
   size_t sort_buffer_edges = 0;  // records sorted at once (tests); 0 = from the budget
+  size_t route_lanes = 0;        // lanes a router routes in (tests); 0 = from the threads and buffers
 
   // Below this a spill segment costs an HDD more in request time than a
   // second pass over oversized buckets does.
@@ -46,8 +47,7 @@ struct IngestBudget {
   // Each space's share of the route buffers.
   uint64_t route_buffer_bytes(size_t spaces) const;
   size_t route_buffer_records(size_t record_bytes, size_t spaces, uint64_t buckets) const;
-  void router_shape(uint64_t records_per_space, size_t record_bytes, size_t spaces, size_t sort_records,
-                    uint32_t* buckets, size_t* buffer_records) const;
+  uint32_t route_bucket_count(uint64_t records_per_space, size_t spaces, size_t sort_records) const;
   // Records sorted at once, at `bytes_per_record`.
   size_t batch_records(size_t bytes_per_record) const;
 };
