@@ -44,8 +44,7 @@ Status BfdsFirstLevels::begin_sort(std::vector<uint32_t>* in_degrees, const List
   // to spare, which the ranks, once the permutation, would be counted by
   // (Permutation::held_bytes: R-MAT 24's relabelling sort took 1.3 s more).
   std::vector<uint32_t>().swap(*in_degrees);
-  reserve_huge_pages(&ranks_, n);  // looked up at random
-  ranks_.assign(n, kUnranked);
+  assign_touched(&ranks_, n, kUnranked);  // in huge pages: looked up at random
   ranks_[root] = 0;
   for (size_t i = 0; i < level1.size(); ++i) ranks_[level1[i]] = static_cast<uint32_t>(i + 1);
   level1_vertices_ = static_cast<uint32_t>(level1.size());

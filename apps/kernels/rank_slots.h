@@ -30,8 +30,7 @@ class RankSlots {
     compact_ = false;
     members_found_ = false;
     members_ = n;
-    reserve_huge_pages(&ranks_, n);  // looked up at random; becomes the permutation
-    ranks_.assign(n, kUnranked);
+    assign_touched(&ranks_, n, kUnranked);  // in huge pages: looked up at random; becomes the permutation
   }
   // The whole form, its ranks given (some numbered or found already).
   void adopt_whole(std::vector<uint32_t> ranks) {

@@ -93,8 +93,7 @@ void BucketRouter<Record>::point_buffers() {
   const bool spare = form_ != SpillForm::kPacked;
   const size_t buffers = size_t{bucket_count_} + (spare ? 1 : 0);
   const size_t total = lanes_.size() * buffers * buffer_records_;
-  reserve_huge_pages(&buffers_, total);  // a batch scatters over every bucket
-  buffers_.assign(total, Record{});
+  assign_touched(&buffers_, total);  // in huge pages: a batch scatters over every bucket
   Record* next = buffers_.data();
   for (Lane& lane : lanes_) {
     lane.buffer_of.resize(bucket_count_);

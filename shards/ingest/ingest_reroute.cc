@@ -102,8 +102,7 @@ void IngestJob::take_in_degrees() {
     return;
   }
   stop_degree_count();
-  reserve_huge_pages(&in_degrees_, num_vertices_);
-  in_degrees_.assign(num_vertices_, 0);
+  assign_touched(&in_degrees_, num_vertices_);
 }
 
 // Once the out-space (an undirected graph's one space) is routed and the

@@ -21,8 +21,7 @@ Status Permutation::open(const std::string& path, uint64_t vertices, uint64_t wh
   }
   out->size_ = vertices;
   if (bytes <= whole_limit_bytes) {
-    reserve_huge_pages(&out->whole_, static_cast<size_t>(vertices));  // looked up at random
-    out->whole_.resize(static_cast<size_t>(vertices));
+    assign_touched(&out->whole_, static_cast<size_t>(vertices));  // in huge pages: looked up at random
     return file.pread_all(out->whole_.data(), static_cast<size_t>(bytes), 0);
   }
   out->file_ = std::move(file);

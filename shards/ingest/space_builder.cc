@@ -69,12 +69,8 @@ class SpaceBuilder {
     // No larger than the whole space: a small graph under a large budget
     // touches only what it needs.
     const size_t batch = static_cast<size_t>(std::clamp<uint64_t>(router->total_records(), 2, opt_.batch_records));
-    reserve_huge_pages(&records_, batch);  // sorted by scattering
-    records_.resize(batch);
-    if (opt_.read_ahead) {
-      reserve_huge_pages(&spare_, batch);
-      spare_.resize(batch);
-    }
+    assign_touched(&records_, batch);  // in huge pages: sorted by scattering
+    if (opt_.read_ahead) assign_touched(&spare_, batch);
     SG_RETURN_IF_ERROR(process_router(*router, 0, last_value_));
     return encode_empty_until(opt_.num_vertices);
   }
