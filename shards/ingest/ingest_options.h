@@ -80,8 +80,8 @@ struct IngestOptions {
   // Buckets per router (rounded down to a power of two); 0 = from the budget.
   size_t route_buckets = 0;
   // Tests: lanes each router routes in at once (BucketRouter::add_lane;
-  // unweighted records only), whatever the buffers; 0 = one a thread while
-  // the budget leaves each lane's buffers kMinSegmentBytes.
+  // unweighted records only), whatever the spill and buffers; 0 = chosen
+  // (ingest_route.cc: a direct spill's routers, one lane a thread).
   size_t route_lanes = 0;
   // Tests: a bfds order takes its residual into memory whenever offered,
   // whatever the graph's size (apps/jobs/ingest_ordered.cc).

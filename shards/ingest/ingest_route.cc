@@ -107,25 +107,24 @@ Status IngestJob::route_batch_in_lanes(const std::vector<DenseArc>& arcs, std::v
   return Status::OK();
 }
 
-// Lanes a space's router gets, and each lane's buffer of a bucket: as
-// many as leave one routing task a thread over the spaces (at most
-// kMaxRouteLanes), for records whose order within a key does not matter
-// (PlainArc), sharing what one lane's buffers would take, while each
-// buffer holds at least kMinSegmentBytes (a smaller segment costs an
-// HDD's reads of the spill more than the lanes gain). More tasks than
-// threads did not pay: two spaces of two lanes each on 2 cores took
-// R-MAT 22's relabelling route from 0.84-0.97 s to 1.13-1.32 s.
+// Lanes a space's router gets, and each lane's buffer of a bucket. Only
+// where routing is bound by the CPU: unweighted records (whose order
+// within a key does not matter) spilled direct (a disk faster than the
+// coder). As many lanes as leave one routing task a thread over the spaces
+// (at most kMaxRouteLanes), sharing what one lane's buffers would take,
+// each buffer at least kMinSegmentBytes. Measured on 2 cores (R-MAT 22,
+// 256 MiB): two spaces of two lanes each took the whole ingest from
+// 4.21-4.48 s to 4.55-4.84 s; on one emulated HDD (a coded spill, routed
+// at the disk's pace) the first sort read one space's halved segments in
+// 1.25-1.42 s instead of 1.04-1.08 s.
 template <typename Record>
-size_t route_lanes(const IngestBudget& plan, size_t spaces, uint64_t buffers_a_lane, size_t* buffer_records) {
+size_t route_lanes(const IngestBudget& plan, size_t spaces, uint64_t buffers_a_lane, SpillForm form,
+                   size_t* buffer_records) {
   constexpr size_t kMaxRouteLanes = 4;
   const size_t one_lane = plan.route_buffer_records(sizeof(Record), spaces, buffers_a_lane);
-  if (!std::is_same_v<Record, PlainArc>) {
-    *buffer_records = one_lane;
-    return 1;
-  }
-  size_t lanes = plan.route_lanes;
+  size_t lanes = std::is_same_v<Record, PlainArc> ? plan.route_lanes : 1;
   if (lanes == 0) {
-    lanes = std::clamp<size_t>(parallel_threads() / spaces, 1, kMaxRouteLanes);
+    lanes = form == SpillForm::kDirect ? std::clamp<size_t>(parallel_threads() / spaces, 1, kMaxRouteLanes) : 1;
     while (lanes > 1 && one_lane / lanes * sizeof(Record) < IngestBudget::kMinSegmentBytes) --lanes;
   }
   *buffer_records = std::max<size_t>(one_lane / lanes, 16);
@@ -168,10 +167,10 @@ Status IngestJob::open_routers(std::vector<BucketRouter<Record>>* routers) const
     constexpr size_t kExtra = BucketRouter<Record>::kCodedExtraBuffers;
     size_t buffer = 0;
     if (ranges.first_slot.empty()) {
-      const size_t lanes = route_lanes<Record>(plan, spaces, buckets + kExtra, &buffer);
+      const size_t lanes = route_lanes<Record>(plan, spaces, buckets + kExtra, form, &buffer);
       SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer, 0, 32, true, form, lanes));
     } else {
-      const size_t lanes = route_lanes<Record>(plan, spaces, ranges.first_slot.size() + kExtra, &buffer);
+      const size_t lanes = route_lanes<Record>(plan, spaces, ranges.first_slot.size() + kExtra, form, &buffer);
       SG_RETURN_IF_ERROR(
           (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, form, lanes));
     }
