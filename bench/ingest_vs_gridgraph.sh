@@ -19,20 +19,9 @@ record() {  # name order seconds rss_kib bytes [phases_json]; user and sys from 
   printf '{"bench":"ingest-vs-gridgraph","system":"%s","order":"%s","input":"%s","memory":"%s","seconds":%s,"user_seconds":%s,"sys_seconds":%s,"peak_rss_bytes":%s,"bytes":%s,"round":%s,"phases":%s}\n' \
     "$1" "$2" "$(basename "$edges")" "$mem" "$3" "$user" "$sys" "$(($4 * 1024))" "$5" "$round" "${6:-{\}}"
 }
-# Seconds per phase from ingest's summary line ("unordered: route 1.93 s
-# (...), sort 2.93 s (...); order 2.01 s (...); relabel: route ..."), as
-# {"unordered route": 1.93, ...}: how the time splits against GridGraph's.
-phases() {
-  python3 -c '
-import json, re, sys
-inner = re.search(r"sort batches, [0-9.]+ s \((.*)\), peak RSS", sys.stdin.read())
-out = {}
-for group in (inner.group(1).split("; ") if inner else []):
-    prefix = re.match(r"(\w+): ", group)
-    for name, secs in re.findall(r"(?:^|, |: )(route|reroute|sort|order|commit|remap ids) ([0-9.]+) s", group):
-        out[(prefix.group(1) + " " if prefix else "") + name] = float(secs)
-print(json.dumps(out, separators=(",", ":")))' < "$1"
-}
+# Seconds per phase, as {"unordered route": 1.93, ...}: how the time
+# splits against GridGraph's.
+phases() { python3 "$root/bench/ingest_phases.py" < "$1"; }
 for round in $(seq 1 "$rounds"); do
   if [ -n "$gg" ]; then
     rm -rf "$work/gg-grid"
