@@ -54,12 +54,6 @@ class IngestJob {
   Status route_batch(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
                      std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records,
                      bool mirror = true);
-  // route_batch with each router's lanes (BucketRouter::add_lane): a slice
-  // of the arcs a lane, each routed into every space.
-  template <typename Record>
-  Status route_batch_in_lanes(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
-                              std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records,
-                              bool undirected);
   // The budget less what ingest holds; `sort_phase`: without the
   // permutation, which is released before sorting.
   IngestBudget budget(bool sort_phase = false) const;

@@ -25,84 +25,51 @@ size_t space_records_of(const DenseArc* arcs, size_t count, bool undirected, Rec
   return n;
 }
 
-// Each space's records of a batch, routed in parallel (one space a thread;
-// counting degrees is one more task). `mirror`: an undirected graph's
-// arcs go in both directions (arcs read back from its spill already do).
+// Each space's records of a batch, routed in parallel: one task a space
+// and lane (BucketRouter::add_lane; a router's lanes split the batch into
+// slices), each with a histogram of its own; counting degrees is one more
+// task. A lane's slice that reached a key past its router's buckets left
+// the rest to be routed once the tasks are done (add_many grows the
+// buckets). `mirror`: an undirected graph's arcs go in both directions
+// (arcs read back from its spill already do).
 template <typename Record>
 Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
                               std::vector<VertexHistogram>* histograms, std::vector<std::vector<Record>>* space_records,
                               bool mirror) {
   const size_t spaces = routers->size();
-  const bool undirected = undirected_ && mirror;
-  if ((*routers)[0].lanes() > 1) return route_batch_in_lanes(arcs, routers, histograms, space_records, undirected);
-  std::vector<Status> status(spaces);
-  const size_t tasks = spaces + (degree_limit_ != 0 ? 1 : 0);
-  parallel_for(size_t{0}, tasks, size_t{1}, [&](size_t s0, size_t s1) {
-    for (size_t s = s0; s < s1; ++s) {
-      if (s == spaces) {
-        count_degrees(arcs);
-        continue;
-      }
-      std::vector<Record>& records = (*space_records)[s];
-      const size_t most = undirected ? 2 * arcs.size() : arcs.size();
-      if (records.size() < most) records.resize(most);  // grows once: batches keep their size
-      const size_t count = s == 0 ? space_records_of<true>(arcs.data(), arcs.size(), undirected, records.data())
-                                  : space_records_of<false>(arcs.data(), arcs.size(), undirected, records.data());
-      (*histograms)[s].add_keys(records.data(), count);
-      status[s] = (*routers)[s].add_many(records.data(), count);
-    }
-  });
-  for (const Status& st : status) SG_RETURN_IF_ERROR(st);
-  return Status::OK();
-}
-
-// One task a lane routes its slice of the arcs into every space (the
-// spaces' routers have as many lanes), with a histogram of its own for
-// each; the degrees are one more task. A slice that reached a key past
-// its router's buckets left the rest to be routed once the lanes are done
-// (add_many grows the buckets).
-template <typename Record>
-Status IngestJob::route_batch_in_lanes(const std::vector<DenseArc>& arcs, std::vector<BucketRouter<Record>>* routers,
-                                       std::vector<VertexHistogram>* histograms,
-                                       std::vector<std::vector<Record>>* space_records, bool undirected) {
-  const size_t spaces = routers->size();
   const size_t lanes = (*routers)[0].lanes();
+  const bool undirected = undirected_ && mirror;
   const size_t most = undirected ? 2 * arcs.size() : arcs.size();
   for (std::vector<Record>& records : *space_records) {
     if (records.size() < most) records.resize(most);  // grows once: batches keep their size
   }
   if (histograms->size() < spaces * lanes) histograms->resize(spaces * lanes);
-  std::vector<Status> status(spaces * lanes);
-  std::vector<size_t> counts(spaces * lanes), routed(spaces * lanes);
+  const size_t tasks = spaces * lanes;
+  std::vector<Status> status(tasks);
+  std::vector<size_t> counts(tasks), routed(tasks);
   const size_t step = (arcs.size() + lanes - 1) / lanes;
-  auto first_record = [&](size_t s, size_t lane) {
-    const size_t first_arc = std::min(arcs.size(), lane * step);
-    return (*space_records)[s].data() + (undirected ? 2 * first_arc : first_arc);
+  auto first_arc = [&](size_t task) { return std::min(arcs.size(), task % lanes * step); };
+  auto first_record = [&](size_t task) {
+    return (*space_records)[task / lanes].data() + (undirected ? 2 * first_arc(task) : first_arc(task));
   };
-  const size_t tasks = lanes + (degree_limit_ != 0 ? 1 : 0);
-  parallel_for(size_t{0}, tasks, size_t{1}, [&](size_t t0, size_t t1) {
-    for (size_t lane = t0; lane < t1; ++lane) {
-      if (lane == lanes) {
+  parallel_for(size_t{0}, tasks + (degree_limit_ != 0 ? 1 : 0), size_t{1}, [&](size_t t0, size_t t1) {
+    for (size_t t = t0; t < t1; ++t) {
+      if (t == tasks) {
         count_degrees(arcs);
         continue;
       }
-      const size_t begin = std::min(arcs.size(), lane * step);
-      const size_t count = std::min(arcs.size(), begin + step) - begin;
-      for (size_t s = 0, k = lane; s < spaces; ++s, k += lanes) {
-        Record* records = first_record(s, lane);
-        counts[k] = s == 0 ? space_records_of<true>(arcs.data() + begin, count, undirected, records)
-                           : space_records_of<false>(arcs.data() + begin, count, undirected, records);
-        (*histograms)[k].add_keys(records, counts[k]);
-        status[k] = (*routers)[s].add_lane(lane, records, counts[k], &routed[k]);
-      }
+      const size_t begin = first_arc(t), count = std::min(arcs.size(), begin + step) - begin;
+      Record* records = first_record(t);
+      counts[t] = t / lanes == 0 ? space_records_of<true>(arcs.data() + begin, count, undirected, records)
+                                 : space_records_of<false>(arcs.data() + begin, count, undirected, records);
+      (*histograms)[t].add_keys(records, counts[t]);
+      status[t] = (*routers)[t / lanes].add_lane(t % lanes, records, counts[t], &routed[t]);
     }
   });
-  for (size_t s = 0, k = 0; s < spaces; ++s) {
-    for (size_t lane = 0; lane < lanes; ++lane, ++k) {
-      SG_RETURN_IF_ERROR(status[k]);
-      if (routed[k] < counts[k])
-        SG_RETURN_IF_ERROR((*routers)[s].add_many(first_record(s, lane) + routed[k], counts[k] - routed[k]));
-    }
+  for (size_t t = 0; t < tasks; ++t) {
+    SG_RETURN_IF_ERROR(status[t]);
+    if (routed[t] < counts[t])
+      SG_RETURN_IF_ERROR((*routers)[t / lanes].add_many(first_record(t) + routed[t], counts[t] - routed[t]));
   }
   return Status::OK();
 }
