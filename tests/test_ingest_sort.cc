@@ -432,8 +432,18 @@ TEST_CASE(
   std::vector<uint32_t> degree(4000, 0);
   for (const Arc& a : input) ++degree[a.src], ++degree[a.dst];
   const std::string path = dir / "order.new_id";
-  REQUIRE(write_degree_order(unordered, path).ok());
+  SlotArcs slot_arcs;
+  REQUIRE(write_degree_order(unordered, path, &slot_arcs).ok());
   const std::vector<uint32_t> expected = degree_order(degree);
+  // Each space's arcs per new id (4000 vertices: slots of one id each).
+  REQUIRE(slot_arcs.shift == 0);
+  std::vector<uint64_t> out_arcs(4000, 0), in_arcs(4000, 0);
+  for (const Arc& a : input) ++out_arcs[expected[a.src]], ++in_arcs[expected[a.dst]];
+  CHECK(slot_arcs.out == out_arcs);
+  CHECK(slot_arcs.in == in_arcs);
+  CHECK(SlotArcs::shift_for(4000) == 0);
+  CHECK(SlotArcs::shift_for(uint64_t{1} << 20) == 4);
+  CHECK(SlotArcs::slot_count((uint64_t{1} << 20) + 1) == 32769);  // 2^20 + 1 ids: slots of 32
   Permutation whole;
   REQUIRE(Permutation::open(path, 4000, 1 << 20, 0, 0, &whole).ok());
   REQUIRE(!whole.windowed());
@@ -447,6 +457,9 @@ TEST_CASE(
     Permutation windowed;
     REQUIRE(Permutation::open(path, 4000, 0, 7, neighbour_window, &windowed).ok());
     REQUIRE(windowed.windowed());
+    // The first cuts its buckets by the order's slot arcs, the second by
+    // the degree files read through the permutation.
+    if (neighbour_window == 1334) windowed.set_slot_arcs(slot_arcs);
     IngestOptions again = o;
     if (neighbour_window == 100) again.memory_bytes = 6 << 20;
     again.input = o.output;

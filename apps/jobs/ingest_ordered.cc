@@ -122,8 +122,11 @@ Status degree_permutation(const Graph& graph, uint64_t memory_bytes, Permutation
   *needed_bytes = windows.needed_bytes();
   if (*needed_bytes > memory_bytes) return Status::OK();
   const std::string path = graph.dir() + kOrderFile;
-  SG_RETURN_IF_ERROR(write_degree_order(graph, path));
-  return windows.open(path, memory_bytes, permutation);
+  SlotArcs slot_arcs;  // the relabelling pass cuts its buckets by them
+  SG_RETURN_IF_ERROR(write_degree_order(graph, path, &slot_arcs));
+  SG_RETURN_IF_ERROR(windows.open(path, memory_bytes, permutation));
+  permutation->set_slot_arcs(std::move(slot_arcs));
+  return Status::OK();
 }
 
 // The residual's vertices (live, with out-arcs) and where each one's list

@@ -74,8 +74,17 @@ Status known_bucket_ranges(const Graph& source, const Permutation* permutation, 
                            const IngestBudget& budget, size_t spaces, size_t sort_records, BucketRanges* ranges) {
   *ranges = BucketRanges{};
   const uint64_t n = source.num_vertices();
-  const int shift = std::max(0, static_cast<int>(std::bit_width(n - 1)) - 16);
-  const uint32_t slot_count = static_cast<uint32_t>(((n - 1) >> shift) + 1);
+  const int shift = SlotArcs::shift_for(n);
+  const uint32_t slot_count = SlotArcs::slot_count(n);
+  // Counted by the order that made the permutation (write_degree_order).
+  if (permutation != nullptr) {
+    const SlotArcs& known = permutation->slot_arcs();
+    const std::vector<uint64_t>& arcs = kind == SpaceKind::kOut ? known.out : known.in;
+    if (known.shift == shift && arcs.size() == slot_count) {
+      cut_bucket_ranges(arcs, shift, budget, spaces, sort_records, false, ranges);
+      return Status::OK();
+    }
+  }
   std::vector<uint64_t> counts(slot_count, 0);
   std::vector<uint32_t> new_ids;  // of the degrees' piece
   Status read = Status::OK();

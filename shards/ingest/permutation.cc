@@ -45,12 +45,14 @@ Permutation& Permutation::operator=(Permutation&& other) noexcept {
   sources_ = std::move(other.sources_);
   neighbours_ = std::move(other.neighbours_);
   sources_ready_ = other.sources_ready_;
+  slot_arcs_ = std::move(other.slot_arcs_);
   return *this;
 }
 
 uint64_t Permutation::held_bytes() const {
-  if (!windowed()) return whole_.capacity() * sizeof(uint32_t);
-  return (sources_.ids.capacity() + neighbours_.ids.capacity()) * sizeof(uint32_t);
+  const uint64_t slots = (slot_arcs_.out.capacity() + slot_arcs_.in.capacity()) * sizeof(uint64_t);
+  if (!windowed()) return whole_.capacity() * sizeof(uint32_t) + slots;
+  return (sources_.ids.capacity() + neighbours_.ids.capacity()) * sizeof(uint32_t) + slots;
 }
 
 Status Permutation::read(uint64_t first, size_t count, uint32_t* out) const {
@@ -141,6 +143,7 @@ void Permutation::release() {
   release_windows();
   std::vector<uint32_t>().swap(whole_);
   file_ = File();
+  slot_arcs_ = SlotArcs{};
 }
 
 }  // namespace sg

@@ -7,6 +7,7 @@
 #include "base/file_util.h"
 #include "compression/checksum.h"
 #include "shards/format/graph.h"
+#include "shards/ingest/permutation.h"
 
 #include "base/enum_names.h"
 
@@ -91,9 +92,21 @@ class DegreeRanker {
   size_t next_high_ = 0;
 };
 
+// Each vertex's arcs into its new id's slot, for each space: `total` is
+// out + in, `last` the in-degrees when `directed` (else total is out).
+void add_slot_arcs(const std::vector<uint32_t>& total, const std::vector<uint32_t>& last,
+                   const std::vector<uint32_t>& new_ids, bool directed, SlotArcs* slot_arcs) {
+  const int shift = slot_arcs->shift;
+  for (size_t i = 0; i < new_ids.size(); ++i) {
+    const uint32_t in = directed ? last[i] : 0;
+    slot_arcs->out[new_ids[i] >> shift] += total[i] - in;
+    if (directed) slot_arcs->in[new_ids[i] >> shift] += in;
+  }
+}
+
 }  // namespace
 
-Status write_degree_order(const Graph& graph, const std::string& path) {
+Status write_degree_order(const Graph& graph, const std::string& path, SlotArcs* slot_arcs) {
   const uint64_t n = graph.num_vertices();
   std::vector<File> files(graph.directed() ? 2 : 1);
   auto kind_of = [](size_t k) { return k == 0 ? SpaceKind::kOut : SpaceKind::kIn; };
@@ -116,6 +129,7 @@ Status write_degree_order(const Graph& graph, const std::string& path) {
       return Status::Corruption(graph.degree_path(kind_of(k)) + ": checksum mismatch");
   }
   ranker.start_ranks();
+  if (slot_arcs != nullptr) *slot_arcs = SlotArcs::zeros(n, files.size() > 1);
   File out;
   SG_RETURN_IF_ERROR(File::create(path, &out));
   for (uint64_t first = 0; first < n; first += kPieceVertices) {
@@ -124,6 +138,8 @@ Status write_degree_order(const Graph& graph, const std::string& path) {
     new_ids.resize(count);
     ranker.rank(total.data(), first, count, new_ids.data());
     SG_RETURN_IF_ERROR(out.pwrite_all(new_ids.data(), count * sizeof(uint32_t), first * sizeof(uint32_t)));
+    // scratch holds the last file's degrees: the in-degrees of a directed graph.
+    if (slot_arcs != nullptr) add_slot_arcs(total, scratch, new_ids, files.size() > 1, slot_arcs);
   }
   return out.close();  // a work file the relabel reads: never synced
 }

@@ -16,6 +16,8 @@
 
 namespace sg {
 
+struct SlotArcs;
+
 class Graph;
 
 enum class VertexOrder { kNone, kBfds, kBfs, kDegree };
@@ -25,8 +27,10 @@ bool parse_vertex_order(const std::string& name, VertexOrder* order);
 // The degree order of a stored graph, as a file of new_id[old_id]: by
 // total degree (out + in; out only when undirected) descending, ties by
 // id, in a few MiB whatever the vertex count (a counting sort in
-// two streamed passes over the degree files).
-Status write_degree_order(const Graph& graph, const std::string& path);
+// two streamed passes over the degree files). With `slot_arcs`, also each
+// space's arcs per range of new ids (SlotArcs; ranges as
+// known_bucket_ranges cuts them).
+Status write_degree_order(const Graph& graph, const std::string& path, SlotArcs* slot_arcs = nullptr);
 
 // The same order from total degrees held in memory (counted while the
 // input was routed): each degree becomes its vertex's new id, in place.
