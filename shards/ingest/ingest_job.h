@@ -147,7 +147,6 @@ class IngestJob {
   uint64_t stripe_bytes_ = 0;
   Manifest manifest_;
 };
-static_assert(IngestBudget::kRouterExtraBuffers == BucketRouter<PlainArc>::kCodedExtraBuffers);
 
 // An array to `path` (in the temporary directory: no reader sees it before
 // the commit), left as `sync` says, and its checksum.

@@ -31,13 +31,11 @@ struct IngestBudget {
   uint64_t held_bytes = 0;
   uint64_t route_buckets = 0;    // --route-buckets (tests); 0 = from the budget
   size_t sort_buffer_edges = 0;  // records sorted at once (tests); 0 = from the budget
-  size_t route_lanes = 0;        // lanes a router routes in (tests); 0 = from the threads and buffers
+  size_t route_lanes = 0;        // lanes a router routes in (tests); 0 = chosen (ingest_route.cc)
 
   // Below this a spill segment costs an HDD more in request time than a
   // second pass over oversized buckets does.
   static constexpr uint64_t kMinSegmentBytes = 256 << 10;
-  // A coded or direct router's spare and two rooms (BucketRouter::kCodedExtraBuffers).
-  static constexpr size_t kRouterExtraBuffers = 3;
 
   // Edges read at once: two batches in flight cost about 80 bytes an edge
   // (raw, translated and routed copies); 1/8 of the budget, at most 64 Ki.
