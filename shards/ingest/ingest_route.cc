@@ -52,12 +52,16 @@ Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<Buc
   auto first_record = [&](size_t task) {
     return (*space_records)[task / lanes].data() + (undirected ? 2 * first_arc(task) : first_arc(task));
   };
-  parallel_for(size_t{0}, tasks + (degree_limit_ != 0 ? 1 : 0), size_t{1}, [&](size_t t0, size_t t1) {
-    for (size_t t = t0; t < t1; ++t) {
-      if (t == tasks) {
+  // Counting degrees, when it is a task, is the first: the largest, it
+  // then runs beside the others rather than after one.
+  const size_t first_route = degree_limit_ != 0 ? 1 : 0;
+  parallel_for(size_t{0}, tasks + first_route, size_t{1}, [&](size_t t0, size_t t1) {
+    for (size_t task = t0; task < t1; ++task) {
+      if (task < first_route) {
         count_degrees(arcs);
         continue;
       }
+      const size_t t = task - first_route;
       const size_t begin = first_arc(t), count = std::min(arcs.size(), begin + step) - begin;
       Record* records = first_record(t);
       counts[t] = t / lanes == 0 ? space_records_of<true>(arcs.data() + begin, count, undirected, records)
