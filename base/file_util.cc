@@ -235,7 +235,7 @@ Status sync_files_in(const std::string& dir) {
   return Status::OK();
 }
 
-Status write_file_synced(const std::string& path, const void* data, size_t bytes, FileSync sync) {
+Status write_whole_file(const std::string& path, const void* data, size_t bytes, FileSync sync) {
   File file;
   SG_RETURN_IF_ERROR(File::create(path, &file));
   if (bytes > 0) SG_RETURN_IF_ERROR(file.pwrite_all(data, bytes, 0));

@@ -72,7 +72,7 @@ class File {
 Status read_whole_file(const std::string& path, std::string* contents);
 // Writes `bytes` as a new file `path`, synced (its directory is not), or
 // left as `sync` says (finish_writes).
-Status write_file_synced(const std::string& path, const void* data, size_t bytes, FileSync sync = FileSync::kNow);
+Status write_whole_file(const std::string& path, const void* data, size_t bytes, FileSync sync = FileSync::kNow);
 // Writes `contents` to `path` via a temporary file, fsync and rename (and
 // the directory synced); with FileSync other than kNow, neither sync, the
 // file's writeback started (finish_writes).

@@ -325,7 +325,7 @@ Status merge_kind(const Graph& graph, SpaceKind kind, const IngestOptions& layou
   if (sum_in_memory) {
     const size_t bytes = degree_sums.size() * sizeof(uint32_t);
     first.degree_checksum = checksum64(degree_sums.data(), bytes);
-    return write_file_synced(files->temp_dir() + "/" + first.degree_file, degree_sums.data(), bytes);
+    return write_whole_file(files->temp_dir() + "/" + first.degree_file, degree_sums.data(), bytes);
   }
   return sum_degree_parts(degree_parts, files->temp_dir() + "/" + first.degree_file, vertices, &first.degree_checksum);
 }

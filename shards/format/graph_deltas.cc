@@ -72,7 +72,7 @@ Status read_delta_run(const Graph& graph, const DeltaRunFile& file, uint32_t num
 Status write_delta_run(const std::string& dir, const std::string& name, const std::string& kind, std::string_view run,
                        uint64_t records, DeltaRunFile* file) {
   *file = DeltaRunFile{kind, name, run.size(), checksum64(run.data(), run.size()), records};
-  return write_file_synced(dir + "/" + name, run.data(), run.size());
+  return write_whole_file(dir + "/" + name, run.data(), run.size());
 }
 
 Status write_new_ids(const std::string& dir, uint64_t generation, const std::vector<uint64_t>& ids,
@@ -80,7 +80,7 @@ Status write_new_ids(const std::string& dir, uint64_t generation, const std::vec
   if (ids.empty()) return Status::OK();
   delta->new_ids_file = "delta-" + std::to_string(generation) + ".ids";
   delta->new_ids_checksum = checksum64(ids.data(), ids.size() * sizeof(uint64_t));
-  return write_file_synced(dir + "/" + delta->new_ids_file, ids.data(), ids.size() * sizeof(uint64_t));
+  return write_whole_file(dir + "/" + delta->new_ids_file, ids.data(), ids.size() * sizeof(uint64_t));
 }
 
 Status GraphDeltas::open(const Graph& graph, bool runs, const SpaceKind* kind) {

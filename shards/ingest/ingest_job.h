@@ -153,7 +153,7 @@ class IngestJob {
 template <typename T>
 Status write_array_file(const std::string& path, const std::vector<T>& values, FileSync sync, uint64_t* checksum) {
   *checksum = checksum64(values.data(), values.size() * sizeof(T));
-  return write_file_synced(path, values.data(), values.size() * sizeof(T), sync);
+  return write_whole_file(path, values.data(), values.size() * sizeof(T), sync);
 }
 
 }  // namespace sg
