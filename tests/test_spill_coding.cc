@@ -337,7 +337,8 @@ void check_buckets(const BucketRouter<PlainArc>& router, const std::vector<Plain
 
 }  // namespace
 
-TEST_CASE("spill: lanes route their shares at once, over growing buckets and unequal ranges, and every record comes back") {
+TEST_CASE(
+    "spill: lanes route their shares at once, over growing buckets and unequal ranges, and every record comes back") {
   for (const SpillForm form : {SpillForm::kPacked, SpillForm::kCoded, SpillForm::kDirect}) {
     for (const size_t lanes : {size_t{2}, size_t{3}}) {
       CAPTURE(static_cast<int>(form));
