@@ -8,11 +8,12 @@
 # the other cores give; `--threads 1` alone would leave those threads the
 # other cores.
 #   bench/ingest_cores.sh EDGES MEMORY [ROUNDS] [CORES] [ORDER] [WORKDIR]
-# SG_BIN: the shardgraph build (default this tree's).
+# SG_BIN: the shardgraph build (default this tree's), recorded as SG_NAME
+# (default shardgraph): run it once per build to compare builds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 edges=$1; mem=$2; rounds=${3:-3}; cores=${4:-$(nproc)}; order=${5:-auto}; work=${6:-$(dirname "$edges")}
-sg=${SG_BIN:-$root/build/shardgraph}
+sg=${SG_BIN:-$root/build/shardgraph}; name=${SG_NAME:-shardgraph}
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install time)" >&2; exit 2; }
 command -v taskset >/dev/null || { echo "needs taskset (apt-get install util-linux)" >&2; exit 2; }
 [ "$cores" -ge 2 ] && [ "$cores" -le "$(nproc)" ] || { echo "CORES must be 2..$(nproc)" >&2; exit 2; }
@@ -23,8 +24,8 @@ for round in $(seq 1 "$rounds"); do
       "$sg" ingest "$edges" -o "$work/sg-cores" --memory "$mem" --order "$order" --threads "$n" >"$work/sg.txt"
     read -r secs user sys < "$work/time.txt"
     echo "# $(cat "$work/sg.txt")" >&2
-    printf '{"bench":"ingest-cores","input":"%s","memory":"%s","order":"%s","cores":%s,"seconds":%s,"user_seconds":%s,"sys_seconds":%s,"round":%s,"phases":%s}\n' \
-      "$(basename "$edges")" "$mem" "$order" "$n" "$secs" "$user" "$sys" "$round" "$(python3 "$root/bench/ingest_phases.py" < "$work/sg.txt")"
+    printf '{"bench":"ingest-cores","system":"%s","input":"%s","memory":"%s","order":"%s","cores":%s,"seconds":%s,"user_seconds":%s,"sys_seconds":%s,"round":%s,"phases":%s}\n' \
+      "$name" "$(basename "$edges")" "$mem" "$order" "$n" "$secs" "$user" "$sys" "$round" "$(python3 "$root/bench/ingest_phases.py" < "$work/sg.txt")"
   done
 done
 rm -rf "$work/sg-cores" "$work/time.txt" "$work/sg.txt"
