@@ -420,17 +420,82 @@ std::string ordered_phases(const std::string& first, double order_seconds, const
   return "unordered: " + first + order_text + relabel;
 }
 
+// The first pass's options: the input ingested unordered into `path`, a
+// work graph (nothing waits on its files reaching the disk: R-MAT 22 on one
+// emulated HDD, its syncs took 0.74 s; move_into_place syncs it if it is
+// kept).
+IngestOptions first_pass_options(const IngestOptions& options, VertexOrder order, const std::string& path,
+                                 BfdsFirstLevels* first_levels) {
+  IngestOptions first = options;
+  first.output = path;
+  first.order = "none";
+  first.work_graph = true;
+  // bfds and degree read the out-space and the in-degrees only: when the
+  // order will fit, the first pass builds no in-space (R-MAT 22 on an HDD:
+  // half its sort phase).
+  if (order != VertexOrder::kBfs) {
+    const uint64_t memory_bytes = options.memory_bytes;
+    first.out_space_only = [order, memory_bytes](uint64_t vertices) {
+      return order_fits(order, vertices, memory_bytes);
+    };
+  }
+  // The degree order needs only degrees: counted while routing, they order
+  // the graph in its one pass when they fit (ingest_reroute.cc).
+  first.degree_order_in_route = order == VertexOrder::kDegree && !options.dedup && !options.drop_self_loops;
+  // bfds's first two levels are taken while the first pass sorts
+  // (bfds_first_levels.h): two engine steps fewer.
+  if (order == VertexOrder::kBfds && !options.order_levels_by_engine) first.out_list_observer = first_levels;
+  return first;
+}
+
+// The order did not fit the budget: the unordered graph becomes the output
+// (completed first if out-only), with a note that says why.
+Status keep_unordered(const IngestOptions& options, uint64_t order_bytes, DropGraphOnExit* unordered,
+                      IngestSummary* first_summary, IngestSummary* summary) {
+  SG_RETURN_IF_ERROR(complete_into_place(options, unordered, first_summary));
+  *summary = *first_summary;
+  summary->note = (first_summary->note.empty() ? "" : first_summary->note + "; ") + "--order " + options.order +
+                  " skipped: ordering " + std::to_string(first_summary->num_vertices) + " vertices needs about " +
+                  std::to_string((order_bytes >> 20) + 1) + " MiB, more than --memory; the graph is stored unordered";
+  return Status::OK();
+}
+
+// The relabelled graph into place; or, under the default order, the
+// unordered one where the input's own order compresses no worse. The notes
+// say which, and why an order other than the one asked for was applied.
+Status keep_better(const IngestOptions& options, VertexOrder order, VertexOrder applied, DropGraphOnExit* unordered,
+                   DropGraphOnExit* ordered, IngestSummary* first_summary, IngestSummary* summary) {
+  const bool automatic = options.order == "auto";
+  std::string fallback;
+  if (applied != order) {
+    fallback = std::string(automatic ? "the default order, " : "--order ") + vertex_order_name(order) +
+               ", needs more than --memory for " + std::to_string(first_summary->num_vertices) +
+               " vertices; ordered by degree instead (out of core)";
+  }
+  if (automatic && summary->out_space_bytes >= first_summary->out_space_bytes) {
+    ordered->drop();  // now: its space is needed
+    SG_RETURN_IF_ERROR(complete_into_place(options, unordered, first_summary));
+    summary->stored_bytes = first_summary->stored_bytes;
+    summary->sorted_runs = first_summary->sorted_runs;
+    summary->intervals = first_summary->intervals;
+    summary->ordering = first_summary->ordering;
+    summary->note = std::string("the input's own vertex order compresses better than ") + vertex_order_name(applied) +
+                    "; kept it (--order " + vertex_order_name(applied) + " forces it)";
+    return Status::OK();
+  }
+  if (!fallback.empty()) summary->note = summary->note.empty() ? fallback : summary->note + "; " + fallback;
+  return move_into_place(ordered, options.output);
+}
+
 }  // namespace
 
 Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   // "auto": bfds, unless the input's own order compresses better (a crawl
   // or a road network numbered for locality already).
-  const bool automatic = options.order == "auto";
-  VertexOrder order = VertexOrder::kNone;
-  if (!automatic && !parse_vertex_order(options.order, &order)) {
+  VertexOrder order = VertexOrder::kBfds;
+  if (options.order != "auto" && !parse_vertex_order(options.order, &order)) {
     return Status::InvalidArgument("--order must be auto, bfds, bfs, degree or none");
   }
-  if (automatic) order = VertexOrder::kBfds;
   if (order == VertexOrder::kNone) return ingest_graph(options, summary);
   std::error_code ec;
   if (!options.output.empty() && fs::exists(options.output, ec)) {
@@ -438,27 +503,9 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   }
   const auto start = std::chrono::steady_clock::now();
   DropGraphOnExit unordered{hidden_sibling(options.output, "unordered")};
-  IngestOptions first = options;
-  first.output = unordered.path;
-  first.order = "none";
-  // Nothing waits on its files reaching the disk (R-MAT 22 on one emulated
-  // HDD: its syncs took 0.74 s); move_into_place syncs it if it is kept.
-  first.work_graph = true;
-  // bfds and degree read the out-space and the in-degrees only: when the
-  // order will fit, the first pass builds no in-space (R-MAT 22 on an HDD:
-  // half its sort phase).
-  if (order != VertexOrder::kBfs) {
-    first.out_space_only = [&](uint64_t vertices) { return order_fits(order, vertices, options.memory_bytes); };
-  }
-  // The degree order needs only degrees: counted while routing, they order
-  // the graph in its one pass when they fit (ingest_reroute.cc).
-  first.degree_order_in_route = order == VertexOrder::kDegree && !options.dedup && !options.drop_self_loops;
-  // bfds's first two levels are taken while the first pass sorts
-  // (bfds_first_levels.h): two engine steps fewer.
   BfdsFirstLevels first_levels;
-  if (order == VertexOrder::kBfds && !options.order_levels_by_engine) first.out_list_observer = &first_levels;
   IngestSummary first_summary;
-  SG_RETURN_IF_ERROR(ingest_graph(first, &first_summary));
+  SG_RETURN_IF_ERROR(ingest_graph(first_pass_options(options, order, unordered.path, &first_levels), &first_summary));
   if (first_summary.ordered_in_route) {
     SG_RETURN_IF_ERROR(move_into_place(&unordered, options.output));
     *summary = first_summary;
@@ -475,15 +522,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   OrderStats order_stats;
   SG_RETURN_IF_ERROR(compute_order(unordered.path, order, options, &permutation, &applied, &order_bytes, &order_stats,
                                    first_levels.take_start()));
-  if (permutation.size() == 0) {
-    // The unordered graph becomes the output (completed first if out-only).
-    SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
-    *summary = first_summary;
-    summary->note = (first_summary.note.empty() ? "" : first_summary.note + "; ") + "--order " + options.order +
-                    " skipped: ordering " + std::to_string(first_summary.num_vertices) + " vertices needs about " +
-                    std::to_string((order_bytes >> 20) + 1) + " MiB, more than --memory; the graph is stored unordered";
-    return Status::OK();
-  }
+  if (permutation.size() == 0) return keep_unordered(options, order_bytes, &unordered, &first_summary, summary);
   const double order_seconds = seconds_since(order_start);
 
   DropGraphOnExit ordered{hidden_sibling(options.output, "ordered")};
@@ -494,25 +533,7 @@ Status ingest_ordered(const IngestOptions& options, IngestSummary* summary) {
   permutation = Permutation();
   std::error_code removed;
   fs::remove(unordered.path + kOrderFile, removed);  // the unordered graph may become the output
-  std::string fallback;
-  if (applied != order) {
-    fallback = std::string(automatic ? "the default order, " : "--order ") + vertex_order_name(order) +
-               ", needs more than --memory for " + std::to_string(first_summary.num_vertices) +
-               " vertices; ordered by degree instead (out of core)";
-  }
-  if (automatic && summary->out_space_bytes >= first_summary.out_space_bytes) {
-    ordered.drop();  // now: its space is needed
-    SG_RETURN_IF_ERROR(complete_into_place(options, &unordered, &first_summary));
-    summary->stored_bytes = first_summary.stored_bytes;
-    summary->sorted_runs = first_summary.sorted_runs;
-    summary->intervals = first_summary.intervals;
-    summary->ordering = first_summary.ordering;
-    summary->note = std::string("the input's own vertex order compresses better than ") + vertex_order_name(applied) +
-                    "; kept it (--order " + vertex_order_name(applied) + " forces it)";
-  } else {
-    if (!fallback.empty()) summary->note = summary->note.empty() ? fallback : summary->note + "; " + fallback;
-    SG_RETURN_IF_ERROR(move_into_place(&ordered, options.output));
-  }
+  SG_RETURN_IF_ERROR(keep_better(options, order, applied, &unordered, &ordered, &first_summary, summary));
   summary->input_edges = first_summary.input_edges;
   if (!first_summary.note.empty())
     summary->note = first_summary.note + (summary->note.empty() ? "" : "; " + summary->note);
