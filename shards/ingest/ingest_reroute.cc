@@ -8,7 +8,6 @@
 // which are then sorted and encoded once: no first sort phase, and no
 // unordered graph written and read back.
 #include <algorithm>
-#include <bit>
 #include <cassert>
 
 #include "base/huge_pages.h"
@@ -134,7 +133,7 @@ Status IngestJob::reroute_in_degree_order(std::vector<BucketRouter<Record>>* rou
 // The counts become the order's new ids, held as the permutation.
 void IngestJob::order_by_counted_degrees() {
   route_degrees_.resize(num_vertices_, 0);
-  order_slot_shift_ = std::max(0, static_cast<int>(std::bit_width(num_vertices_ - 1)) - 16);
+  order_slot_shift_ = SlotArcs::shift_for(num_vertices_);
   degrees_to_degree_order(&route_degrees_, order_slot_shift_, &order_slot_arcs_);
   route_order_ = Permutation(std::move(route_degrees_));
   route_degrees_ = std::vector<uint32_t>();
