@@ -90,9 +90,12 @@ class BucketRouter {
   BucketRouter(const BucketRouter&) = delete;
   BucketRouter& operator=(const BucketRouter&) = delete;
 
+  // Flushes a lane of a coded or direct router has in flight at most.
+  static constexpr size_t kBackgroundFlushes = 2;
   // What a coded or direct router takes besides its buckets' buffers: a
-  // spare and two coding (or staging) rooms, each the size of a buffer.
-  static constexpr size_t kCodedExtraBuffers = 3;
+  // spare a background flush and a coding (or staging) room for each and
+  // for the caller, each the size of a buffer.
+  static constexpr size_t kCodedExtraBuffers = 2 * kBackgroundFlushes + 1;
   // The staging room for reads (read_bucket, direct segments): four bucket
   // buffers' bytes, within these bounds (an HDD reads 1 MiB at full speed),
   // and two blocks.
@@ -202,21 +205,27 @@ class BucketRouter {
     std::vector<uint32_t> block_ends;  // the segment's blocks, until written
     AlignedBuffer stage;               // direct: the packed segment
   };
-  static constexpr int kCaller = 0, kBackground = 1;  // rooms of each thread
-  // What one routing thread fills: a buffer a bucket, the spare of a coded
-  // or direct router, the rooms, and its flush in flight.
-  struct Lane {
-    std::vector<Record*> buffer_of;  // each bucket's buffer in buffers_
-    std::vector<uint32_t> fill;
-    Record* spare = nullptr;  // coded or direct: the buffer no bucket fills
-    CodingRoom rooms[2];      // coded or direct: [kCaller], [kBackground]
-    uint32_t pending_bucket = 0;
+  // What one routing thread fills: a buffer a bucket, the spares of a
+  // coded or direct router, the rooms, and its flushes in flight.
+  struct Background {         // a flush in flight, or none
+    Record* spare = nullptr;  // the buffer no bucket fills, free once the flush is done
+    CodingRoom room;
+    uint32_t bucket = 0;
     // Last, so destroyed first: it waits for the flush, which uses the rest.
     std::future<Status> pending;
+  };
+  struct Lane {
+    std::vector<Record*> buffer_of;  // each bucket's buffer in buffers_
+    std::vector<uint32_t> fill;      // a bucket's buffer holds records [start, fill)
+    std::vector<uint32_t> start;     // 0 once the bucket's first segment is out
+    CodingRoom room;                 // the routing thread's, for a flush of its own
+    // Last, so destroyed first: their flushes use the rest.
+    std::vector<Background> background;  // coded or direct: kBackgroundFlushes
   };
 
   // Sets each bucket's buffer, and the spare of a coded or direct router.
   void point_buffers();
+  void stagger_first_flushes();
   bool coded() const { return form_ == SpillForm::kCoded; }
   bool direct() const { return form_ == SpillForm::kDirect; }
   // Packs records[0, count) into the room's stage from `base`; returns the
@@ -241,8 +250,12 @@ class BucketRouter {
   // A lane's buffer of a bucket is full: flushed in the background when
   // that is free, else here.
   Status flush_full(Lane& lane, uint32_t bucket);
-  // The result of a lane's flush in flight, if any, once it is done.
+  // The result of a lane's flushes in flight, if any, once they are done.
   static Status wait_pending(Lane& lane);
+  static Status wait(Background& flush) { return flush.pending.valid() ? flush.pending.get() : Status::OK(); }
+  static bool busy(const Background& flush) {
+    return flush.pending.valid() && flush.pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  }
   // Every lane's buffers flushed, and their flushes done.
   Status flush_all();
   Status flush_records(uint32_t bucket, Record* records, uint32_t count, CodingRoom& room);

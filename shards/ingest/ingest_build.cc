@@ -1,5 +1,5 @@
 #include <algorithm>
-#include <future>
+#include <cassert>
 
 #include "base/interrupt.h"
 #include "base/parallel.h"
@@ -80,30 +80,22 @@ uint64_t IngestJob::first_batch_vertices(const std::vector<RawEdge>& first_batch
   return vertices;
 }
 
-// Reads the input in batches (the next batch is read while this one is
-// translated and routed) into the routers.
+// Reads the input in batches into the routers (route_pipeline.cc): from
+// the second batch on as the input's own 12-byte arcs where it has them
+// and they need no more than a whole permutation
+// (IdTranslation::takes_dense_arcs).
 template <typename Record>
 Status IngestJob::route_input(std::vector<RawEdge>* batch, std::vector<BucketRouter<Record>>* routers,
                               std::vector<VertexHistogram>* histograms) {
-  std::vector<DenseArc> arcs;
-  std::vector<std::vector<Record>> space_records(routers->size());
-  std::vector<RawEdge> next_batch;
-  const size_t batch_edges = budget().read_batch_edges();
-  while (!batch->empty()) {
-    if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    std::future<Status> reading =
-        std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, batch_edges); });
-    Status routed = ids_.translate_batch(*batch, &arcs);
-    if (routed.ok()) routed = route_batch(arcs, routers, histograms, &space_records);
-    const Status read = reading.get();
-    SG_RETURN_IF_ERROR(routed);
-    SG_RETURN_IF_ERROR(read);
-    manifest_.ingest.input_edges += batch->size();
-    progress_.advance(batch->size(), reader_->bytes_read());
-    batch->swap(next_batch);
+  if (!reader_->has_dense_batches() || !ids_.takes_dense_arcs()) return route_batches(batch, routers, histograms);
+  std::vector<DenseArc> stored(batch->size());
+  for (size_t i = 0; i < batch->size(); ++i) {  // such an input's ids are 32-bit
+    const RawEdge& raw = (*batch)[i];
+    assert(raw.src <= UINT32_MAX && raw.dst <= UINT32_MAX);
+    stored[i] = DenseArc{static_cast<uint32_t>(raw.src), static_cast<uint32_t>(raw.dst), raw.weight};
   }
-  std::vector<RawEdge>().swap(*batch);  // the read batches' room goes to the sort batches
-  return Status::OK();
+  std::vector<RawEdge>().swap(*batch);
+  return route_batches(&stored, routers, histograms);
 }
 
 // Everything after routing is sized by the id space (a degree and an empty
@@ -144,11 +136,13 @@ Status IngestJob::route_and_build(std::vector<RawEdge>* batch) {
   num_vertices_ = permutation_ == nullptr ? ids_.count_vertices() : permutation_->size();
   SG_RETURN_IF_ERROR(check_vertex_count(manifest_.ingest.input_edges));
   if (degree_limit_ != 0 && !in_degrees_in_route_) SG_RETURN_IF_ERROR(reroute_in_degree_order(&routers, &histograms));
-  uint64_t arcs_routed = 0;
-  for (size_t s = 0; s < routers.size(); ++s) {
-    SG_RETURN_IF_ERROR(routers[s].finish());
-    if (s == 0) arcs_routed = routers[s].total_records();
-  }
+  // The spaces' last flushes wait on the disk: at once.
+  std::vector<Status> finished(routers.size());
+  parallel_for(size_t{0}, routers.size(), size_t{1}, [&](size_t s0, size_t s1) {
+    for (size_t s = s0; s < s1; ++s) finished[s] = routers[s].finish();
+  });
+  for (const Status& status : finished) SG_RETURN_IF_ERROR(status);
+  const uint64_t arcs_routed = routers[0].total_records();
   for (size_t h = 1; h < histograms.size(); ++h) histograms[0].merge(histograms[h]);
   interval_starts_ = choose_intervals(&histograms[0], num_vertices_, opt_.intervals, opt_.memory_bytes);
   block_starts_ = block_starts(num_vertices_,
