@@ -77,25 +77,9 @@ class IngestJob {
   template <typename Record>
   Status route_input(std::vector<RawEdge>* batch, std::vector<BucketRouter<Record>>* routers,
                      std::vector<VertexHistogram>* histograms);
-  // The route pipeline (route_pipeline.cc) and its stages' parts.
   template <typename Record, typename Arc>
-  Status route_batches(std::vector<Arc>* first_batch, std::vector<BucketRouter<Record>>* routers,
+  Status route_batches(std::vector<Arc>* batch, std::vector<BucketRouter<Record>>* routers,
                        std::vector<VertexHistogram>* histograms);
-  template <typename Queue>
-  void read_route_tokens(Queue* free, Queue* ready, size_t batch_edges);
-  template <typename Token>
-  Token* translate_token(Token* token);
-  template <typename Token, typename Record>
-  auto route_filters(std::vector<BucketRouter<Record>>* routers, std::vector<VertexHistogram>* histograms);
-  template <typename Record>
-  Status route_lane(const std::vector<DenseArc>& arcs, size_t space, size_t lane, size_t lanes, bool undirected,
-                    BucketRouter<Record>* router, VertexHistogram* histogram, Record* space_records, size_t* count,
-                    size_t* routed);
-  template <typename Record>
-  Status route_leftover(size_t arcs, size_t lane, size_t lanes, bool undirected, BucketRouter<Record>* router,
-                        Record* space_records, size_t count, size_t routed);
-  template <typename Record>
-  static void size_records(size_t arcs, bool undirected, std::vector<std::vector<Record>>* space_records, size_t space);
   template <typename Record>
   Status build_space_files(size_t space, BucketRouter<Record>* router,
                            const std::vector<std::vector<std::string>>& paths, size_t batch_records,
@@ -110,7 +94,7 @@ class IngestJob {
   // once the out-space is routed, ordering and routing it again.
   void start_degree_count(const std::vector<RawEdge>& first_batch);
   bool ordered_in_route() const { return permutation_ == &route_order_; }
-  void count_degrees(const std::vector<DenseArc>& arcs, uint64_t largest_id);
+  void count_degrees(const std::vector<DenseArc>& arcs);
   void stop_degree_count();
   void take_in_degrees();
   template <typename Record>

@@ -58,9 +58,10 @@ void IngestJob::start_degree_count(const std::vector<RawEdge>& first_batch) {
 }
 
 // Runs beside routing: touches only the counts. The translation's
-// largest id up to this batch bounds its ids (a pass of its own over the
+// largest id so far bounds the batch's ids (a pass of its own over the
 // batch to find them took about 8 % of the count's samples).
-void IngestJob::count_degrees(const std::vector<DenseArc>& arcs, uint64_t largest) {
+void IngestJob::count_degrees(const std::vector<DenseArc>& arcs) {
+  const uint64_t largest = ids_.max_dense_id();
   if (!arcs.empty() && largest >= route_degrees_.size()) {
     if (largest >= degree_limit_) {  // past the room: an ordinary first pass
       stop_degree_count();

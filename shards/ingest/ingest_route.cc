@@ -25,24 +25,6 @@ size_t space_records_of(const DenseArc* arcs, size_t count, bool undirected, Rec
   return n;
 }
 
-// Lane `lane` of `space` (of `lanes`): its slice of `arcs` made into that
-// space's records at space_records + the slice's first record, counted in
-// `histogram` and routed; *count records, of which the first *routed went
-// (the rest are past the router's buckets: add_many, once no other lane
-// of the router routes).
-template <typename Record>
-Status IngestJob::route_lane(const std::vector<DenseArc>& arcs, size_t space, size_t lane, size_t lanes,
-                             bool undirected, BucketRouter<Record>* router, VertexHistogram* histogram,
-                             Record* space_records, size_t* count, size_t* routed) {
-  const size_t step = (arcs.size() + lanes - 1) / lanes;
-  const size_t begin = std::min(arcs.size(), lane * step), end = std::min(arcs.size(), begin + step);
-  Record* records = space_records + (undirected ? 2 * begin : begin);
-  *count = space == 0 ? space_records_of<true>(arcs.data() + begin, end - begin, undirected, records)
-                      : space_records_of<false>(arcs.data() + begin, end - begin, undirected, records);
-  histogram->add_keys(records, *count);
-  return router->add_lane(lane, records, *count, routed);
-}
-
 // Each space's records of a batch, routed in parallel: one task a space
 // and lane (BucketRouter::add_lane; a router's lanes split the batch into
 // slices), each with a histogram of its own; counting degrees is one more
@@ -57,53 +39,43 @@ Status IngestJob::route_batch(const std::vector<DenseArc>& arcs, std::vector<Buc
   const size_t spaces = routers->size();
   const size_t lanes = (*routers)[0].lanes();
   const bool undirected = undirected_ && mirror;
-  size_records(arcs.size(), undirected, space_records, SIZE_MAX);
+  const size_t most = undirected ? 2 * arcs.size() : arcs.size();
+  for (std::vector<Record>& records : *space_records) {
+    if (records.size() < most) records.resize(most);  // grows once: batches keep their size
+  }
   if (histograms->size() < spaces * lanes) histograms->resize(spaces * lanes);
   const size_t tasks = spaces * lanes;
   std::vector<Status> status(tasks);
   std::vector<size_t> counts(tasks), routed(tasks);
+  const size_t step = (arcs.size() + lanes - 1) / lanes;
+  auto first_arc = [&](size_t task) { return std::min(arcs.size(), task % lanes * step); };
+  auto first_record = [&](size_t task) {
+    return (*space_records)[task / lanes].data() + (undirected ? 2 * first_arc(task) : first_arc(task));
+  };
   // Counting degrees, when it is a task, is the first: the largest, it
   // then runs beside the others rather than after one.
   const size_t first_route = degree_limit_ != 0 ? 1 : 0;
-  const uint64_t largest_id = ids_.max_dense_id();
   parallel_for(size_t{0}, tasks + first_route, size_t{1}, [&](size_t t0, size_t t1) {
     for (size_t task = t0; task < t1; ++task) {
       if (task < first_route) {
-        count_degrees(arcs, largest_id);
+        count_degrees(arcs);
         continue;
       }
-      const size_t t = task - first_route, s = t / lanes;
-      status[t] = route_lane(arcs, s, t % lanes, lanes, undirected, &(*routers)[s], &(*histograms)[t],
-                             (*space_records)[s].data(), &counts[t], &routed[t]);
+      const size_t t = task - first_route;
+      const size_t begin = first_arc(t), count = std::min(arcs.size(), begin + step) - begin;
+      Record* records = first_record(t);
+      counts[t] = t / lanes == 0 ? space_records_of<true>(arcs.data() + begin, count, undirected, records)
+                                 : space_records_of<false>(arcs.data() + begin, count, undirected, records);
+      (*histograms)[t].add_keys(records, counts[t]);
+      status[t] = (*routers)[t / lanes].add_lane(t % lanes, records, counts[t], &routed[t]);
     }
   });
   for (size_t t = 0; t < tasks; ++t) {
     SG_RETURN_IF_ERROR(status[t]);
-    SG_RETURN_IF_ERROR(route_leftover(arcs.size(), t % lanes, lanes, undirected, &(*routers)[t / lanes],
-                                      (*space_records)[t / lanes].data(), counts[t], routed[t]));
+    if (routed[t] < counts[t])
+      SG_RETURN_IF_ERROR((*routers)[t / lanes].add_many(first_record(t) + routed[t], counts[t] - routed[t]));
   }
   return Status::OK();
-}
-
-// What route_lane left past the router's buckets, routed by add_many.
-template <typename Record>
-Status IngestJob::route_leftover(size_t arcs, size_t lane, size_t lanes, bool undirected, BucketRouter<Record>* router,
-                                 Record* space_records, size_t count, size_t routed) {
-  if (routed == count) return Status::OK();
-  const size_t begin = std::min(arcs, lane * ((arcs + lanes - 1) / lanes));
-  return router->add_many(space_records + (undirected ? 2 * begin : begin) + routed, count - routed);
-}
-
-// A space's room for a batch's records (twice the arcs when mirrored);
-// every space's when `space` is SIZE_MAX.
-template <typename Record>
-void IngestJob::size_records(size_t arcs, bool undirected, std::vector<std::vector<Record>>* space_records,
-                             size_t space) {
-  const size_t most = undirected ? 2 * arcs : arcs;
-  for (size_t s = 0; s < space_records->size(); ++s) {
-    std::vector<Record>& records = (*space_records)[s];
-    if ((space == SIZE_MAX || s == space) && records.size() < most) records.resize(most);  // grows once
-  }
 }
 
 // Lanes a space's router gets, and each lane's buffer of a bucket. Only
@@ -204,17 +176,6 @@ template Status IngestJob::route_batch<WeightedArc>(const std::vector<DenseArc>&
                                                     std::vector<BucketRouter<WeightedArc>>*,
                                                     std::vector<VertexHistogram>*,
                                                     std::vector<std::vector<WeightedArc>>*, bool);
-template Status IngestJob::route_lane<PlainArc>(const std::vector<DenseArc>&, size_t, size_t, size_t, bool,
-                                                BucketRouter<PlainArc>*, VertexHistogram*, PlainArc*, size_t*, size_t*);
-template Status IngestJob::route_lane<WeightedArc>(const std::vector<DenseArc>&, size_t, size_t, size_t, bool,
-                                                   BucketRouter<WeightedArc>*, VertexHistogram*, WeightedArc*, size_t*,
-                                                   size_t*);
-template Status IngestJob::route_leftover<PlainArc>(size_t, size_t, size_t, bool, BucketRouter<PlainArc>*, PlainArc*,
-                                                    size_t, size_t);
-template Status IngestJob::route_leftover<WeightedArc>(size_t, size_t, size_t, bool, BucketRouter<WeightedArc>*,
-                                                       WeightedArc*, size_t, size_t);
-template void IngestJob::size_records<PlainArc>(size_t, bool, std::vector<std::vector<PlainArc>>*, size_t);
-template void IngestJob::size_records<WeightedArc>(size_t, bool, std::vector<std::vector<WeightedArc>>*, size_t);
 template Status IngestJob::open_routers<PlainArc>(std::vector<BucketRouter<PlainArc>>*) const;
 template Status IngestJob::open_routers<WeightedArc>(std::vector<BucketRouter<WeightedArc>>*) const;
 
