@@ -38,17 +38,7 @@ class BinaryReader : public EdgeReader {
   uint64_t bytes_read() const override { return source_.bytes_read(); }
   uint64_t bytes_total() const override { return source_.bytes_total(); }
 
-  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override { return read_batch(batch, max_edges); }
-  // bin32's ids are 32-bit: 12 bytes an arc, not a RawEdge's 24.
-  bool has_dense_batches() const override { return id_bytes_ == 4; }
-  Status next_dense_batch(std::vector<DenseArc>* batch, size_t max_edges) override {
-    if (id_bytes_ != 4) return EdgeReader::next_dense_batch(batch, max_edges);
-    return read_batch(batch, max_edges);
-  }
-
- private:
-  template <typename Arc>
-  Status read_batch(std::vector<Arc>* batch, size_t max_edges) {
+  Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
     batch->clear();
     while (batch->size() < max_edges && records_ < end_record_) {
       const size_t want =
@@ -71,6 +61,7 @@ class BinaryReader : public EdgeReader {
     return Status::OK();
   }
 
+ private:
   // Reads until `want` bytes or the end of input.
   Status fill(size_t want, size_t* got) {
     *got = 0;
@@ -91,17 +82,13 @@ class BinaryReader : public EdgeReader {
     }
     return shape_.weighted ? decode_records<uint64_t, true>(count, out) : decode_records<uint64_t, false>(count, out);
   }
-  uint64_t decode_all(size_t count, std::vector<DenseArc>* out) const {
-    assert(id_bytes_ == 4);
-    return shape_.weighted ? decode_records<uint32_t, true>(count, out) : decode_records<uint32_t, false>(count, out);
-  }
-  template <typename Id, bool kWeighted, typename Arc>
-  uint64_t decode_records(size_t count, std::vector<Arc>* out) const {
+  template <typename Id, bool kWeighted>
+  uint64_t decode_records(size_t count, std::vector<RawEdge>* out) const {
     constexpr size_t kRecordBytes = 2 * sizeof(Id) + (kWeighted ? sizeof(float) : 0);
     const char* p = buffer_.data();
     const size_t first = out->size();
     out->resize(first + count);  // written by index: push_back's capacity check kept the loop scalar
-    Arc* edges = out->data() + first;
+    RawEdge* edges = out->data() + first;
     uint64_t largest = 0;
     for (size_t i = 0; i < count; ++i, p += kRecordBytes) {
       Id src, dst;
@@ -109,19 +96,18 @@ class BinaryReader : public EdgeReader {
       std::memcpy(&dst, p + sizeof(Id), sizeof(Id));
       float weight = 1.0f;
       if constexpr (kWeighted) std::memcpy(&weight, p + 2 * sizeof(Id), sizeof(float));
-      edges[i] = Arc{src, dst, weight};
+      edges[i] = RawEdge{src, dst, weight};
       largest = std::max<uint64_t>(largest, std::max<uint64_t>(src, dst));
     }
     return largest;
   }
   // The first record of batch[first, end) past the id limit, worded (the
   // batch's largest id is past it, so one is).
-  template <typename Arc>
-  Status id_out_of_range(const std::vector<Arc>& batch, size_t first) const {
+  Status id_out_of_range(const std::vector<RawEdge>& batch, size_t first) const {
     size_t i = first;
     while (i + 1 < batch.size() && batch[i].src <= max_id_ && batch[i].dst <= max_id_) ++i;
     return Status::BadInput(source_.path() + ": record " + std::to_string(records_ + (i - first) + 1) + ": " +
-                            id_limit_text(RawEdge{batch[i].src, batch[i].dst, batch[i].weight}, 0));
+                            id_limit_text(batch[i], 0));
   }
 
   ByteSource source_;

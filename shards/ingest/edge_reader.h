@@ -37,13 +37,6 @@ struct RawEdge {
   float weight;
 };
 
-// An edge in dense ids: a stored graph's own, or an input's once
-// translated (id_translation.h).
-struct DenseArc {
-  uint32_t src, dst;
-  float weight;
-};
-
 struct InputShape {
   InputFormat format = InputFormat::kSnap;
   bool weighted = false;
@@ -79,15 +72,6 @@ class EdgeReader {
   virtual uint64_t declared_arcs() const { return 0; }
   // The graph being read, for format "graph" (graph_edge_reader.h).
   virtual const class Graph* stored_graph() const { return nullptr; }
-  // Readers whose ids are 32-bit (a stored graph, bin32) can hand out the
-  // next batch as DenseArcs: 12 bytes an arc rather than a RawEdge's 24,
-  // translated in place when nothing but a whole permutation applies
-  // (IdTranslation::takes_dense_arcs). Others refuse it.
-  virtual bool has_dense_batches() const { return false; }
-  virtual Status next_dense_batch(std::vector<DenseArc>* batch, size_t /*max_edges*/) {
-    batch->clear();
-    return Status::InvalidArgument("this input's ids are not read as 32-bit dense ids");
-  }
   // Of a stored graph with updates: the original ids of the vertices they
   // added (dense ids from stored_graph()'s vertex count on), when it has an
   // id map; empty otherwise.

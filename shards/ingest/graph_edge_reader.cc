@@ -36,20 +36,6 @@ class GraphEdgeReader : public EdgeReader {
   // The out-space's blocks one after the other: arcs come by source within
   // a block (ingest's route step needs no order); then the updates' adds.
   Status next_batch(std::vector<RawEdge>* batch, size_t max_edges) override {
-    return fill_batch(batch, max_edges, [](const DenseArc* in, size_t count, RawEdge* out) {
-      for (size_t i = 0; i < count; ++i) out[i] = RawEdge{in[i].src, in[i].dst, in[i].weight};
-    });
-  }
-  bool has_dense_batches() const override { return true; }
-  Status next_dense_batch(std::vector<DenseArc>* batch, size_t max_edges) override {
-    return fill_batch(batch, max_edges,
-                      [](const DenseArc* in, size_t count, DenseArc* out) { std::copy(in, in + count, out); });
-  }
-
- private:
-  // Up to max_edges of the decoded arcs into `batch`, by copy(in, count, out).
-  template <typename Arc, typename Copy>
-  Status fill_batch(std::vector<Arc>* batch, size_t max_edges, Copy copy) {
     batch->clear();
     ++batches_;
     maybe_start_ahead();
@@ -63,19 +49,26 @@ class GraphEdgeReader : public EdgeReader {
       const size_t take = std::min(max_edges - batch->size(), current_.end - at_);
       const size_t at = batch->size();
       batch->resize(at + take);  // written by index: a push_back each arc cost more than the decoding
-      copy(current_.arcs.data() + at_, take, batch->data() + at);
+      RawEdge* out = batch->data() + at;
+      const PendingArc* in = current_.arcs.data() + at_;
+      for (size_t i = 0; i < take; ++i) out[i] = RawEdge{in[i].src, in[i].dst, in[i].weight};
       at_ += take;
     }
     return Status::OK();
   }
 
+ private:
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };
-  struct Decoded {               // a chunk's arcs, or a block of the updates' adds
-    std::vector<DenseArc> arcs;  // grows, never shrinks: no refill
-    size_t end = 0;              // arcs[0, end) are the chunk's
-    uint64_t bytes = 0;          // the chunk's stored bytes
+  struct PendingArc {  // a chunk's arcs, decoded (half a RawEdge)
+    uint32_t src, dst;
+    float weight;
+  };
+  struct Decoded {                 // a chunk's arcs, or a block of the updates' adds
+    std::vector<PendingArc> arcs;  // grows, never shrinks: no refill
+    size_t end = 0;                // arcs[0, end) are the chunk's
+    uint64_t bytes = 0;            // the chunk's stored bytes
   };
 
   // The next chunk's arcs into current_: the one decoded ahead, else
@@ -113,7 +106,7 @@ class GraphEdgeReader : public EdgeReader {
   // scratch and the removals.
   void maybe_start_ahead() {
     if (batches_ < 2 || ahead_.valid() || done_) return;
-    if (most_chunk_edges_ * sizeof(DenseArc) > memory_bytes_ / kAheadShare) return;
+    if (most_chunk_edges_ * sizeof(PendingArc) > memory_bytes_ / kAheadShare) return;
     ahead_ = std::async(std::launch::async, [this] { return decode_next(&ahead_decoded_, &ahead_more_); });
   }
 
@@ -177,7 +170,7 @@ class GraphEdgeReader : public EdgeReader {
   // reading. Directed lists without removals are copied whole.
   Status decode_chunk(const uint8_t* payload, const ChunkIndexEntry& entry, Decoded* decoded, Status* removal) {
     if (decoded->arcs.size() < entry.edge_count) decoded->arcs.resize(entry.edge_count);
-    DenseArc* out = decoded->arcs.data();
+    PendingArc* out = decoded->arcs.data();
     size_t n = 0;
     const bool undirected = !graph_.directed();
     const bool filter = undirected || !removals_.empty();
@@ -185,7 +178,7 @@ class GraphEdgeReader : public EdgeReader {
                              &scratch_, [&](uint32_t v, const uint32_t* nbrs, uint32_t count, const float* weights) {
                                if (!filter) {
                                  for (uint32_t i = 0; i < count; ++i)
-                                   out[n + i] = DenseArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f};
+                                   out[n + i] = PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f};
                                  n += count;
                                  return;
                                }
@@ -194,7 +187,7 @@ class GraphEdgeReader : public EdgeReader {
                                  bool removed = false;
                                  *removal = removed_later(&removals_, v, nbrs[i], &removed);
                                  if (removed) continue;
-                                 out[n++] = DenseArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f};
+                                 out[n++] = PendingArc{v, nbrs[i], weights != nullptr ? weights[i] : 1.0f};
                                }
                              });
     decoded->end = n;
@@ -243,7 +236,7 @@ class GraphEdgeReader : public EdgeReader {
       if (a.removed || (!graph_.directed() && a.neighbour < a.key)) continue;
       bool removed = false;
       SG_RETURN_IF_ERROR(removed_later(&removals_, a.key, a.neighbour, &removed));
-      if (!removed) out->arcs.push_back(DenseArc{a.key, a.neighbour, a.weight});
+      if (!removed) out->arcs.push_back(PendingArc{a.key, a.neighbour, a.weight});
     }
     out->end = out->arcs.size();
     return Status::OK();

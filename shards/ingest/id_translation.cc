@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <iterator>
 
 #include "base/interrupt.h"
@@ -118,8 +117,8 @@ struct NewIds {
 // first bad one. A loop of its own with its fields in registers: in
 // translate_part's general loop every field was reloaded each arc (R-MAT
 // 22's ingest from the page cache: 11 % of its samples, 1 % here).
-template <bool kWeighted, bool kTranspose, bool kRelabel, typename Arc = RawEdge>
-size_t dense_arcs(const Arc* raw, size_t count, uint64_t base, const NewIds& ids, DenseArc* __restrict out,
+template <bool kWeighted, bool kTranspose, bool kRelabel>
+size_t dense_arcs(const RawEdge* raw, size_t count, uint64_t base, const NewIds& ids, DenseArc* __restrict out,
                   uint64_t* largest) {
   constexpr uint64_t kLimit = uint64_t{UINT32_MAX} - 1;
   // A relabelling pass reads a stored graph: arcs come by source, so the
@@ -154,16 +153,14 @@ size_t dense_arcs(const Arc* raw, size_t count, uint64_t base, const NewIds& ids
   return count;
 }
 
-template <typename Arc>
-using DenseArcsFn = size_t (*)(const Arc*, size_t, uint64_t, const NewIds&, DenseArc*, uint64_t*);
-template <typename Arc, bool kWeighted, bool kTranspose>
-constexpr std::array<DenseArcsFn<Arc>, 2> kDenseArcsByRelabel = {dense_arcs<kWeighted, kTranspose, false, Arc>,
-                                                                 dense_arcs<kWeighted, kTranspose, true, Arc>};
+using DenseArcsFn = size_t (*)(const RawEdge*, size_t, uint64_t, const NewIds&, DenseArc*, uint64_t*);
+template <bool kWeighted, bool kTranspose>
+constexpr std::array<DenseArcsFn, 2> kDenseArcsByRelabel = {dense_arcs<kWeighted, kTranspose, false>,
+                                                            dense_arcs<kWeighted, kTranspose, true>};
 // [weighted][transpose][relabel]
-template <typename Arc>
-constexpr std::array<std::array<std::array<DenseArcsFn<Arc>, 2>, 2>, 2> kDenseArcs = {
-    {{kDenseArcsByRelabel<Arc, false, false>, kDenseArcsByRelabel<Arc, false, true>},
-     {kDenseArcsByRelabel<Arc, true, false>, kDenseArcsByRelabel<Arc, true, true>}}};
+constexpr std::array<std::array<std::array<DenseArcsFn, 2>, 2>, 2> kDenseArcs = {
+    {{kDenseArcsByRelabel<false, false>, kDenseArcsByRelabel<false, true>},
+     {kDenseArcsByRelabel<true, false>, kDenseArcsByRelabel<true, true>}}};
 
 }  // namespace
 
@@ -178,7 +175,7 @@ Status IdTranslation::translate_part(const std::vector<RawEdge>& batch, size_t b
   const bool relabel = lookup.neighbours != nullptr;
   const NewIds ids{lookup.sources, lookup.source_first, lookup.neighbours, lookup.neighbour_first,
                    permutation_ == nullptr ? 0 : permutation_->size() - 1};
-  const DenseArcsFn<RawEdge> dense = kDenseArcs<RawEdge>[shape_.weighted][opt_.transpose][relabel];
+  const DenseArcsFn dense = kDenseArcs[shape_.weighted][opt_.transpose][relabel];
   parallel_for(size_t{0}, kParts, size_t{1}, [&](size_t p0, size_t p1) {
     for (size_t p = p0; p < p1; ++p) {
       const size_t part_end = std::min(end, begin + (p + 1) * step);
@@ -213,50 +210,6 @@ Status IdTranslation::translate_part(const std::vector<RawEdge>& batch, size_t b
 Status IdTranslation::past_permutation(uint64_t src, uint64_t dst) const {
   return Status::Corruption(opt_.input + ": vertex id " + std::to_string(std::max(src, dst)) +
                             " past the permutation's " + std::to_string(permutation_->size()) + " vertices");
-}
-
-bool IdTranslation::takes_dense_arcs() const {
-  const bool filters = opt_.transpose || (opt_.symmetrize && shape_.symmetric) || opt_.keep_destinations_begin != 0 ||
-                       opt_.keep_destinations_end != UINT32_MAX;
-  const bool windowed = permutation_ != nullptr && permutation_->windowed();
-  return !remap_ && shape_.id_base == 0 && !filters && !windowed;
-}
-
-// Dense arcs as read (EdgeReader::next_dense_batch), checked and, through
-// a whole permutation, relabelled, in two halves in parallel. (Read as
-// RawEdges, they took 24 bytes an arc, written and read once more.)
-Status IdTranslation::translate_batch(const std::vector<DenseArc>& input, std::vector<DenseArc>* arcs) {
-  assert(takes_dense_arcs());
-  constexpr size_t kParts = 2;
-  arcs->resize(input.size());
-  std::array<uint64_t, kParts> max_id{};
-  std::array<size_t, kParts> bad{};  // the part's first bad arc, else SIZE_MAX
-  const bool relabel = permutation_ != nullptr;
-  const uint32_t* new_ids = relabel ? permutation_->data() : nullptr;
-  const NewIds ids{new_ids, 0, new_ids, 0, relabel ? permutation_->size() - 1 : 0};
-  const DenseArcsFn<DenseArc> dense = kDenseArcs<DenseArc>[shape_.weighted][false][relabel];
-  const size_t step = (input.size() + kParts - 1) / kParts;
-  parallel_for(size_t{0}, kParts, size_t{1}, [&](size_t p0, size_t p1) {
-    for (size_t p = p0; p < p1; ++p) {
-      const size_t begin = std::min(input.size(), p * step), end = std::min(input.size(), begin + step);
-      bad[p] = begin + dense(input.data() + begin, end - begin, 0, ids, arcs->data() + begin, &max_id[p]);
-      if (bad[p] == end) bad[p] = SIZE_MAX;
-    }
-  });
-  for (size_t p = 0; p < kParts; ++p) {
-    if (bad[p] != SIZE_MAX) return bad_dense_arc(input[bad[p]]);
-    max_dense_id_ = std::max(max_dense_id_, max_id[p]);
-  }
-  saw_edge_ = saw_edge_ || !input.empty();
-  return Status::OK();
-}
-
-// The error for an arc dense_arcs stopped at: an id past 32 bits' dense
-// range (translate words it), else past the permutation.
-Status IdTranslation::bad_dense_arc(const DenseArc& arc) const {
-  uint32_t src = 0, dst = 0;
-  SG_RETURN_IF_ERROR(translate(RawEdge{arc.src, arc.dst, arc.weight}, &src, &dst));
-  return past_permutation(src, dst);
 }
 
 // batch[begin, end) through the permutation's windows: the whole range when

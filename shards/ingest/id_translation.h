@@ -20,6 +20,12 @@ namespace sg {
 class Graph;
 class Permutation;
 
+// An input edge in dense ids (relabelled if asked).
+struct DenseArc {
+  uint32_t src, dst;
+  float weight;
+};
+
 class IdTranslation {
  public:
   explicit IdTranslation(const IngestOptions& options)
@@ -42,12 +48,6 @@ class IdTranslation {
   Status start(const InputShape& shape, Permutation* permutation, const Graph* source);
   // Dense (and relabelled) ids of a batch, and the part's filters.
   Status translate_batch(const std::vector<RawEdge>& batch, std::vector<DenseArc>* arcs);
-  // Ids that need no remap, base, transpose, symmetrize, range of
-  // destinations or windowed permutation are read as the input's own
-  // 12-byte arcs (EdgeReader::next_dense_batch), checked and relabelled
-  // (with a whole permutation) by the overload below.
-  bool takes_dense_arcs() const;
-  Status translate_batch(const std::vector<DenseArc>& input, std::vector<DenseArc>* arcs);
   // Vertices: the remapped ids, or the largest id seen plus one, at least
   // the declared count (mtx rows, SNAP "# Nodes:").
   uint64_t count_vertices() const;
@@ -59,7 +59,6 @@ class IdTranslation {
  private:
   Status translate(const RawEdge& raw, uint32_t* src, uint32_t* dst) const;
   Status past_permutation(uint64_t src, uint64_t dst) const;  // the error that names the larger id
-  Status bad_dense_arc(const DenseArc& arc) const;
   // New ids of dense ones: sources[v - source_first], neighbours[v -
   // neighbour_first] (the whole permutation or its windows); none if null.
   struct IdLookup {

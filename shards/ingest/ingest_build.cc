@@ -1,7 +1,5 @@
 #include <algorithm>
-#include <cassert>
 #include <future>
-#include <type_traits>
 
 #include "base/interrupt.h"
 #include "base/parallel.h"
@@ -82,56 +80,30 @@ uint64_t IngestJob::first_batch_vertices(const std::vector<RawEdge>& first_batch
   return vertices;
 }
 
-// Reads the input in batches into the routers: from the second batch on
-// as the input's own 12-byte arcs where it has them and they need no more
-// than a whole permutation (IdTranslation::takes_dense_arcs).
-// The next batch is read while this one is translated and routed. (As a
-// TBB pipeline, a reading thread of its own feeding translation, the
-// degree count and a stage a space, R-MAT 22's ordered ingest from the
-// page cache took 6.7 CPU-s against 6.3 this way, and its relabelling
-// route 1.02-1.10 s against 0.91.)
-template <typename Record, typename Arc>
-Status IngestJob::route_batches(std::vector<Arc>* batch, std::vector<BucketRouter<Record>>* routers,
-                                std::vector<VertexHistogram>* histograms) {
+// Reads the input in batches (the next batch is read while this one is
+// translated and routed) into the routers.
+template <typename Record>
+Status IngestJob::route_input(std::vector<RawEdge>* batch, std::vector<BucketRouter<Record>>* routers,
+                              std::vector<VertexHistogram>* histograms) {
   std::vector<DenseArc> arcs;
   std::vector<std::vector<Record>> space_records(routers->size());
-  std::vector<Arc> next_batch;
+  std::vector<RawEdge> next_batch;
   const size_t batch_edges = budget().read_batch_edges();
-  auto read = [&]() -> Status {
-    if constexpr (std::is_same_v<Arc, RawEdge>) {
-      return reader_->next_batch(&next_batch, batch_edges);
-    } else {
-      return reader_->next_dense_batch(&next_batch, batch_edges);
-    }
-  };
   while (!batch->empty()) {
     if (interrupt_requested()) return Status::Interrupted("ingest stopped by a signal");
-    std::future<Status> reading = std::async(std::launch::async, read);
+    std::future<Status> reading =
+        std::async(std::launch::async, [&] { return reader_->next_batch(&next_batch, batch_edges); });
     Status routed = ids_.translate_batch(*batch, &arcs);
     if (routed.ok()) routed = route_batch(arcs, routers, histograms, &space_records);
-    const Status read_status = reading.get();
+    const Status read = reading.get();
     SG_RETURN_IF_ERROR(routed);
-    SG_RETURN_IF_ERROR(read_status);
+    SG_RETURN_IF_ERROR(read);
     manifest_.ingest.input_edges += batch->size();
     progress_.advance(batch->size(), reader_->bytes_read());
     batch->swap(next_batch);
   }
-  std::vector<Arc>().swap(*batch);  // the read batches' room goes to the sort batches
+  std::vector<RawEdge>().swap(*batch);  // the read batches' room goes to the sort batches
   return Status::OK();
-}
-
-template <typename Record>
-Status IngestJob::route_input(std::vector<RawEdge>* batch, std::vector<BucketRouter<Record>>* routers,
-                              std::vector<VertexHistogram>* histograms) {
-  if (!reader_->has_dense_batches() || !ids_.takes_dense_arcs()) return route_batches(batch, routers, histograms);
-  std::vector<DenseArc> stored(batch->size());
-  for (size_t i = 0; i < batch->size(); ++i) {  // such an input's ids are 32-bit
-    const RawEdge& raw = (*batch)[i];
-    assert(raw.src <= UINT32_MAX && raw.dst <= UINT32_MAX);
-    stored[i] = DenseArc{static_cast<uint32_t>(raw.src), static_cast<uint32_t>(raw.dst), raw.weight};
-  }
-  std::vector<RawEdge>().swap(*batch);
-  return route_batches(&stored, routers, histograms);
 }
 
 // Everything after routing is sized by the id space (a degree and an empty

@@ -77,9 +77,6 @@ class IngestJob {
   template <typename Record>
   Status route_input(std::vector<RawEdge>* batch, std::vector<BucketRouter<Record>>* routers,
                      std::vector<VertexHistogram>* histograms);
-  template <typename Record, typename Arc>
-  Status route_batches(std::vector<Arc>* batch, std::vector<BucketRouter<Record>>* routers,
-                       std::vector<VertexHistogram>* histograms);
   template <typename Record>
   Status build_space_files(size_t space, BucketRouter<Record>* router,
                            const std::vector<std::vector<std::string>>& paths, size_t batch_records,
