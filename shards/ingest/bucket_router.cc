@@ -54,7 +54,7 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
     if (direct()) room->stage.allocate(align_up((buffer_records + 1) * sizeof(Record), kAlignBytes));
   };
   for (Lane& lane : lanes_) {
-    if (form != SpillForm::kPacked) lane.background = std::vector<Background>(kBackgroundFlushes);
+    if (form != SpillForm::kPacked) lane.background = std::vector<Background>(background_flushes(form));
     if (form != SpillForm::kPacked) make_room(&lane.room);
     for (Background& flush : lane.background) make_room(&flush.room);
   }
@@ -94,7 +94,7 @@ Status BucketRouter<Record>::open_ranges(const std::string& spill_path, const st
 template <typename Record>
 void BucketRouter<Record>::point_buffers() {
   const bool spare = form_ != SpillForm::kPacked;
-  const size_t buffers = size_t{bucket_count_} + (spare ? kBackgroundFlushes : 0);
+  const size_t buffers = size_t{bucket_count_} + (spare ? background_flushes(form_) : 0);
   const size_t total = lanes_.size() * buffers * buffer_records_;
   assign_touched(&buffers_, total);  // in huge pages: a batch scatters over every bucket
   Record* next = buffers_.data();

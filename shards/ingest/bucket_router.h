@@ -90,12 +90,17 @@ class BucketRouter {
   BucketRouter(const BucketRouter&) = delete;
   BucketRouter& operator=(const BucketRouter&) = delete;
 
-  // Flushes a lane of a coded or direct router has in flight at most.
-  static constexpr size_t kBackgroundFlushes = 2;
-  // What a coded or direct router takes besides its buckets' buffers: a
-  // spare a background flush and a coding (or staging) room for each and
-  // for the caller, each the size of a buffer.
-  static constexpr size_t kCodedExtraBuffers = 2 * kBackgroundFlushes + 1;
+  // Flushes a lane of a coded or direct router has in flight at most. A
+  // direct flush mostly waits on the disk, so two overlap; a coded one
+  // sorts and codes, and a second beside routing only took cores from it
+  // (R-MAT 24's relabelling route on one emulated HDD: 5.46-5.91 s with
+  // one, 6.13-6.16 s with two).
+  static constexpr size_t background_flushes(SpillForm form) { return form == SpillForm::kDirect ? 2 : 1; }
+  // What a router of `form` takes besides its buckets' buffers: a spare
+  // for each background flush and a coding (or staging) room for each and
+  // for the caller, each the size of a buffer (a packed router takes none,
+  // but is counted as a coded one).
+  static constexpr size_t extra_buffers(SpillForm form) { return 2 * background_flushes(form) + 1; }
   // The staging room for reads (read_bucket, direct segments): four bucket
   // buffers' bytes, within these bounds (an HDD reads 1 MiB at full speed),
   // and two blocks.
@@ -220,7 +225,7 @@ class BucketRouter {
     std::vector<uint32_t> start;     // 0 once the bucket's first segment is out
     CodingRoom room;                 // the routing thread's, for a flush of its own
     // Last, so destroyed first: their flushes use the rest.
-    std::vector<Background> background;  // coded or direct: kBackgroundFlushes
+    std::vector<Background> background;  // coded or direct: background_flushes(form_)
   };
 
   // Sets each bucket's buffer, and the spare of a coded or direct router.

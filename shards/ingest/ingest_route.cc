@@ -135,13 +135,13 @@ Status IngestJob::open_routers(std::vector<BucketRouter<Record>>* routers) const
       SG_RETURN_IF_ERROR(known_bucket_ranges(*source_graph_, permutation_, s == 0 ? SpaceKind::kOut : SpaceKind::kIn,
                                              plan, spaces, sort_records, &ranges));
     }
-    constexpr size_t kExtra = BucketRouter<Record>::kCodedExtraBuffers;
+    const size_t extra = BucketRouter<Record>::extra_buffers(form);
     size_t buffer = 0;
     if (ranges.first_slot.empty()) {
-      const size_t lanes = route_lanes<Record>(plan, spaces, buckets + kExtra, form, &buffer);
+      const size_t lanes = route_lanes<Record>(plan, spaces, buckets + extra, form, &buffer);
       SG_RETURN_IF_ERROR((*routers)[s].open(path, buckets, buffer, 0, 32, true, form, lanes));
     } else {
-      const size_t lanes = route_lanes<Record>(plan, spaces, ranges.first_slot.size() + kExtra, form, &buffer);
+      const size_t lanes = route_lanes<Record>(plan, spaces, ranges.first_slot.size() + extra, form, &buffer);
       SG_RETURN_IF_ERROR(
           (*routers)[s].open_ranges(path, ranges.first_slot, ranges.slot_count, ranges.slot_bits, buffer, form, lanes));
     }
