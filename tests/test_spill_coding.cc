@@ -260,6 +260,36 @@ TEST_CASE("spill, direct: segments start at 4 KiB boundaries, and pieces longer 
   router.remove();
 }
 
+TEST_CASE("spill, direct: a bucket's records come back in input order through staggered, overlapping flushes") {
+  // 16 buckets (keys >> 20) of 256-record buffers: each fills many times,
+  // so the lane's background flushes overlap and fall back to the routing
+  // thread, and each bucket's first segment is cut shorter by its turn.
+  const std::vector<PlainArc> input = random_arcs(60000, 1u << 24, 11);
+  sgtest::TempDir dir;
+  BucketRouter<PlainArc> router;
+  REQUIRE(route_all(input, dir / "spill", 16, 256, SpillForm::kDirect, &router));
+  REQUIRE(router.bucket_count() == 16);
+  std::vector<std::vector<uint64_t>> expected(16);
+  for (const PlainArc& a : input) expected[uint64_t{a.arc} >> 52].push_back(uint64_t{a.arc});
+  std::vector<uint64_t> first_segment_records;
+  for (uint32_t b = 0; b < router.bucket_count(); ++b) {
+    CAPTURE(b);
+    std::vector<PlainArc> out(router.records(b));
+    const Status s = router.read_bucket(b, out.data());
+    REQUIRE_MESSAGE(s.ok(), s.ToString());
+    std::vector<uint64_t> arcs;
+    for (const PlainArc& a : out) arcs.push_back(uint64_t{a.arc});
+    CHECK(arcs == expected[b]);  // in input order, not only the same records
+    REQUIRE(!router.segments(b).empty());
+    first_segment_records.push_back(router.segments(b)[0].records);
+  }
+  // Staggered: the buckets' first segments are not all a full buffer.
+  std::sort(first_segment_records.begin(), first_segment_records.end());
+  CHECK(first_segment_records.front() < first_segment_records.back());
+  CHECK(first_segment_records.front() < 256);
+  router.remove();
+}
+
 TEST_CASE("spill: a bucket of segments larger than the read stage comes back, whole and in pieces") {
   // 700,000 records of random 52-bit values in one bucket of 300,000-record
   // buffers: segments of about 1.3 MB coded and 2.1 MB packed, more than the
