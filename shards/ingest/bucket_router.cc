@@ -54,8 +54,8 @@ Status BucketRouter<Record>::open(const std::string& spill_path, uint32_t bucket
     if (direct()) room->stage.allocate(align_up((buffer_records + 1) * sizeof(Record), kAlignBytes));
   };
   for (Lane& lane : lanes_) {
+    make_room(&lane.room);  // a packed router's is empty
     if (form != SpillForm::kPacked) lane.background = std::vector<Background>(background_flushes(form));
-    if (form != SpillForm::kPacked) make_room(&lane.room);
     for (Background& flush : lane.background) make_room(&flush.room);
   }
   point_buffers();

@@ -30,7 +30,9 @@
 // a burst of flushes is shared by two threads; each has its own coding
 // room. A single-space route (the out-only first pass of an ordered
 // ingest, undirected graphs) had one core routing and the other mostly
-// idle: sorting and coding took over half of that thread's time.
+// idle: sorting and coding took over half of that thread's time. Each
+// bucket's first segment is cut shorter by its turn among the buckets
+// (stagger_first_flushes), so that buffers fill one after another.
 //
 // A direct router (a disk faster than the coder: an NVMe drive, or one
 // the page cache sits in front of) packs segments as above without sorting
@@ -38,7 +40,9 @@
 // staging rooms: the spill then costs no page-cache copies and takes no
 // page-cache memory (on the machine of docs/benchmarks.md, writing new
 // page-cache pages took 2.6 s of system time a GB). Its segments start at
-// 4 KiB-aligned offsets. It flushes in the background like a coded router.
+// 4 KiB-aligned offsets. It flushes in the background like a coded router,
+// with two flushes in flight a lane (background_flushes): they mostly wait
+// on the disk.
 //
 // A bucket's segments go into extents of the spill file that it takes 1
 // MiB at a time, each filled by its flushes in turn: its segments then lie
@@ -62,6 +66,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -228,7 +233,7 @@ class BucketRouter {
     std::vector<Background> background;  // coded or direct: background_flushes(form_)
   };
 
-  // Sets each bucket's buffer, and the spare of a coded or direct router.
+  // Sets each bucket's buffer, and the spares of a coded or direct router.
   void point_buffers();
   void stagger_first_flushes();
   bool coded() const { return form_ == SpillForm::kCoded; }
@@ -247,7 +252,7 @@ class BucketRouter {
   Status read_segment_in_pieces(const SpillSegment& segment, Record* out, uint64_t capacity,
                                 const std::function<Status(uint64_t)>& sink) const;
   uint8_t* read_stage() const;
-  // Writes a lane's buffered records of a bucket now (after its flush in
+  // Writes a lane's buffered records of a bucket now (after its flushes in
   // flight).
   Status flush(Lane& lane, uint32_t bucket);
   // The same, in the caller's room, beside a flush in flight.
