@@ -207,8 +207,10 @@ void check_case(const Case& c, uint64_t seed) {
   for (const bool both_ways : {false, true}) {
     // 64 bytes of work: the roots list is refilled every few roots and
     // in-degrees are read by block, and a level is numbered a few vertices
-    // per pass, or (`lend`) in one, in room the engine's cache lends; 1 MiB:
-    // at once, the in-degrees held.
+    // per pass (bfs), through a file of runs of a few keys each (bfds,
+    // whose passes would read the in-degrees each time), or (`lend`) in one
+    // pass, in room the engine's cache lends; 1 MiB: at once, the
+    // in-degrees held.
     for (const auto& [work_bytes, lend] :
          {std::pair{uint64_t{64}, false}, std::pair{uint64_t{64}, true}, std::pair{uint64_t{1} << 20, true}}) {
       const uint64_t held = lend ? 0 : engine.unheld_memory();

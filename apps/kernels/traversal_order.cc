@@ -44,6 +44,7 @@
 #include <functional>
 
 #include "apps/kernels/kernels.h"
+#include "apps/kernels/level_runs.h"
 #include "apps/kernels/rank_slots.h"
 #include "base/file_util.h"
 #include "base/parallel.h"
@@ -170,12 +171,6 @@ class SmallestValues {
   std::vector<T> values_;
   bool bounded_ = false;
   T bound_{};
-};
-
-// A level's vertex in numbering order: discoverer, then decreasing degree, then id.
-struct LevelKey {
-  uint32_t parent_rank, degree_complement, id;
-  auto operator<=>(const LevelKey&) const = default;
 };
 
 // A root candidate in root order: decreasing degree, then id.
@@ -511,8 +506,10 @@ class Ordering {
     return Status::OK();
   }
 
-  // Numbers a level's vertices in key order, the smallest keys that fit
-  // the room per pass over the level (numbered vertices drop out).
+  // Numbers a level's vertices in key order: in passes over the level, each
+  // numbering the smallest keys that fit the room (numbered vertices drop
+  // out); or, when those passes would read the in-degrees again each time,
+  // through a file of runs (level_runs.h).
   Status number_level(VertexSubset* found) {
     // Walked in id order, so degree blocks are read once per pass. A small
     // level stays a list (sorted, as the engine makes them): as a bitmap it
@@ -522,25 +519,79 @@ class Ordering {
     if (found->is_dense() || !std::is_sorted(found->list().begin(), found->list().end())) found->to_dense();
     const uint64_t borrowed = borrow_level_room(found->size());
     const uint64_t room_keys = (level_room_bytes_ + borrowed) / sizeof(LevelKey);
-    const uint32_t first = next_rank_;
-    while (next_rank_ - first < found->size()) {
-      const uint64_t left = found->size() - (next_rank_ - first);
-      level_.clear(left <= room_keys ? left : room_keys / 2, left);
-      Status status;
-      found->for_each([&](uint32_t v) {
-        const uint32_t tagged = rank_[v];
-        if (tagged < kFound || !status.ok()) return;  // numbered in an earlier pass
-        uint64_t degree = 0;
-        if (!both_ways_) status = degrees_.get(v, &degree);
-        level_.offer(LevelKey{tagged & ~kFound, ~static_cast<uint32_t>(std::min<uint64_t>(degree, UINT32_MAX)), v});
-      });
-      SG_RETURN_IF_ERROR(status);
-      level_.sort();
-      for (const LevelKey& key : level_.values()) rank_[key.id] = next_rank_++;
-    }
+    const bool through_runs = !both_ways_ && held_degree_bytes_ == 0 && found->size() > room_keys;
+    const Status status = through_runs ? number_through_runs(*found, room_keys) : number_in_passes(*found, room_keys);
     if (borrowed > 0) {
       level_.release();
       engine_->release_app_memory(borrowed);
+    }
+    return status;
+  }
+
+  // The level's keys, walked in id order: the vertices not numbered yet.
+  template <typename Offer>
+  Status for_each_level_key(const VertexSubset& found, Offer&& offer) {
+    Status status;
+    found.for_each([&](uint32_t v) {
+      const uint32_t tagged = rank_[v];
+      if (tagged < kFound || !status.ok()) return;  // numbered in an earlier pass
+      uint64_t degree = 0;
+      if (!both_ways_) status = degrees_.get(v, &degree);
+      offer(LevelKey{tagged & ~kFound, ~static_cast<uint32_t>(std::min<uint64_t>(degree, UINT32_MAX)), v});
+    });
+    return status;
+  }
+
+  Status number_in_passes(const VertexSubset& found, uint64_t room_keys) {
+    return number_keys(found.size(), room_keys, [&](const auto& offer) { return for_each_level_key(found, offer); });
+  }
+
+  // Numbers `count` keys, the smallest that fit the room per call of
+  // for_each_key(offer), which offers every key not numbered yet.
+  template <typename ForEachKey>
+  Status number_keys(uint64_t count, uint64_t room_keys, ForEachKey&& for_each_key) {
+    const uint32_t first = next_rank_;
+    while (next_rank_ - first < count) {
+      const uint64_t left = count - (next_rank_ - first);
+      level_.clear(left <= room_keys ? left : room_keys / 2, left);
+      SG_RETURN_IF_ERROR(for_each_key([&](const LevelKey& key) { level_.offer(key); }));
+      level_.sort();
+      if (level_.values().empty()) return Status::Corruption("traversal order: a level's pass found nothing to number");
+      for (const LevelKey& key : level_.values()) rank_[key.id] = next_rank_++;
+    }
+    return Status::OK();
+  }
+
+  // The in-degrees read once: each key written to its run, by discoverer
+  // (found by a walk of the level, then counted by another), and each run
+  // numbered from its part of the file, in the order of their discoverers.
+  Status number_through_runs(const VertexSubset& found, uint64_t room_keys) {
+    uint32_t first_parent = UINT32_MAX, last_parent = 0;
+    found.for_each([&](uint32_t v) {
+      const uint32_t tagged = rank_[v];
+      if (tagged < kFound) return;  // as for_each_level_key
+      first_parent = std::min(first_parent, tagged & ~kFound);
+      last_parent = std::max(last_parent, tagged & ~kFound);
+    });
+    if (first_parent > last_parent) return Status::Corruption("traversal order: a level without discoverers");
+    level_.release();  // the runs' buffers take the room while they are written
+    LevelRuns runs(first_parent, last_parent, room_keys);
+    found.for_each([&](uint32_t v) {
+      if (const uint32_t tagged = rank_[v]; tagged >= kFound) runs.count(tagged & ~kFound);
+    });
+    SG_RETURN_IF_ERROR(runs.open(default_scratch_dir(engine_->graph().dir()) + "/.order-level"));
+    Status added;
+    SG_RETURN_IF_ERROR(for_each_level_key(found, [&](const LevelKey& key) {
+      if (added.ok()) added = runs.add(key);
+    }));
+    SG_RETURN_IF_ERROR(added);
+    SG_RETURN_IF_ERROR(runs.finish_adding());
+    for (size_t run = 0; run < runs.runs(); ++run) {
+      SG_RETURN_IF_ERROR(number_keys(runs.run_keys(run), room_keys, [&](const auto& offer) {
+        return runs.for_each_in_run(run, [&](const LevelKey& key) {
+          if (rank_[key.id] >= kFound) offer(key);  // else numbered in an earlier pass over the run
+        });
+      }));
     }
     return Status::OK();
   }
