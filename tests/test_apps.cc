@@ -268,6 +268,20 @@ void check_case(const Case& c, uint64_t seed) {
     const std::string path = dir / "bfds.new_id";
     REQUIRE(bfds_order_to_file(&engine, uint64_t{1} << 20, path, residual).ok());
     CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds with a residual, step ", with_step);
+    // One that frees the engine, as ingest's does (take_residual): later
+    // levels past 64 bytes of work are numbered through runs without it.
+    auto owned = std::make_unique<Engine>();
+    REQUIRE(owned->open(graph, e).ok());
+    owned->hold_app_memory(owned->unheld_memory());
+    const ResidualSource freeing = [&](const std::function<bool(uint32_t)>& live, uint64_t vertices, uint64_t live_arcs,
+                                       const ResidualStep* step, ResidualLists* lists, bool* taken) {
+      const Status status = residual(live, vertices, live_arcs, step, lists, taken);
+      if (*taken) owned.reset();
+      return status;
+    };
+    std::vector<uint32_t> freed_id;
+    REQUIRE(traversal_order(owned.get(), TraversalOrder::kBfds, 64, &freed_id, freeing).ok());
+    CHECK_MESSAGE(freed_id == new_id, "bfds with a residual that frees the engine, step ", with_step);
   }
   const uint32_t source = static_cast<uint32_t>(sgtest::next_random(&state) % n);
   {

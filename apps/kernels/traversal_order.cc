@@ -191,6 +191,8 @@ class Ordering {
         both_ways_(kind == TraversalOrder::kBfs),
         compact_(compact && kind == TraversalOrder::kBfds),
         n_(engine->num_vertices()),
+        // Named now: once a residual is taken the engine is gone.
+        level_file_near_(default_scratch_dir(engine->graph().dir()) + "/.order-level"),
         held_degree_bytes_(held_degree_bytes(kind, n_, work_bytes)),
         // Roots after the first few come from small components: an eighth.
         level_room_bytes_(std::max<uint64_t>((work_bytes - held_degree_bytes_) / 8 * 7, 8 * sizeof(LevelKey))),
@@ -579,7 +581,7 @@ class Ordering {
     found.for_each([&](uint32_t v) {
       if (const uint32_t tagged = rank_[v]; tagged >= kFound) runs.count(tagged & ~kFound);
     });
-    SG_RETURN_IF_ERROR(runs.open(default_scratch_dir(engine_->graph().dir()) + "/.order-level"));
+    SG_RETURN_IF_ERROR(runs.open(level_file_near_));
     Status added;
     SG_RETURN_IF_ERROR(for_each_level_key(found, [&](const LevelKey& key) {
       if (added.ok()) added = runs.add(key);
@@ -632,6 +634,7 @@ class Ordering {
   bool both_ways_;
   bool compact_;
   uint32_t n_;
+  std::string level_file_near_;  // where a level's runs go (number_through_runs)
   RankSlots rank_;
   uint64_t held_degree_bytes_;
   DegreeBlocks degrees_;
