@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,7 +53,12 @@ class LevelRuns {
  private:
   static constexpr int kRangeBits = 16;
   static constexpr size_t kPieceKeys = size_t{1} << 14;  // read back a piece at a time
-  size_t range_of(uint32_t parent_rank) const { return (parent_rank - first_parent_) >> shift_; }
+  size_t range_of(uint32_t parent_rank) const {
+    assert(parent_rank >= first_parent_);
+    const size_t range = (parent_rank - first_parent_) >> shift_;
+    assert(range < range_keys_.size() || range < run_of_range_.size());
+    return range;
+  }
   Status flush(size_t run);
 
   uint32_t first_parent_;
