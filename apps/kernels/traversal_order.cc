@@ -36,9 +36,10 @@
 // held whole. A vertex found in the current level holds kFound | its
 // discoverer's rank in its rank slot until the level is numbered, so no
 // second array is needed; the level is numbered in passes of the smallest
-// keys that fit the work room (with what the engine's cache lends it), and
-// the next roots come from a bounded list refilled by a scan of the degree
-// files when it runs out.
+// keys that fit the work room (with what the engine's cache lends it), or
+// for bfds, whose passes would each read the degrees again, through a
+// scratch file of runs (level_runs.h); and the next roots come from a
+// bounded list refilled by a scan of the degree files when it runs out.
 #include <algorithm>
 #include <cassert>
 #include <functional>
