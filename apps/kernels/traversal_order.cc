@@ -531,16 +531,24 @@ class Ordering {
     return status;
   }
 
-  // The level's keys, walked in id order: the vertices not numbered yet.
+  // The level's vertices not numbered yet (numbered ones, in an earlier
+  // pass, hold their rank), in id order, each with its discoverer's rank.
+  template <typename Visit>
+  void for_each_unnumbered(const VertexSubset& found, Visit&& visit) {
+    found.for_each([&](uint32_t v) {
+      if (const uint32_t tagged = rank_[v]; tagged >= kFound) visit(v, tagged & ~kFound);
+    });
+  }
+
+  // Their keys.
   template <typename Offer>
   Status for_each_level_key(const VertexSubset& found, Offer&& offer) {
     Status status;
-    found.for_each([&](uint32_t v) {
-      const uint32_t tagged = rank_[v];
-      if (tagged < kFound || !status.ok()) return;  // numbered in an earlier pass
+    for_each_unnumbered(found, [&](uint32_t v, uint32_t parent_rank) {
+      if (!status.ok()) return;
       uint64_t degree = 0;
       if (!both_ways_) status = degrees_.get(v, &degree);
-      offer(LevelKey{tagged & ~kFound, ~static_cast<uint32_t>(std::min<uint64_t>(degree, UINT32_MAX)), v});
+      offer(LevelKey{parent_rank, ~static_cast<uint32_t>(std::min<uint64_t>(degree, UINT32_MAX)), v});
     });
     return status;
   }
@@ -570,18 +578,14 @@ class Ordering {
   // numbered from its part of the file, in the order of their discoverers.
   Status number_through_runs(const VertexSubset& found, uint64_t room_keys) {
     uint32_t first_parent = UINT32_MAX, last_parent = 0;
-    found.for_each([&](uint32_t v) {
-      const uint32_t tagged = rank_[v];
-      if (tagged < kFound) return;  // as for_each_level_key
-      first_parent = std::min(first_parent, tagged & ~kFound);
-      last_parent = std::max(last_parent, tagged & ~kFound);
+    for_each_unnumbered(found, [&](uint32_t, uint32_t parent_rank) {
+      first_parent = std::min(first_parent, parent_rank);
+      last_parent = std::max(last_parent, parent_rank);
     });
     if (first_parent > last_parent) return Status::Corruption("traversal order: a level without discoverers");
     level_.release();  // the runs' buffers take the room while they are written
     LevelRuns runs(first_parent, last_parent, room_keys);
-    found.for_each([&](uint32_t v) {
-      if (const uint32_t tagged = rank_[v]; tagged >= kFound) runs.count(tagged & ~kFound);
-    });
+    for_each_unnumbered(found, [&](uint32_t, uint32_t parent_rank) { runs.count(parent_rank); });
     SG_RETURN_IF_ERROR(runs.open(level_file_near_));
     Status added;
     SG_RETURN_IF_ERROR(for_each_level_key(found, [&](const LevelKey& key) {
