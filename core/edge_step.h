@@ -77,10 +77,17 @@ struct PullStep : StepBody<F> {
   }
 };
 
-// Push: concurrent writers (update_atomic) from each active source.
+// Push: concurrent writers (update_atomic) from each active source. A
+// functor may find what a source offers once a list (source_state), which
+// update_atomic_with then takes; that update refuses a target that fails
+// cond itself, so cond is not asked (the traversal order's compact ranks:
+// each ask is a bit count and two loads).
 template <typename F>
 struct PushStep : StepBody<F> {
   static constexpr uint32_t kPrefetchAhead = 16;
+  static constexpr bool kWithSourceState = requires(F & g, uint32_t u) {
+    g.update_atomic_with(g.source_state(u), u, 1.0f);
+  };
   using StepBody<F>::f, StepBody<F>::active, StepBody<F>::out, StepBody<F>::runner;
   MemberCollector& found;
 
@@ -90,6 +97,8 @@ struct PushStep : StepBody<F> {
       const uint32_t i = u - w.first_vertex;
       const uint32_t list_end = w.offsets[i + 1];
       uint32_t e = pass_begin == 0 ? w.offsets[i] : edge_step::first_at_least(w, w.offsets[i], list_end, pass_begin);
+      if (e == list_end) return;
+      [[maybe_unused]] const auto state = source_state(u);
       for (; e < list_end; ++e) {
         const uint32_t v = w.neighbours[e];
         if (v >= pass_end) break;
@@ -97,13 +106,34 @@ struct PushStep : StepBody<F> {
         if constexpr (requires { f.prefetch(v); }) {
           if (e + kPrefetchAhead < list_end) f.prefetch(w.neighbours[e + kPrefetchAhead]);
         }
-        if (f.cond(v) && f.update_atomic(u, v, edge_step::weight_of(w, e)) && out->set_atomic(v)) found.add(v);
+        // And one whose prefetch itself looks up where that state is, for
+        // that lookup, twice as far ahead.
+        if constexpr (requires { f.prefetch_lookup(v); }) {
+          if (e + 2 * kPrefetchAhead < list_end) f.prefetch_lookup(w.neighbours[e + 2 * kPrefetchAhead]);
+        }
+        const float weight = edge_step::weight_of(w, e);
+        bool updated = false;
+        if constexpr (kWithSourceState) {
+          updated = f.update_atomic_with(state, v, weight);
+        } else {
+          updated = f.cond(v) && f.update_atomic(u, v, weight);
+        }
+        if (updated && out->set_atomic(v)) found.add(v);
       }
     };
     if (active.is_all()) {
       for (uint32_t u = w.first_vertex + begin; u < w.first_vertex + end; ++u) push_from(u);
     } else {
       active.for_each_in(w.first_vertex + begin, w.first_vertex + end, push_from);  // skips inactive words
+    }
+  }
+
+ private:
+  auto source_state(uint32_t u) {
+    if constexpr (kWithSourceState) {
+      return f.source_state(u);
+    } else {
+      return u;
     }
   }
 };

@@ -2,7 +2,6 @@
 // vertex, or compact, one per member only.
 #pragma once
 
-#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <utility>
@@ -10,6 +9,7 @@
 
 #include "base/huge_pages.h"
 #include "base/status.h"
+#include "compression/bits.h"
 
 namespace sg {
 
@@ -81,12 +81,19 @@ class RankSlots {
     if (!compact_) return v;
     const uint64_t word = bits_[v / 64];
     const uint64_t below = word & ((uint64_t{1} << (v % 64)) - 1);
-    return (word >> (v % 64) & 1) != 0 ? counts_[v / 64] + static_cast<uint32_t>(std::popcount(below)) : members_;
+    return (word >> (v % 64) & 1) != 0 ? counts_[v / 64] + count_bits(below) : members_;
   }
   uint32_t& operator[](uint32_t v) { return ranks_[slot(v)]; }
   // Asks for v's slot ahead of its use: a traversal reads the slots of
   // arcs' targets, scattered over more than the caches hold.
   void prefetch(uint32_t v) const { __builtin_prefetch(ranks_.data() + slot(v)); }
+  // Asks for what finding v's slot reads (compact: its bitmap word and
+  // count), further ahead than prefetch, which needs them.
+  void prefetch_slot(uint32_t v) const {
+    if (!compact_) return;
+    __builtin_prefetch(bits_.data() + v / 64);
+    __builtin_prefetch(counts_.data() + v / 64);
+  }
   std::vector<uint32_t> take_whole() { return std::move(ranks_); }
 
  private:

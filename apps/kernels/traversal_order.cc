@@ -57,18 +57,24 @@ namespace {
 // vertices that reach it (tagged kFound until the level is numbered).
 struct Discover {
   RankSlots* rank;
-  bool update(uint32_t u, uint32_t v, float) {
+  bool update(uint32_t u, uint32_t v, float) { return update_with(source_state(u), v); }
+  bool update_atomic(uint32_t u, uint32_t v, float weight) { return update_atomic_with(source_state(u), v, weight); }
+  // What a source offers its targets, found once a list (edge_step.h): a
+  // compact rank's slot costs a bit count and two loads.
+  uint32_t source_state(uint32_t u) { return kFound | (*rank)[u]; }
+  // A target numbered already (cond false) is refused here too: it holds
+  // a rank below kFound, which no offer is.
+  bool update_with(uint32_t offer, uint32_t v) {
     uint32_t& target = (*rank)[v];
     const bool first = target == kUnranked;
-    target = std::min(target, kFound | (*rank)[u]);
+    target = std::min(target, offer);
     return first;
   }
-  bool update_atomic(uint32_t u, uint32_t v, float) {  // true for the write that replaced kUnranked
+  bool update_atomic_with(uint32_t offer, uint32_t v, float) {  // true for the write that replaced kUnranked
     std::atomic_ref<uint32_t> target((*rank)[v]);
-    const uint32_t value = kFound | (*rank)[u];
     uint32_t current = target.load(std::memory_order_relaxed);
-    while (value < current) {
-      if (target.compare_exchange_weak(current, value, std::memory_order_relaxed)) return current == kUnranked;
+    while (offer < current) {
+      if (target.compare_exchange_weak(current, offer, std::memory_order_relaxed)) return current == kUnranked;
     }
     return false;
   }
@@ -76,6 +82,7 @@ struct Discover {
     return std::atomic_ref<uint32_t>((*rank)[v]).load(std::memory_order_relaxed) >= kFound;
   }
   void prefetch(uint32_t v) const { rank->prefetch(v); }
+  void prefetch_lookup(uint32_t v) const { rank->prefetch_slot(v); }
 };
 
 // The degree an order sorts by (in-degree, or in + out for bfs), read from
@@ -454,11 +461,16 @@ class Ordering {
         if (last_in) pushed.push_back(static_cast<uint32_t>(i));
       }
       constexpr size_t kAhead = 32;
+      last_source = UINT64_MAX;
+      uint32_t offer = 0;
       for (size_t k = 0; k < pushed.size(); ++k) {
         if (k + kAhead < pushed.size()) rank_.prefetch(static_cast<uint32_t>(batch[pushed[k + kAhead]].dst));
         const RawEdge& arc = batch[pushed[k]];
-        const uint32_t u = static_cast<uint32_t>(arc.src), v = static_cast<uint32_t>(arc.dst);
-        if (discover.cond(v) && discover.update(u, v, 1.0f)) found.set(v);
+        if (arc.src != last_source) {
+          last_source = arc.src;
+          offer = discover.source_state(static_cast<uint32_t>(arc.src));
+        }
+        if (discover.update_with(offer, static_cast<uint32_t>(arc.dst))) found.set(static_cast<uint32_t>(arc.dst));
       }
     }};
     SG_RETURN_IF_ERROR(residual_(live, vertices, arcs, &step, &lists_, &residual_taken_));
