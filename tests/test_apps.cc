@@ -22,6 +22,7 @@
 #include "core/run_log.h"
 #include "reference.h"
 #include "shardgraph/shardgraph.h"
+#include "shards/ingest/permutation.h"
 #include "test_util.h"
 
 using namespace sg;
@@ -224,8 +225,19 @@ void check_case(const Case& c, uint64_t seed) {
         // Compact ranks (only the vertices an arc reaches hold one), the
         // permutation written to a file: the same order.
         const std::string path = dir / "bfds.new_id";
-        REQUIRE(bfds_order_to_file(&engine, work_bytes, path).ok());
+        SlotArcs slot_arcs;
+        REQUIRE(bfds_order_to_file(&engine, work_bytes, path, {}, {}, &slot_arcs).ok());
         CHECK_MESSAGE(read_new_ids(path) == new_id, "compact bfds, work ", work_bytes, " lend ", lend);
+        // Each space's arcs per slot of new ids, which the relabelling
+        // pass cuts its buckets by.
+        SlotArcs expected = SlotArcs::zeros(n, graph.directed());
+        for (uint32_t v = 0; v < n; ++v) {
+          expected.out[new_id[v] >> expected.shift] += ref.out[v].size();
+          if (graph.directed()) expected.in[new_id[v] >> expected.shift] += ref.in[v].size();
+        }
+        CHECK(slot_arcs.shift == expected.shift);
+        CHECK(slot_arcs.out == expected.out);
+        CHECK(slot_arcs.in == expected.in);
       }
       engine.release_app_memory(held);
     }

@@ -254,10 +254,11 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
       return take_residual(graph, &engine, options.memory_bytes, live, vertices, arcs, step, lists, taken, stats);
     };
   }
+  SlotArcs slot_arcs;  // compact: the relabelling pass cuts its buckets by them
   if (compact) {
     stats->compact_rank_bytes = ranks;
-    SG_RETURN_IF_ERROR(
-        bfds_order_to_file(engine.get(), work, graph.dir() + kOrderFile, residual, std::move(plan.members)));
+    SG_RETURN_IF_ERROR(bfds_order_to_file(engine.get(), work, graph.dir() + kOrderFile, residual,
+                                          std::move(plan.members), &slot_arcs));
   } else {
     std::vector<uint32_t> new_id;
     SG_RETURN_IF_ERROR(traversal_order(engine.get(), kind, work, &new_id, residual, std::move(*start)));
@@ -268,7 +269,9 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
     stats->bytes_read = engine->run_totals().bytes_read;
   }
   engine.reset();  // its memory goes to the permutation's windows
-  if (compact) return PermutationWindows(graph).open(graph.dir() + kOrderFile, memory_bytes, permutation);
+  if (!compact) return Status::OK();
+  SG_RETURN_IF_ERROR(PermutationWindows(graph).open(graph.dir() + kOrderFile, memory_bytes, permutation));
+  permutation->set_slot_arcs(std::move(slot_arcs));
   return Status::OK();
 }
 

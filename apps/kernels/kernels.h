@@ -14,6 +14,8 @@
 
 namespace sg {
 
+struct SlotArcs;  // shards/ingest/permutation.h
+
 struct PageRankOptions {
   int iterations = 20;
   double tolerance = 0;  // stop early when the L1 change of an iteration is below it
@@ -100,8 +102,10 @@ Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes,
 // ranks held compact: 4 bytes for each vertex of in-degree > 0 and 1.5 bits
 // a vertex (RankSlots), where new_id takes 4 bytes a vertex. `members`:
 // the ranks' members if found before (bfds_compact_ranks), else found here.
+// `slot_arcs`: each space's arcs per slot of new ids too (SlotArcs, which
+// a relabelling pass cuts its buckets by), counted from the degree files.
 Status bfds_order_to_file(Engine* engine, uint64_t work_bytes, const std::string& path,
-                          const ResidualSource& residual = {}, RankSlots members = {});
+                          const ResidualSource& residual = {}, RankSlots members = {}, SlotArcs* slot_arcs = nullptr);
 // The compact ranks' members of `graph` (the vertices of in-degree > 0),
 // whose compact_bytes() say what the ranks will take.
 Status bfds_compact_ranks(const Graph& graph, RankSlots* slots);

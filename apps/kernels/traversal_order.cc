@@ -49,6 +49,7 @@
 #include "apps/kernels/rank_slots.h"
 #include "base/file_util.h"
 #include "base/parallel.h"
+#include "shards/ingest/permutation.h"
 
 namespace sg {
 namespace {
@@ -201,6 +202,8 @@ class Ordering {
         n_(engine->num_vertices()),
         // Named now: once a residual is taken the engine is gone.
         level_file_near_(default_scratch_dir(engine->graph().dir()) + "/.order-level"),
+        out_degree_path_(engine->graph().degree_path(SpaceKind::kOut)),
+        in_degree_path_(engine->graph().directed() ? engine->graph().degree_path(SpaceKind::kIn) : ""),
         held_degree_bytes_(held_degree_bytes(kind, n_, work_bytes)),
         // Roots after the first few come from small components: an eighth.
         level_room_bytes_(std::max<uint64_t>((work_bytes - held_degree_bytes_) / 8 * 7, 8 * sizeof(LevelKey))),
@@ -245,11 +248,16 @@ class Ordering {
 
   // new_id in id order: a member's rank, or for the others (numbered last
   // by id, as the whole form's roots of degree 0 are) the next after them.
-  Status write_new_ids(const std::string& path) {
+  // With `slot_arcs`, each space's arcs per slot of new ids too, from the
+  // degree files read beside: the relabelling pass cuts its buckets by
+  // them, and would otherwise read the permutation file once a space.
+  Status write_new_ids(const std::string& path, SlotArcs* slot_arcs) {
     constexpr uint32_t kPiece = 1 << 16;
     File out;
     SG_RETURN_IF_ERROR(File::create(path, &out));
-    std::vector<uint32_t> piece(std::min(kPiece, std::max(n_, 1u)));
+    std::vector<File> degree_files;  // out, then in (a directed graph's)
+    if (slot_arcs != nullptr) SG_RETURN_IF_ERROR(open_degree_files(slot_arcs, &degree_files));
+    std::vector<uint32_t> piece(std::min(kPiece, std::max(n_, 1u))), degrees(piece.size());
     uint32_t next_other = rank_.members();
     for (uint32_t first = 0; first < n_; first += kPiece) {
       const uint32_t count = std::min(kPiece, n_ - first);
@@ -260,12 +268,28 @@ class Ordering {
       }
       SG_RETURN_IF_ERROR(
           out.pwrite_all(piece.data(), size_t{count} * sizeof(uint32_t), uint64_t{first} * sizeof(uint32_t)));
+      for (size_t k = 0; k < degree_files.size(); ++k) {
+        SG_RETURN_IF_ERROR(degree_files[k].pread_all(degrees.data(), size_t{count} * sizeof(uint32_t),
+                                                     uint64_t{first} * sizeof(uint32_t)));
+        std::vector<uint64_t>& arcs = k == 0 ? slot_arcs->out : slot_arcs->in;
+        for (uint32_t i = 0; i < count; ++i) arcs[piece[i] >> slot_arcs->shift] += degrees[i];
+      }
     }
     if (next_other != n_) return Status::Corruption("traversal order: the compact ranks do not number every vertex");
     return out.close();  // a work file the relabel reads: never synced
   }
 
  private:
+  Status open_degree_files(SlotArcs* slot_arcs, std::vector<File>* files) const {
+    *slot_arcs = SlotArcs::zeros(n_, !in_degree_path_.empty());
+    for (const std::string& path : {out_degree_path_, in_degree_path_}) {
+      if (path.empty()) continue;
+      files->emplace_back();
+      SG_RETURN_IF_ERROR(File::open_read(path, &files->back()));
+    }
+    return Status::OK();
+  }
+
   // Ranks up to `batch` roots, the unranked vertices of highest degree.
   Status take_roots(size_t batch, VertexSubset* frontier) {
     constexpr size_t kListedRoots = 4096;  // more go in a bitmap
@@ -651,7 +675,8 @@ class Ordering {
   bool both_ways_;
   bool compact_;
   uint32_t n_;
-  std::string level_file_near_;  // where a level's runs go (number_through_runs)
+  std::string level_file_near_;                   // where a level's runs go (number_through_runs)
+  std::string out_degree_path_, in_degree_path_;  // for write_new_ids (the in-space's: a directed graph's)
   RankSlots rank_;
   uint64_t held_degree_bytes_;
   DegreeBlocks degrees_;
@@ -677,11 +702,11 @@ Status traversal_order(Engine* engine, TraversalOrder kind, uint64_t work_bytes,
 }
 
 Status bfds_order_to_file(Engine* engine, uint64_t work_bytes, const std::string& path, const ResidualSource& residual,
-                          RankSlots members) {
+                          RankSlots members, SlotArcs* slot_arcs) {
   Ordering ordering(engine, TraversalOrder::kBfds, work_bytes, true, residual);
   ordering.take_members(std::move(members));
   SG_RETURN_IF_ERROR(ordering.run());
-  return ordering.write_new_ids(path);
+  return ordering.write_new_ids(path, slot_arcs);
 }
 
 Status bfds_compact_ranks(const Graph& graph, RankSlots* slots) {
