@@ -210,7 +210,7 @@ Status traversal_permutation(const Graph& graph, VertexOrder order, const Ingest
                              Permutation* permutation, uint64_t* needed_bytes, OrderStats* stats, BfdsStart* start) {
   const uint64_t memory_bytes = ingest.memory_bytes;
   // Only an explicit --order bfds gets compact ranks: on R-MAT 26 in 256 MiB
-  // (one emulated HDD, 2026-12-06) the whole ingest took 288-354 s against
+  // (one emulated HDD, 2026-12-06) the whole ingest took 268-354 s against
   // 189 s ordered by degree, at the same bytes an edge, and a BFS took the
   // same time on either graph.
   const bool compact_allowed = ingest.order == "bfds" || ingest.order_compact_always;
