@@ -3,7 +3,11 @@
 //   bool update(src, dst, weight)         // pull: one writer per dst
 //   bool update_atomic(src, dst, weight)  // push: concurrent writers
 //   bool cond(dst)                        // false: dst needs no more updates
-// and gets back the subset of destinations whose update returned true.
+// and gets back the subset of destinations whose update returned true. A
+// push takes, where the functor has them, source_state(src) once a list
+// and update_atomic_with(state, dst, weight) in place of cond and
+// update_atomic (that update then refuses a dst that fails cond itself),
+// and prefetch(dst) / prefetch_lookup(dst) ahead (core/edge_step.h).
 //
 // Each step is planned by the scheduler (scheduler/step_planner.h) from a
 // read-only view of the graph, the frontier, the cache and the budget, and

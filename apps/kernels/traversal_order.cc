@@ -59,9 +59,9 @@ namespace {
 struct Discover {
   RankSlots* rank;
   bool update(uint32_t u, uint32_t v, float) { return update_with(source_state(u), v); }
-  bool update_atomic(uint32_t u, uint32_t v, float weight) { return update_atomic_with(source_state(u), v, weight); }
-  // What a source offers its targets, found once a list (edge_step.h): a
-  // compact rank's slot costs a bit count and two loads.
+  // A push takes these (edge_step.h) in place of cond and update_atomic:
+  // what a source offers its targets is found once a list, since a compact
+  // rank's slot costs a bit count and two loads.
   uint32_t source_state(uint32_t u) { return kFound | (*rank)[u]; }
   // A target numbered already (cond false) is refused here too: it holds
   // a rank below kFound, which no offer is.
@@ -257,7 +257,8 @@ class Ordering {
     SG_RETURN_IF_ERROR(File::create(path, &out));
     std::vector<File> degree_files;  // out, then in (a directed graph's)
     if (slot_arcs != nullptr) SG_RETURN_IF_ERROR(open_degree_files(slot_arcs, &degree_files));
-    std::vector<uint32_t> piece(std::min(kPiece, std::max(n_, 1u))), degrees(piece.size());
+    std::vector<uint32_t> piece(std::min(kPiece, std::max(n_, 1u)));
+    std::vector<uint32_t> degrees(degree_files.empty() ? 0 : piece.size());
     uint32_t next_other = rank_.members();
     for (uint32_t first = 0; first < n_; first += kPiece) {
       const uint32_t count = std::min(kPiece, n_ - first);
